@@ -1,0 +1,515 @@
+/* ring/evlist.c: opening a recording's events (per CPU, per target task),
+ * mmapping the sample and sideband rings, enabling, draining the sideband and
+ * taking CPU-pinned snapshots of the sample rings.
+ */
+#include "config.h"
+#include "ring/evlist.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fd_info {
+	int fd;
+	int event;       /* -1: sideband */
+	size_t cpu_idx;
+};
+
+struct cpu_rings {
+	struct fr_ring *samples;
+	struct fr_ring *sideband;
+	int sample_leader, sb_leader;
+};
+
+struct fr_evlist {
+	struct fr_event **events;
+	size_t nr_events;
+	struct fr_event sb_event;
+	int *cpus;
+	size_t nr_cpus;
+	struct cpu_rings *rings;
+	struct fd_info *fds;
+	size_t nr_fds, cap_fds;
+	uint64_t **ids;
+	size_t *nr_ids;
+	bool read_lost;
+};
+
+struct fr_evlist *fr_evlist__new(void)
+{
+	struct fr_evlist *el = calloc(1, sizeof(*el));
+
+	if (el)
+		el->sb_event.name = (char *)"sideband";
+	return el;
+}
+
+void fr_evlist__delete(struct fr_evlist *el)
+{
+	if (!el)
+		return;
+	for (size_t i = 0; i < el->nr_cpus && el->rings; i++) {
+		fr_ring__delete(el->rings[i].samples);
+		fr_ring__delete(el->rings[i].sideband);
+	}
+	for (size_t i = 0; i < el->nr_fds; i++)
+		close(el->fds[i].fd);
+	for (size_t i = 0; i < el->nr_events; i++) {
+		fr_event__delete(el->events[i]);
+		if (el->ids)
+			free(el->ids[i]);
+	}
+	free(el->ids);
+	free(el->nr_ids);
+	free(el->events);
+	free(el->cpus);
+	free(el->rings);
+	free(el->fds);
+	free(el);
+}
+
+int fr_evlist__add(struct fr_evlist *el, struct fr_event *ev)
+{
+	struct fr_event **n = realloc(el->events, (el->nr_events + 1) * sizeof(*n));
+
+	if (!n) {
+		fr_event__delete(ev);
+		return -ENOMEM;
+	}
+	el->events = n;
+	el->events[el->nr_events++] = ev;
+	return 0;
+}
+
+size_t fr_evlist__nr_events(const struct fr_evlist *el)
+{
+	return el->nr_events;
+}
+
+struct fr_event *fr_evlist__event(const struct fr_evlist *el, size_t i)
+{
+	return i < el->nr_events ? el->events[i] : NULL;
+}
+
+const struct fr_event *fr_evlist__sideband_event(const struct fr_evlist *el)
+{
+	return &el->sb_event;
+}
+
+size_t fr_evlist__nr_cpus(const struct fr_evlist *el)
+{
+	return el->nr_cpus;
+}
+
+int fr_evlist__cpu(const struct fr_evlist *el, size_t idx)
+{
+	return idx < el->nr_cpus ? el->cpus[idx] : -1;
+}
+
+const uint64_t *fr_evlist__ids(const struct fr_evlist *el, size_t i, size_t *nr)
+{
+	if (i >= el->nr_events || !el->ids) {
+		*nr = 0;
+		return NULL;
+	}
+	*nr = el->nr_ids[i];
+	return el->ids[i];
+}
+
+/* "0-3,5,7-8" */
+static int parse_cpu_list(const char *s, int **out)
+{
+	int *cpus = NULL, n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s || a < 0 || a > 65535)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b > 65535)
+				goto bad;
+		}
+		for (long c = a; c <= b; c++) {
+			int *t = realloc(cpus, (size_t)(n + 1) * sizeof(*t));
+
+			if (!t) {
+				free(cpus);
+				return -ENOMEM;
+			}
+			cpus = t;
+			cpus[n++] = (int)c;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			goto bad;
+	}
+	if (!n)
+		goto bad;
+	*out = cpus;
+	return n;
+bad:
+	free(cpus);
+	return -EINVAL;
+}
+
+int fr_cpus__online(int **cpus)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EINVAL;
+	buf[n] = '\0';
+	return parse_cpu_list(buf, cpus);
+}
+
+static int add_fd(struct fr_evlist *el, int fd, int event, size_t cpu_idx)
+{
+	if (el->nr_fds == el->cap_fds) {
+		size_t cap = el->cap_fds ? el->cap_fds * 2 : 64;
+		struct fd_info *n = realloc(el->fds, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		el->fds = n;
+		el->cap_fds = cap;
+	}
+	el->fds[el->nr_fds++] = (struct fd_info){ fd, event, cpu_idx };
+	return 0;
+}
+
+static int add_id(struct fr_evlist *el, size_t ev, int fd)
+{
+	uint64_t id, *n;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	n = realloc(el->ids[ev], (el->nr_ids[ev] + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	el->ids[ev] = n;
+	n[el->nr_ids[ev]++] = id;
+	return 0;
+}
+
+static void setup_sideband_attr(struct fr_evlist *el, const struct fr_evlist_opts *o)
+{
+	struct perf_event_attr *a = &el->sb_event.attr;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->disabled = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->sample_id_all = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->task = 1;
+	a->build_id = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(o->sb_pages * page / 2);
+	el->sb_event.kind = FR_EVENT_SOFTWARE;
+}
+
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Open with fall-backs for older kernels: no PERF_FORMAT_LOST, no build_id. */
+static int open_one(struct fr_evlist *el, struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	long fd = sys_perf_event_open(a, pid, cpu);
+
+	if (fd < 0 && errno == EINVAL && a->build_id) {
+		a->build_id = 0;
+		fd = sys_perf_event_open(a, pid, cpu);
+	}
+#if HAVE_DECL_PERF_FORMAT_LOST
+	if (fd < 0 && errno == EINVAL && (a->read_format & PERF_FORMAT_LOST)) {
+		a->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		el->read_lost = false;
+		fd = sys_perf_event_open(a, pid, cpu);
+	}
+#endif
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Open one event for (pid, cpu) and attach it to that CPU's ring. */
+static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, pid_t pid,
+		       size_t ci, const struct fr_evlist_opts *o, struct fr_open_error *oe)
+{
+	struct cpu_rings *cr = &el->rings[ci];
+	bool sb = ev < 0;
+	int *leader = sb ? &cr->sb_leader : &cr->sample_leader;
+	int fd, err;
+
+	oe->event = ev;
+	oe->cpu = el->cpus[ci];
+	oe->pid = pid;
+	oe->op = "perf_event_open";
+	fd = open_one(el, a, pid, el->cpus[ci]);
+	if (fd < 0)
+		return fd;
+	err = add_fd(el, fd, ev, ci);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (*leader < 0) {
+		oe->op = "mmap";
+		err = fr_ring__mmap(fd, sb ? o->sb_pages : o->data_pages, sb ? false : o->backward,
+				    sb ? &cr->sideband : &cr->samples);
+		if (err)
+			return err;
+		*leader = fd;
+	} else {
+		oe->op = "PERF_EVENT_IOC_SET_OUTPUT";
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *leader) < 0)
+			return -errno;
+	}
+	oe->op = "PERF_EVENT_IOC_ID";
+	return sb ? 0 : add_id(el, (size_t)ev, fd);
+}
+
+/* The tasks to open for: -1 (all), the child, or every thread of each pid. */
+static int target_tids(const struct fr_target *t, pid_t **out)
+{
+	pid_t *tids = NULL;
+	size_t n = 0;
+
+	if (t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CHILD) {
+		tids = malloc(sizeof(*tids));
+		if (!tids)
+			return -ENOMEM;
+		tids[0] = t->kind == FR_TARGET_SYSTEM ? -1 : t->pids[0];
+		*out = tids;
+		return 1;
+	}
+	for (size_t i = 0; i < t->nr_pids; i++) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pids[i]);
+		d = opendir(path);
+		if (!d) {
+			free(tids);
+			return -ESRCH;
+		}
+		while ((de = readdir(d))) {
+			char *end;
+			long tid = strtol(de->d_name, &end, 10);
+			pid_t *nt;
+
+			if (de->d_name[0] == '.' || *end || tid <= 0)
+				continue;
+			nt = realloc(tids, (n + 1) * sizeof(*nt));
+			if (!nt) {
+				closedir(d);
+				free(tids);
+				return -ENOMEM;
+			}
+			tids = nt;
+			tids[n++] = (pid_t)tid;
+		}
+		closedir(d);
+	}
+	*out = tids;
+	return (int)n;
+}
+
+static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
+			       const struct fr_evlist_opts *o)
+{
+	for (size_t i = 0; i < el->nr_events; i++) {
+		struct perf_event_attr *a = &el->events[i]->attr;
+
+		a->write_backward = o->backward;
+		a->inherit = t->kind != FR_TARGET_SYSTEM;
+		a->enable_on_exec = t->kind == FR_TARGET_CHILD;
+		if (el->nr_events > 1)
+			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+#if HAVE_DECL_PERF_FORMAT_LOST
+		a->read_format |= PERF_FORMAT_LOST;
+#endif
+	}
+	el->sb_event.attr.inherit = t->kind != FR_TARGET_SYSTEM;
+	el->sb_event.attr.enable_on_exec = t->kind == FR_TARGET_CHILD;
+}
+
+int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
+		    const struct fr_evlist_opts *o, struct fr_open_error *oe)
+{
+	struct fr_open_error dummy;
+	pid_t *tids = NULL;
+	int n, err = 0;
+
+	if (!oe)
+		oe = &dummy;
+	memset(oe, 0, sizeof(*oe));
+	oe->event = -1;
+	if (!el->nr_events || el->rings)
+		return -EINVAL;
+	n = fr_cpus__online(&el->cpus);
+	if (n < 0)
+		return n;
+	el->nr_cpus = (size_t)n;
+	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
+	el->ids = calloc(el->nr_events, sizeof(*el->ids));
+	el->nr_ids = calloc(el->nr_events, sizeof(*el->nr_ids));
+	if (!el->rings || !el->ids || !el->nr_ids)
+		return -ENOMEM;
+	for (size_t ci = 0; ci < el->nr_cpus; ci++)
+		el->rings[ci].sample_leader = el->rings[ci].sb_leader = -1;
+	n = target_tids(t, &tids);
+	if (n <= 0)
+		return n ? n : -ESRCH;
+	el->read_lost = true;
+	setup_sideband_attr(el, o);
+	setup_sample_attrs(el, t, o);
+	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++) {
+		for (int k = 0; k < n && !err; k++) {
+			for (size_t e = 0; e < el->nr_events && !err; e++)
+				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe);
+			if (!err)
+				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe);
+		}
+	}
+	free(tids);
+	if (err && oe->event >= 0 && el->events[oe->event]->kind == FR_EVENT_HARDWARE &&
+	    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
+		err = -EOPNOTSUPP;
+	oe->err = err;
+	return err;
+}
+
+static int ioctl_all(struct fr_evlist *el, unsigned long req)
+{
+	for (size_t i = 0; i < el->nr_fds; i++)
+		if (ioctl(el->fds[i].fd, req, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+int fr_evlist__enable(struct fr_evlist *el)
+{
+	return ioctl_all(el, PERF_EVENT_IOC_ENABLE);
+}
+
+int fr_evlist__disable(struct fr_evlist *el)
+{
+	return ioctl_all(el, PERF_EVENT_IOC_DISABLE);
+}
+
+size_t fr_evlist__sideband_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t ci = 0; ci < el->nr_cpus && n < max; ci++) {
+		if (el->rings[ci].sb_leader < 0)
+			continue;
+		fds[n].fd = el->rings[ci].sb_leader;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
+{
+	int ret = 0;
+
+	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
+		struct fr_ring *r = el->rings[ci].sideband;
+		const struct perf_event_header *h;
+		int err = 0;
+
+		if (!r || fr_ring__read_init(r))
+			continue;
+		while ((h = fr_ring__read_event(r, &err))) {
+			ret = cb(ctx, ci, h);
+			if (ret)
+				break;
+		}
+		fr_ring__read_done(r);
+		if (ret)
+			return ret;
+		if (err)
+			ret = err;
+	}
+	return ret;
+}
+
+int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps, bool *pinned)
+{
+	cpu_set_t saved, one;
+	bool can_pin = sched_getaffinity(0, sizeof(saved), &saved) == 0;
+	int ret = 0;
+
+	*pinned = can_pin;
+	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
+		struct fr_ring *r = el->rings[ci].samples;
+		int err;
+
+		memset(&snaps[ci], 0, sizeof(snaps[ci]));
+		if (!r)
+			continue;
+		if (can_pin) {
+			CPU_ZERO(&one);
+			CPU_SET(el->cpus[ci], &one);
+			if (sched_setaffinity(0, sizeof(one), &one))
+				*pinned = false;
+		}
+		err = fr_ring__snapshot(r, &snaps[ci]);
+		if (err && !ret)
+			ret = err;
+	}
+	if (can_pin)
+		sched_setaffinity(0, sizeof(saved), &saved);
+	return ret;
+}
+
+int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost)
+{
+	*lost = 0;
+	if (!el->read_lost)
+		return 0;
+	for (size_t i = 0; i < el->nr_fds; i++) {
+		uint64_t v[2];
+
+		if (el->fds[i].cpu_idx != cpu_idx || el->fds[i].event < 0)
+			continue;
+		if (read(el->fds[i].fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+			return -errno ? -errno : -EIO;
+		*lost += v[1];
+	}
+	return 0;
+}

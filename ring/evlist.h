@@ -1,0 +1,90 @@
+/* ring/evlist.h: the opened event set of a recording: per online CPU one
+ * backward (or forward) sample ring and one forward sideband ring.
+ * Library code: returns 0 or -errno, never prints, never exits.
+ */
+#ifndef FR_EVLIST_H
+#define FR_EVLIST_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ring/event.h"
+#include "ring/ring.h"
+
+enum fr_target_kind {
+	FR_TARGET_SYSTEM,  /* every online CPU, every task */
+	FR_TARGET_PIDS,    /* existing processes: every thread, inherited by children */
+	FR_TARGET_CHILD,   /* a forked child not yet exec'd: enabled on exec, inherited */
+};
+
+struct fr_target {
+	enum fr_target_kind kind;
+	const pid_t *pids;
+	size_t nr_pids;
+};
+
+struct fr_evlist_opts {
+	size_t data_pages;   /* per CPU sample ring, power of two */
+	size_t sb_pages;     /* per CPU sideband ring, power of two */
+	bool backward;       /* samples overwrite (write_backward, PROT_READ) */
+};
+
+/* Which open failed, for the caller's message. */
+struct fr_open_error {
+	int event;           /* index in the evlist, -1 for the sideband event */
+	int cpu;
+	pid_t pid;
+	int err;             /* -errno of perf_event_open, ioctl or mmap */
+	const char *op;      /* "perf_event_open", "mmap", "PERF_EVENT_IOC_SET_OUTPUT" */
+};
+
+struct fr_evlist;
+
+struct fr_evlist *fr_evlist__new(void);
+void fr_evlist__delete(struct fr_evlist *el);
+/* Takes ownership of ev (also on error). */
+int fr_evlist__add(struct fr_evlist *el, struct fr_event *ev);
+size_t fr_evlist__nr_events(const struct fr_evlist *el);
+struct fr_event *fr_evlist__event(const struct fr_evlist *el, size_t i);
+/* The sideband (dummy) event's description; valid after open. */
+const struct fr_event *fr_evlist__sideband_event(const struct fr_evlist *el);
+
+/* Open every event on every online CPU for the target, mmap the rings.
+ * With several events, PERF_SAMPLE_IDENTIFIER is added to all of them (they
+ * share one ring per CPU). On failure fills *oe (if given) and returns -errno;
+ * hardware events on a machine without a PMU give -EOPNOTSUPP. */
+int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
+		    const struct fr_evlist_opts *o, struct fr_open_error *oe);
+int fr_evlist__enable(struct fr_evlist *el);
+int fr_evlist__disable(struct fr_evlist *el);
+
+size_t fr_evlist__nr_cpus(const struct fr_evlist *el);
+int fr_evlist__cpu(const struct fr_evlist *el, size_t idx);
+/* Kernel ids of event i's fds (PERF_EVENT_IOC_ID), for the file. */
+const uint64_t *fr_evlist__ids(const struct fr_evlist *el, size_t i, size_t *nr);
+
+/* Sideband: one pollfd per CPU (POLLIN when past the watermark). */
+size_t fr_evlist__sideband_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max);
+typedef int (*fr_sideband_cb)(void *ctx, size_t cpu_idx, const struct perf_event_header *h);
+/* Read every sideband ring to its head; stops at the first non-zero callback
+ * value and returns it. Corrupt rings are skipped to their head (-EBADMSG). */
+int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx);
+
+/* Snapshot every backward sample ring, each from a thread pinned to its CPU
+ * (see ring.h for why), restoring the caller's affinity afterwards.
+ * snaps must hold fr_evlist__nr_cpus entries; each stays valid until the next
+ * snapshot. Returns 0 or the first error (-EAGAIN: a ring overwrote itself
+ * during three copies). pinned is set false if pinning was refused. */
+int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps, bool *pinned);
+
+/* Samples the kernel dropped on this CPU (PERF_FORMAT_LOST of the sample
+ * events), 0 when the kernel does not count them. */
+int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost);
+
+/* Online CPUs from /sys/devices/system/cpu/online. Returns the count or -errno. */
+int fr_cpus__online(int **cpus);
+
+#endif

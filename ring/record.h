@@ -1,0 +1,91 @@
+/* ring/record.h: decoding perf records (PERF_RECORD_SAMPLE fields by
+ * sample_type, the sample_id_all trailer of other records, sideband bodies).
+ */
+#ifndef FR_RECORD_H
+#define FR_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* sample_type bits this decoder understands. */
+#define FR_SAMPLE_SUPPORTED                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |         \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |          \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | \
+	 PERF_SAMPLE_STACK_USER)
+
+struct fr_sample {
+	uint64_t id;          /* PERF_SAMPLE_IDENTIFIER or _ID, else 0 */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr_ips;
+	const uint64_t *ips;  /* callchain, nr_ips entries, inside the record */
+	uint32_t raw_size;
+	const void *raw;      /* tracepoint data, inside the record */
+	uint64_t regs_abi;
+	const uint64_t *regs; /* weight(regs_mask) entries */
+	uint32_t nr_regs;
+	uint64_t stack_size;
+	const void *stack;
+	uint64_t stack_dyn_size;
+	bool has_tid, has_time;
+};
+
+/* Decode a PERF_RECORD_SAMPLE. regs_mask is attr.sample_regs_user.
+ * Returns 0, -EBADMSG if the record is shorter than its fields say, -ENOTSUP
+ * for sample_type bits outside FR_SAMPLE_SUPPORTED. */
+int fr_record__parse_sample(const struct perf_event_header *h, uint64_t sample_type,
+			    uint64_t regs_mask, struct fr_sample *s);
+
+/* Decode the sample_id_all trailer of a non-sample record (tid, time, id, cpu). */
+int fr_record__parse_id(const struct perf_event_header *h, uint64_t sample_type,
+			struct fr_sample *s);
+
+/* The time of any record (sample or not, given sample_id_all). Returns 0 and
+ * sets *time, or -ENOENT when the record carries no time. */
+int fr_record__time(const struct perf_event_header *h, uint64_t sample_type, uint64_t *time);
+
+/* The event identifier (PERF_SAMPLE_IDENTIFIER) of any record. -ENOENT without one. */
+int fr_record__identifier(const struct perf_event_header *h, uint64_t sample_type, uint64_t *id);
+
+/* Sideband bodies (fields before the sample_id trailer). */
+struct fr_comm {
+	uint32_t pid, tid;
+	const char *comm;     /* NUL-terminated inside the record, or NULL if malformed */
+	bool exec;
+};
+int fr_record__comm(const struct perf_event_header *h, struct fr_comm *c);
+
+struct fr_task {               /* PERF_RECORD_FORK and PERF_RECORD_EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+int fr_record__task(const struct perf_event_header *h, struct fr_task *t);
+
+struct fr_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t prot, flags;
+	bool has_build_id;
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	const char *filename;
+};
+int fr_record__mmap2(const struct perf_event_header *h, struct fr_mmap2 *m);
+
+struct fr_lost {
+	uint64_t id, lost;
+};
+int fr_record__lost(const struct perf_event_header *h, struct fr_lost *l);
+
+/* "SAMPLE", "COMM", "MMAP2", ... or "TYPE<n>". */
+const char *fr_record__type_name(uint32_t type);
+
+#endif

@@ -1,0 +1,101 @@
+/* ring/ring.h: one perf ring buffer (forward or backward) and the protocol to read it.
+ * Library code: returns 0 or -errno, never prints, never exits.
+ */
+#ifndef FR_RING_H
+#define FR_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/*
+ * The read protocol (what the kernel and this reader agree on)
+ * ------------------------------------------------------------
+ * The first page of a ring is struct perf_event_mmap_page; the data area of
+ * 2^n pages follows it. The kernel publishes data_head after it has written a
+ * record; the reader loads it with an acquire load (no read of the data may
+ * be hoisted above it). A forward ring's reader stores data_tail with a
+ * release store once it is done with the data (so the kernel cannot reuse the
+ * space before the reads complete).
+ *
+ * Forward ring (mapped PROT_READ|PROT_WRITE, the sideband):
+ *     fr_ring__read_init(r);                 acquire data_head
+ *     while ((ev = fr_ring__read_event(r)))  records from data_tail to data_head, oldest first
+ *             use(ev);                       valid until the next read_event
+ *     fr_ring__read_done(r);                 release data_tail = where reading stopped
+ *   A record whose body straddles the end of the buffer is copied into a
+ *   64 KiB scratch buffer (header.size is a u16, so any record fits).
+ *
+ * Backward ring (write_backward=1, mapped PROT_READ only: the kernel overwrites):
+ *   data_head counts down from 0; the newest record is at data_head & mask and
+ *   older records follow it upward in memory. fr_ring__snapshot():
+ *     1. h1 = acquire data_head
+ *     2. copy the whole data area, rotated so that byte 0 is h1 & mask
+ *     3. h2 = acquire data_head
+ *     4. the kernel wrote d = h1 - h2 bytes during the copy; they overwrote the
+ *        d oldest bytes of the h1 view, so only [0, size - d) of the copy is
+ *        trusted (d >= size: nothing is, -EAGAIN, copy again)
+ *     5. walk headers from 0 upward: size == 0 ends the written region (pages
+ *        start zeroed); a header with size < 8, size not 8-aligned, or a type
+ *        of 0 is corruption and ends the walk; a record that would reach past
+ *        the trusted length is the partly overwritten oldest one and is dropped.
+ *   Records come out newest first. Records are 8-byte aligned, so a header
+ *   never straddles the end; since the copy is rotated, no body does either.
+ *   A writer still inside perf_output (reserved, not yet published) is not
+ *   visible in h2; the caller must run the snapshot on the ring's own CPU
+ *   (fr_evlist__snapshot pins itself): user code on that CPU runs only when
+ *   no writer of that CPU is mid-record, so every write that began before step
+ *   3 has been published by then.
+ */
+
+struct fr_ring;
+
+/* A ring over memory laid out as perf lays it out: base is the control page,
+ * data follows at base + data_offset (or page size when data_offset is 0).
+ * data_size must be a power of two. The ring does not own base. */
+struct fr_ring *fr_ring__new(void *base, size_t data_size, bool backward);
+/* mmap fd's ring: 1 + data_pages pages; backward maps PROT_READ only. */
+int fr_ring__mmap(int fd, size_t data_pages, bool backward, struct fr_ring **out);
+void fr_ring__delete(struct fr_ring *ring);
+
+size_t fr_ring__data_size(const struct fr_ring *ring);
+struct perf_event_mmap_page *fr_ring__control(const struct fr_ring *ring);
+
+/* Forward reading; read_init returns -EAGAIN when there is nothing to read. */
+int fr_ring__read_init(struct fr_ring *ring);
+/* The next record or NULL at the end. On corruption (size < 8, unaligned,
+ * larger than the readable region) returns NULL, sets *err to -EBADMSG if err
+ * is given, and read_done then skips everything up to head. */
+const struct perf_event_header *fr_ring__read_event(struct fr_ring *ring, int *err);
+void fr_ring__read_done(struct fr_ring *ring);
+
+struct fr_ring_snapshot {
+	uint8_t *buf;        /* rotated copy; byte 0 is the newest record */
+	size_t len;          /* bytes of whole, valid records from buf */
+	size_t nr;           /* number of records */
+	const uint32_t *offs; /* offs[i]: offset in buf of record i; i = 0 is the newest */
+	uint64_t head;       /* data_head before the copy */
+	uint64_t raced;      /* bytes the kernel wrote during the copy (discarded at the old end) */
+	bool full;           /* the walk reached the trusted end: older data was overwritten */
+	bool corrupt;        /* the walk stopped at a malformed header */
+};
+
+/* Test hook: called between the copy and the re-read of data_head, so a test
+ * can play the kernel writing during the copy. NULL restores normal behaviour. */
+typedef void (*fr_ring_copy_hook_t)(struct fr_ring *ring, void *arg);
+void fr_ring__set_copy_hook(struct fr_ring *ring, fr_ring_copy_hook_t hook, void *arg);
+
+/* Copy a backward ring without pausing it (protocol above). snap->buf is
+ * owned by the ring and valid until the next snapshot or delete.
+ * Returns 0, -EAGAIN if the kernel overwrote the whole ring during three
+ * copies, -EINVAL on a forward ring, -ENOMEM. */
+int fr_ring__snapshot(struct fr_ring *ring, struct fr_ring_snapshot *snap);
+
+static inline const struct perf_event_header *
+fr_ring_snapshot__record(const struct fr_ring_snapshot *snap, size_t i)
+{
+	return (const struct perf_event_header *)(snap->buf + snap->offs[i]);
+}
+
+#endif

@@ -1,0 +1,422 @@
+/* src/cmd_dump.c: `flightrec dump` (and `report --raw`): every record of a
+ * file, merged by time, one line each, with comms tracked from COMM records
+ * and tracepoint fields decoded from the recorded format text; and the small
+ * `report` summary (samples per event and per command).
+ */
+#include "config.h"
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ring/record.h"
+#include "src/file.h"
+#include "src/flightrec.h"
+#include "src/tpdecode.h"
+
+/* tid -> comm, open addressing; tid 0 is the empty slot marker + 1 offset */
+struct comm_slot {
+	uint32_t key;   /* tid + 1; 0 = empty */
+	uint32_t pid;
+	char comm[16];
+	uint64_t count;
+};
+
+struct comm_map {
+	struct comm_slot *slots;
+	size_t cap, used;
+};
+
+static struct comm_slot *comm_find(struct comm_map *m, uint32_t tid, bool add)
+{
+	size_t i;
+
+	if (add && (m->used + 1) * 2 > m->cap) {
+		struct comm_map n = { calloc(m->cap ? m->cap * 2 : 1024, sizeof(*n.slots)),
+				      m->cap ? m->cap * 2 : 1024, 0 };
+
+		if (!n.slots)
+			return NULL;
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*comm_find(&n, m->slots[i].key - 1, true) = m->slots[i];
+		free(m->slots);
+		*m = n;
+	}
+	if (!m->cap)
+		return NULL;
+	for (i = (tid * 2654435761u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == tid + 1)
+			return &m->slots[i];
+		if (!m->slots[i].key) {
+			if (!add)
+				return NULL;
+			m->slots[i].key = tid + 1;
+			m->used++;
+			return &m->slots[i];
+		}
+	}
+}
+
+static void comm_set(struct comm_map *m, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct comm_slot *s = comm_find(m, tid, true);
+
+	if (!s)
+		return;
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	for (char *p = s->comm; *p; p++)
+		if (*p == ' ' || *p < 0x20 || *p == 0x7f)
+			*p = '_';
+}
+
+static const char *comm_get(struct comm_map *m, uint32_t tid)
+{
+	struct comm_slot *s = comm_find(m, tid, false);
+
+	return s && s->comm[0] ? s->comm : ":unknown";
+}
+
+struct dump_ctx {
+	struct comm_map comms;
+	struct fr_tpdecode *tp;
+	bool summary;
+	uint64_t *per_event;    /* report: samples per event index */
+	size_t nr_events;
+};
+
+static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_sample *s,
+		    char *buf, size_t len)
+{
+	const struct perf_event_header *h = r->h;
+	struct fr_comm cm;
+	struct fr_task tk;
+	struct fr_mmap2 mm;
+	struct fr_lost lo;
+
+	buf[0] = '\0';
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		int n = snprintf(buf, len, "%s", r->event->name);
+
+		if (s->ip && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, " ip=0x%llx", (unsigned long long)s->ip);
+		if (s->period && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, " period=%llu",
+				      (unsigned long long)s->period);
+		if (s->raw && n >= 0 && (size_t)n < len)
+			fr_tpdecode__fields(c->tp, r->event->name, s->raw, s->raw_size, buf + n,
+					    len - (size_t)n);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (!fr_record__comm(h, &cm))
+			snprintf(buf, len, "comm=%s exec=%d", cm.comm, cm.exec);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (!fr_record__task(h, &tk))
+			snprintf(buf, len, "pid=%u ppid=%u tid=%u ptid=%u", tk.pid, tk.ppid, tk.tid,
+				 tk.ptid);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (!fr_record__mmap2(h, &mm)) {
+			char bid[41] = "";
+
+			for (unsigned i = 0; mm.has_build_id && i < mm.build_id_size; i++)
+				snprintf(bid + 2 * i, 3, "%02x", mm.build_id[i]);
+			snprintf(buf, len, "addr=0x%llx len=0x%llx pgoff=0x%llx prot=%u file=%s%s%s",
+				 (unsigned long long)mm.addr, (unsigned long long)mm.len,
+				 (unsigned long long)mm.pgoff, mm.prot, mm.filename,
+				 bid[0] ? " build_id=" : "", bid);
+		}
+		break;
+	case PERF_RECORD_LOST:
+		if (!fr_record__lost(h, &lo))
+			snprintf(buf, len, "lost=%llu", (unsigned long long)lo.lost);
+		break;
+	default:
+		break;
+	}
+}
+
+static int dump_cb(void *ctx, const struct fr_rec *r)
+{
+	struct dump_ctx *c = ctx;
+	const struct perf_event_header *h = r->h;
+	uint64_t st = r->event->attr.sample_type;
+	struct fr_sample s;
+	char cpu[16], det[4096];
+	int err;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		err = fr_record__parse_sample(h, st, r->event->attr.sample_regs_user, &s);
+	else
+		err = fr_record__parse_id(h, st, &s);
+	if (err)
+		memset(&s, 0, sizeof(s));
+	if (h->type == PERF_RECORD_COMM) {
+		struct fr_comm cm;
+
+		if (!fr_record__comm(h, &cm))
+			comm_set(&c->comms, cm.pid, cm.tid, cm.comm);
+	}
+	if (c->summary) {
+		if (h->type == PERF_RECORD_SAMPLE) {
+			struct comm_slot *sl;
+
+			if (r->event->index < c->nr_events)
+				c->per_event[r->event->index]++;
+			sl = comm_find(&c->comms, s.tid, true);
+			if (sl) {
+				if (!sl->comm[0])
+					sl->pid = s.pid;
+				sl->count++;
+			}
+		}
+		return 0;
+	}
+	if (r->cpu == FR_CPU_NONE)
+		snprintf(cpu, sizeof(cpu), "[---]");
+	else
+		snprintf(cpu, sizeof(cpu), "[%03u]", r->cpu);
+	details(c, r, &s, det, sizeof(det));
+	printf("%llu.%09llu %s %7u/%-7u %-8s %-16s %s\n", (unsigned long long)(r->time / 1000000000ull),
+	       (unsigned long long)(r->time % 1000000000ull), cpu, s.pid, s.tid,
+	       fr_record__type_name(h->type), s.has_tid ? comm_get(&c->comms, s.tid) : "-", det);
+	return 0;
+}
+
+static void print_header(struct fr_reader *rd, const char *path)
+{
+	static const char *keys[] = { "flightrec_version", "kernel_release", "machine", "hostname",
+				      "clock", "nr_cpus_online", "name", "target", "trigger",
+				      "snapshot_time_ns", "realtime_offset_ns", "pinned_copy" };
+
+	printf("# file: %s\n", path);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = fr_reader__meta(rd, keys[i]);
+
+		if (v)
+			printf("# %s: %s\n", keys[i], v);
+	}
+	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
+		const struct fr_file_event *e = fr_reader__event(rd, i);
+
+		printf("# event %u: %s type=%u config=%llu sample_type=0x%llx%s\n", e->index, e->name,
+		       e->attr.type, (unsigned long long)e->attr.config,
+		       (unsigned long long)e->attr.sample_type,
+		       (e->flags & FR_EVENT_SIDEBAND) ? " (sideband)" : "");
+	}
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		printf("# cpu %u: samples=%llu sideband=%llu first=%llu.%09llu last=%llu.%09llu "
+		       "lost_records=%llu lost_samples=%llu raced_bytes=%llu%s%s\n", cs->cpu,
+		       (unsigned long long)cs->nr_samples, (unsigned long long)cs->nr_sideband,
+		       (unsigned long long)(cs->first_time / 1000000000ull),
+		       (unsigned long long)(cs->first_time % 1000000000ull),
+		       (unsigned long long)(cs->last_time / 1000000000ull),
+		       (unsigned long long)(cs->last_time % 1000000000ull),
+		       (unsigned long long)cs->lost_records, (unsigned long long)cs->lost_samples,
+		       (unsigned long long)cs->raced_bytes,
+		       (cs->flags & FR_CPU_FULL) ? " wrapped" : "",
+		       (cs->flags & FR_CPU_CORRUPT) ? " corrupt" : "");
+	}
+}
+
+/* The newest *.frec in dir, for `report` without a file. */
+static int newest_file(const char *dir, char *out, size_t len)
+{
+	struct timespec best = { 0, 0 };
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char p[PATH_MAX];
+		struct stat sb;
+
+		if (n < 6 || strcmp(de->d_name + n - 5, ".frec"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (stat(p, &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		if (!found || sb.st_mtim.tv_sec > best.tv_sec ||
+		    (sb.st_mtim.tv_sec == best.tv_sec && sb.st_mtim.tv_nsec > best.tv_nsec) ||
+		    (sb.st_mtim.tv_sec == best.tv_sec && sb.st_mtim.tv_nsec == best.tv_nsec &&
+		     strcmp(p, out) > 0)) {
+			best = sb.st_mtim;
+			snprintf(out, len, "%s", p);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found ? 0 : -ENOENT;
+}
+
+static int open_file(const char *path, struct fr_reader **rd)
+{
+	int err = fr_reader__open(path, rd);
+
+	if (!err)
+		return FR_EXIT_OK;
+	if (err == -EBADMSG)
+		fr_err(path, "not a flightrec file (bad magic)");
+	else if (err == -EPROTONOSUPPORT)
+		fr_err(path, "written by a newer flightrec (unsupported format version)");
+	else
+		fr_err(path, "%s", strerror(-err));
+	return FR_EXIT_ERROR;
+}
+
+static void print_summary(struct dump_ctx *c, struct fr_reader *rd)
+{
+	printf("# samples per event\n");
+	for (size_t i = 0; i < c->nr_events; i++) {
+		const struct fr_file_event *e = fr_reader__event(rd, i);
+
+		if (!(e->flags & FR_EVENT_SIDEBAND))
+			printf("%10llu  %s\n", (unsigned long long)c->per_event[i], e->name);
+	}
+	printf("# samples per thread (comm pid/tid)\n");
+	for (size_t i = 0; i < c->comms.cap; i++) {
+		const struct comm_slot *s = &c->comms.slots[i];
+
+		if (s->key && s->count)
+			printf("%10llu  %s %u/%u\n", (unsigned long long)s->count,
+			       s->comm[0] ? s->comm : ":unknown", s->pid, s->key - 1);
+	}
+}
+
+/* dump (summary=false) or report (summary=true) of one file. */
+static int run(const char *path, bool summary, bool header)
+{
+	struct dump_ctx c = { .summary = summary };
+	struct fr_reader *rd = NULL;
+	int ret = open_file(path, &rd), err;
+
+	if (ret)
+		return ret;
+	c.nr_events = fr_reader__nr_events(rd);
+	c.per_event = calloc(c.nr_events + 1, sizeof(*c.per_event));
+	if (!c.per_event || fr_tpdecode__new(&c.tp)) {
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	for (size_t i = 0; i < c.nr_events; i++) {
+		const struct fr_file_event *e = fr_reader__event(rd, i);
+
+		if (e->format && e->format_len)
+			fr_tpdecode__add(c.tp, e->name, e->format, e->format_len);
+	}
+	if (header)
+		print_header(rd, path);
+	err = fr_reader__for_each(rd, dump_cb, &c);
+	if (summary)
+		print_summary(&c, rd);
+	fflush(stdout);
+	if (err < 0) {
+		fr_err(path, "corrupt chunk: %s (records before it were listed)", strerror(-err));
+		ret = FR_EXIT_PARTIAL;
+	} else if (fr_reader__truncated(rd)) {
+		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
+		       "chunks were listed)");
+		ret = FR_EXIT_PARTIAL;
+	}
+out:
+	fr_tpdecode__delete(c.tp);
+	free(c.per_event);
+	free(c.comms.slots);
+	fr_reader__close(rd);
+	return ret;
+}
+
+enum { OPT_RAW = 1000, OPT_NO_HEADER };
+
+struct dump_opts {
+	const char *input, *dir;
+	bool raw, no_header, report;
+	int usage_err;
+};
+
+static const struct argp_option dump_options[] = {
+	{ "input", 'i', "FILE", 0, "the file (default: the newest *.frec in the directory)", 0 },
+	{ "dir", 'd', "DIR", 0, "where to look for the newest file (default .)", 0 },
+	{ "raw", OPT_RAW, NULL, 0, "report: list every record, as dump does", 0 },
+	{ "no-header", OPT_NO_HEADER, NULL, 0, "omit the '#' header lines", 0 },
+	{ 0 }
+};
+
+static error_t dump_parse(int key, char *arg, struct argp_state *st)
+{
+	struct dump_opts *o = st->input;
+
+	switch (key) {
+	case 'i': o->input = arg; break;
+	case 'd': o->dir = arg; break;
+	case OPT_RAW: o->raw = true; break;
+	case OPT_NO_HEADER: o->no_header = true; break;
+	case ARGP_KEY_ARG:
+		if (o->input) {
+			fr_err(arg, "one file at a time");
+			o->usage_err = 1;
+		}
+		o->input = arg;
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int dump_main(int argc, char **argv, bool report)
+{
+	static const char doc_dump[] =
+		"List every record of a flightrec file, merged by time:\n"
+		"TIME [CPU] PID/TID TYPE COMM DETAILS (see doc/format.md, 'dump output').\n\n"
+		"Exit codes: 0 ok; 1 the file is truncated or corrupt (what could be read was "
+		"listed); 2 not readable or not a flightrec file; 64 usage.";
+	static const char doc_report[] =
+		"Summarize a flightrec file: samples per event and per thread.\n"
+		"--raw lists every record (as `flightrec dump`).\n\n"
+		"Exit codes: 0 ok; 1 the file is truncated or corrupt; 2 not readable; 64 usage.";
+	struct argp a = { dump_options, dump_parse, "[FILE]", report ? doc_report : doc_dump,
+			  NULL, NULL, NULL };
+	struct dump_opts o = { .dir = ".", .report = report };
+	char path[PATH_MAX] = "";
+
+	int r = fr_parse_args(&a, argc, argv, report ? "flightrec report" : "flightrec dump", &o);
+
+	if (r)
+		return r < 0 ? FR_EXIT_OK : r;
+	if (o.usage_err)
+		return FR_EXIT_USAGE;
+	if (!o.input) {
+		int err = newest_file(o.dir, path, sizeof(path));
+
+		if (err) {
+			fr_err(o.dir, "no flightrec file (*.frec) here: %s", strerror(-err));
+			return FR_EXIT_ERROR;
+		}
+		o.input = path;
+	}
+	return run(o.input, report && !o.raw, !o.no_header);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	return dump_main(argc, argv, false);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	return dump_main(argc, argv, true);
+}

@@ -1,0 +1,604 @@
+/* src/cmd_record.c: `flightrec record`: options, the target (system, pids, a
+ * command), and the loop that waits for triggers (SIGUSR2, the control socket,
+ * the command's exit, SIGINT/SIGTERM) and writes snapshots.
+ */
+#include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ring/evlist.h"
+#include "src/control.h"
+#include "src/flightrec.h"
+#include "src/parse.h"
+#include "src/session.h"
+
+#define MAX_EVENTS 64
+#define SB_PAGES 64                      /* 256 KiB sideband ring per CPU */
+#define SB_CAP (64u << 20)               /* sideband bytes kept per CPU */
+
+enum {
+	OPT_BACKWARD = 1000,
+	OPT_FORWARD,
+	OPT_NAME,
+	OPT_RUN_DIR,
+	OPT_NO_FINAL,
+};
+
+struct fr_opts {
+	const char *events[MAX_EVENTS];
+	int nr_events;
+	bool forward;
+	bool system_wide;
+	const char *pids;
+	uint64_t freq, period;
+	bool callchain;
+	size_t data_pages;
+	const char *outdir;
+	const char *name;
+	const char *run_dir;
+	bool no_final;
+	int level;
+	char **cmd;
+	int usage_err;
+};
+
+static const struct argp_option record_options[] = {
+	{ "event", 'e', "EVENT", 0, "event to record (repeatable, or comma separated): "
+	  "subsys:tracepoint, cpu-clock, task-clock, page-faults, context-switches, "
+	  "cpu-migrations, cycles, instructions, ...", 0 },
+	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default)", 0 },
+	{ "forward", OPT_FORWARD, NULL, 0, "stream every record to a file (not in this version)", 0 },
+	{ "all-cpus", 'a', NULL, 0, "system-wide (the default without -p or a command)", 0 },
+	{ "pid", 'p', "PID[,PID]", 0, "record existing processes (all threads, and children)", 0 },
+	{ "freq", 'F', "HZ", 0, "sampling frequency of software/hardware events (default 4000)", 0 },
+	{ "count", 'c', "PERIOD", 0, "sample every PERIOD events", 0 },
+	{ "call-graph", 'g', NULL, 0, "record frame-pointer callchains", 0 },
+	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages (power of two) or a size "
+	  "like 4M (default 128 pages)", 0 },
+	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default')", 0 },
+	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
+	  "or $FLIGHTREC_RUN_DIR)", 0 },
+	{ "no-final-snapshot", OPT_NO_FINAL, NULL, 0, "do not write a snapshot when stopped by "
+	  "SIGINT/SIGTERM (a recorded command's exit always writes one)", 0 },
+	{ "compression-level", 'z', "N", 0, "zstd level 1..19 (default 1)", 0 },
+	{ "quiet", 'q', NULL, 0, "no status lines", 0 },
+	{ 0 }
+};
+
+static void usage_error(struct argp_state *st, struct fr_opts *o, const char *what,
+			const char *why)
+{
+	fr_err(what, "%s", why);
+	o->usage_err = 1;
+	(void)st;
+}
+
+static void add_events(struct argp_state *st, struct fr_opts *o, char *arg)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nr_events == MAX_EVENTS) {
+			usage_error(st, o, "-e", "too many events (at most 64)");
+			return;
+		}
+		o->events[o->nr_events++] = tok;
+	}
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *st)
+{
+	struct fr_opts *o = st->input;
+	uint64_t v;
+	int err;
+
+	switch (key) {
+	case 'e': add_events(st, o, arg); break;
+	case OPT_BACKWARD: o->forward = false; break;
+	case OPT_FORWARD: o->forward = true; break;
+	case 'a': o->system_wide = true; break;
+	case 'p': o->pids = arg; break;
+	case 'F':
+		if (fr_parse__u64(arg, 1, 1000000, &o->freq))
+			usage_error(st, o, "-F", "expected a frequency in Hz, 1..1000000");
+		break;
+	case 'c':
+		if (fr_parse__u64(arg, 1, UINT64_MAX >> 1, &o->period))
+			usage_error(st, o, "-c", "expected a period, a positive integer");
+		break;
+	case 'g': o->callchain = true; break;
+	case 'm':
+		err = fr_parse__pages(arg, (size_t)sysconf(_SC_PAGESIZE), 1u << 19, &o->data_pages);
+		if (err == -EDOM)
+			usage_error(st, o, "-m", "the ring must be a power of two pages (1, 2, 4, ... or 4K, 8K, ... 2G)");
+		else if (err)
+			usage_error(st, o, "-m", "expected a page count or a size like 4M (at most 2G)");
+		break;
+	case 'o': o->outdir = arg; break;
+	case OPT_NAME: o->name = arg; break;
+	case OPT_RUN_DIR: o->run_dir = arg; break;
+	case OPT_NO_FINAL: o->no_final = true; break;
+	case 'z':
+		if (fr_parse__u64(arg, 1, 19, &v))
+			usage_error(st, o, "-z", "expected a zstd level 1..19");
+		else
+			o->level = (int)v;
+		break;
+	case 'q': fr_quiet = true; break;
+	case ARGP_KEY_ARG:
+		/* the command and its own options: stop parsing ours */
+		o->cmd = st->argv + st->next - 1;
+		st->next = st->argc;
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp record_argp = {
+	record_options, record_parse, "[-- COMMAND [ARGS...]]",
+	"Record into per-CPU overwrite rings until SIGINT/SIGTERM or the command's exit; "
+	"write a snapshot on SIGUSR2 or `flightrec snapshot`.\v"
+	"Examples:\n"
+	"  flightrec record -e syscalls:sys_enter_read --backward\n"
+	"  flightrec record -F 999 -g --backward -- ./server --port 8080\n"
+	"  flightrec record -e sched:sched_switch -p 1234 -m 4M -o /var/tmp/fr\n\n"
+	"Exit codes: 0 ok; 1 a snapshot failed (said on stderr); 2 runtime error;\n"
+	"3 denied or unsupported by the kernel (permission, no hardware PMU); 64 usage.",
+	NULL, NULL, NULL
+};
+
+/* Resolve -e names and apply -F/-c/-g. Returns an exit code. */
+static int build_evlist(struct fr_opts *o, struct fr_evlist *el)
+{
+	for (int i = 0; i < o->nr_events; i++) {
+		struct fr_event *ev;
+		int err = fr_event__resolve(o->events[i], &ev);
+
+		if (err == -ENOENT) {
+			fr_err(o->events[i], "unknown event (tracepoints are subsys:name, see "
+			       "/sys/kernel/tracing/events; software events: cpu-clock, "
+			       "page-faults, context-switches, ...)");
+			return FR_EXIT_USAGE;
+		}
+		if (err == -EINVAL) {
+			fr_err(o->events[i], "malformed event name");
+			return FR_EXIT_USAGE;
+		}
+		if (err == -ENODEV) {
+			fr_err(o->events[i], "tracefs is neither mounted nor mountable at /sys/kernel/tracing");
+			return FR_EXIT_DENIED;
+		}
+		if (err) {
+			fr_err(o->events[i], "%s", strerror(-err));
+			return FR_EXIT_ERROR;
+		}
+		if (ev->kind != FR_EVENT_TRACEPOINT && o->period) {
+			ev->attr.freq = 0;
+			ev->attr.sample_period = o->period;
+		} else if (ev->kind != FR_EVENT_TRACEPOINT && o->freq) {
+			ev->attr.sample_freq = o->freq;
+		} else if (ev->kind == FR_EVENT_TRACEPOINT && o->period) {
+			ev->attr.sample_period = o->period;
+		}
+		if (o->callchain)
+			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (fr_evlist__add(el, ev))
+			return FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
+static int report_open_error(const struct fr_evlist *el, const struct fr_open_error *oe)
+{
+	const char *what = oe->event >= 0 ? fr_evlist__event(el, (size_t)oe->event)->name
+					  : "sideband";
+	int err = -oe->err;
+
+	if (err == EOPNOTSUPP && oe->event >= 0 &&
+	    fr_evlist__event(el, (size_t)oe->event)->kind == FR_EVENT_HARDWARE) {
+		fr_err(what, "not supported: no hardware PMU on this machine (use a software event "
+		       "such as cpu-clock, or a tracepoint)");
+		return FR_EXIT_DENIED;
+	}
+	if (err == EACCES || err == EPERM) {
+		fr_err(what, "%s on CPU %d: %s (needs root or CAP_PERFMON, or a lower "
+		       "/proc/sys/kernel/perf_event_paranoid)", oe->op, oe->cpu, strerror(err));
+		return FR_EXIT_DENIED;
+	}
+	if (err == ESRCH) {
+		fr_err(what, "no such process");
+		return FR_EXIT_ERROR;
+	}
+	if (err == ENOMEM && !strcmp(oe->op, "mmap")) {
+		fr_err(what, "mmap of the ring on CPU %d: %s (ring too large for "
+		       "/proc/sys/kernel/perf_event_mlock_kb or RLIMIT_MEMLOCK?)", oe->cpu,
+		       strerror(err));
+		return FR_EXIT_ERROR;
+	}
+	fr_err(what, "%s on CPU %d: %s", oe->op, oe->cpu, strerror(err));
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV ? FR_EXIT_DENIED : FR_EXIT_ERROR;
+}
+
+struct child {
+	pid_t pid;
+	int go_fd;      /* write end: releases the child */
+	int err_fd;     /* read end: errno of a failed exec, EOF on success */
+};
+
+/* Fork the command, stopped until release_child(). */
+static int spawn_child(char **cmd, const sigset_t *old, struct child *c)
+{
+	int go[2], ep[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0) {
+		char b;
+		int e;
+
+		sigprocmask(SIG_SETMASK, old, NULL);
+		close(go[1]);
+		close(ep[0]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	c->go_fd = go[1];
+	c->err_fd = ep[0];
+	return 0;
+}
+
+static int release_child(struct child *c)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "x", 1) != 1)
+		return -errno;
+	close(c->go_fd);
+	n = read(c->err_fd, &e, sizeof(e));
+	close(c->err_fd);
+	return n == (ssize_t)sizeof(e) ? -e : 0;
+}
+
+static void take_snapshot(struct fr_session *s, const char *trigger, int client, int *status)
+{
+	char path[PATH_MAX], line[PATH_MAX + 64];
+	struct fr_snapshot_stats st;
+	int err = fr_session__snapshot(s, trigger, path, sizeof(path), &st);
+
+	if (err) {
+		fr_err("snapshot", "%s", strerror(-err));
+		snprintf(line, sizeof(line), "error %s", strerror(-err));
+		*status = FR_EXIT_PARTIAL;
+	} else {
+		struct stat sb;
+
+		if (!stat(path, &sb))
+			st.bytes = (uint64_t)sb.st_size;
+		fr_info("snapshot (%s) written: %s (%llu samples, %llu sideband, %llu lost, "
+			"%llu bytes, copy %.2f ms, total %.2f ms)", trigger, path,
+			(unsigned long long)st.samples, (unsigned long long)st.sideband,
+			(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms,
+			st.total_ms);
+		snprintf(line, sizeof(line), "ok %s", path);
+	}
+	if (client >= 0)
+		fr_control__reply(client, line);
+}
+
+struct loop {
+	struct fr_session *s;
+	struct fr_control *ctl;
+	int sfd;
+	pid_t child;
+	bool final;
+	int status;
+};
+
+/* Returns true when recording should stop. */
+static bool handle_signal(struct loop *l)
+{
+	struct signalfd_siginfo si;
+	int wst;
+
+	if (read(l->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return false;
+	switch (si.ssi_signo) {
+	case SIGUSR2:
+		take_snapshot(l->s, "sigusr2", -1, &l->status);
+		return false;
+	case SIGCHLD:
+		if (l->child > 0 && waitpid(l->child, &wst, WNOHANG) == l->child) {
+			l->child = -1;
+			l->final = true;
+			return true;
+		}
+		while (waitpid(-1, &wst, WNOHANG) > 0)
+			;
+		return false;
+	default:
+		return true;
+	}
+}
+
+static void handle_client(struct loop *l)
+{
+	char req[256];
+	int cl = fr_control__accept(l->ctl, req, sizeof(req));
+
+	if (cl < 0)
+		return;
+	if (!strncmp(req, "snapshot", 8) && (req[8] == '\0' || req[8] == ' '))
+		take_snapshot(l->s, req[8] ? req + 9 : "command", cl, &l->status);
+	else
+		fr_control__reply(cl, "error unknown request");
+}
+
+/* Poll the signalfd, the control socket and the sideband rings until a stop.
+ * A sideband fd that hangs up (its task exited) leaves the set; when all have
+ * (every -p target exited), recording ends as if the command had. */
+static void run_loop(struct loop *l, struct fr_evlist *el)
+{
+	size_t ncpu = fr_evlist__nr_cpus(el), nsb;
+	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *fds = calloc(ncpu + 2, sizeof(*fds));
+
+	if (!sb || !fds)
+		goto out;
+	nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
+	for (;;) {
+		size_t n = 2, live = 0;
+
+		fds[0] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = fr_control__fd(l->ctl), .events = POLLIN };
+		for (size_t i = 0; i < nsb; i++)
+			if (sb[i].fd >= 0)
+				fds[n++] = (struct pollfd){ .fd = sb[i].fd, .events = POLLIN };
+		if (nsb && n == 2 && l->child <= 0) {
+			l->final = true;
+			break;
+		}
+		if (poll(fds, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if ((fds[0].revents & POLLIN) && handle_signal(l))
+			break;
+		if (fds[1].revents & POLLIN)
+			handle_client(l);
+		for (size_t i = 2; i < n; i++) {
+			if (fds[i].revents & (POLLIN | POLLHUP))
+				live++;
+			if (fds[i].revents & POLLHUP)
+				for (size_t k = 0; k < nsb; k++)
+					if (sb[k].fd == fds[i].fd)
+						sb[k].fd = -1;
+		}
+		if (live)
+			fr_session__drain(l->s);
+	}
+out:
+	free(sb);
+	free(fds);
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int check_outdir(const char *dir, char *abs)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb)) {
+		fr_err(dir, "output directory: %s", strerror(errno));
+		return FR_EXIT_ERROR;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		fr_err(dir, "output directory: not a directory");
+		return FR_EXIT_ERROR;
+	}
+	if (access(dir, W_OK | X_OK) || !realpath(dir, abs)) {
+		fr_err(dir, "output directory: %s", strerror(errno));
+		return FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
+static int validate(struct fr_opts *o, char *outdir)
+{
+	if (o->usage_err)
+		return FR_EXIT_USAGE;
+	if (o->forward) {
+		fr_err("--forward", "not supported in this version: use --backward");
+		return FR_EXIT_USAGE;
+	}
+	if (!o->nr_events) {
+		fr_err("record", "no event given (-e EVENT), e.g. -e syscalls:sys_enter_read or -e cpu-clock");
+		return FR_EXIT_USAGE;
+	}
+	if ((o->cmd && o->pids) || (o->cmd && o->system_wide) || (o->pids && o->system_wide)) {
+		fr_err("record", "give one target: -a, -p PID or -- COMMAND");
+		return FR_EXIT_USAGE;
+	}
+	if (o->freq && o->period) {
+		fr_err("record", "-F and -c exclude each other");
+		return FR_EXIT_USAGE;
+	}
+	if (!fr_control__valid_name(o->name)) {
+		fr_err(o->name, "bad recorder name: use 1-64 of [A-Za-z0-9_.-]");
+		return FR_EXIT_USAGE;
+	}
+	return check_outdir(o->outdir, outdir);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct fr_opts o = { .data_pages = 128, .outdir = ".", .name = "default", .level = 1 };
+	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
+	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
+	struct fr_session_opts so = { .zstd_level = 1, .sb_cap = SB_CAP };
+	struct loop l = { .sfd = -1, .child = -1 };
+	struct child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct fr_open_error oe;
+	struct fr_evlist *el = NULL;
+	int *pids = NULL, ret, err;
+	size_t nr_pids = 0;
+	sigset_t mask, old;
+	char *cmdline = join_args(argc, argv), desc[512], outdir[PATH_MAX];
+	pid_t other = 0;
+
+	ret = fr_parse_args(&record_argp, argc, argv, "flightrec record", &o);
+	if (ret) {
+		ret = ret < 0 ? FR_EXIT_OK : ret;
+		goto out;
+	}
+	ret = validate(&o, outdir);
+	if (ret)
+		goto out;
+	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
+		fr_err("-p", "expected PID[,PID...], positive integers");
+		ret = FR_EXIT_USAGE;
+		goto out;
+	}
+	el = fr_evlist__new();
+	ret = el ? build_evlist(&o, el) : FR_EXIT_ERROR;
+	if (ret)
+		goto out;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (o.cmd) {
+		err = spawn_child(o.cmd, &old, &ch);
+		if (err) {
+			fr_err(o.cmd[0], "fork: %s", strerror(-err));
+			ret = FR_EXIT_ERROR;
+			goto out;
+		}
+		l.child = ch.pid;
+		t.kind = FR_TARGET_CHILD;
+		t.pids = &ch.pid;
+		t.nr_pids = 1;
+		snprintf(desc, sizeof(desc), "command %s", o.cmd[0]);
+	} else if (pids) {
+		t.kind = FR_TARGET_PIDS;
+		t.pids = pids;
+		t.nr_pids = nr_pids;
+		snprintf(desc, sizeof(desc), "pid %s", o.pids);
+	} else {
+		snprintf(desc, sizeof(desc), "system-wide");
+	}
+	eo.data_pages = o.data_pages;
+	err = fr_evlist__open(el, &t, &eo, &oe);
+	if (err) {
+		ret = report_open_error(el, &oe);
+		goto out;
+	}
+	so.outdir = outdir;
+	so.name = o.name;
+	so.target_desc = desc;
+	so.cmdline = cmdline;
+	so.zstd_level = o.level;
+	err = fr_session__new(el, &so, &l.s);
+	el = NULL;
+	if (err) {
+		fr_err("record", "%s", strerror(-err));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	if (t.kind != FR_TARGET_CHILD)
+		fr_session__synthesize(l.s, t.kind == FR_TARGET_PIDS ? pids : NULL, nr_pids);
+	err = fr_control__listen(fr_run_dir(o.run_dir), o.name, &l.ctl, &other);
+	if (err == -EEXIST) {
+		fr_err(o.name, "a recorder with this name is already running (pid %d); use --name",
+		       (int)other);
+		ret = FR_EXIT_ERROR;
+		goto out;
+	} else if (err) {
+		fr_err(fr_run_dir(o.run_dir), "control socket: %s", strerror(-err));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	if (t.kind != FR_TARGET_CHILD && (err = fr_evlist__enable(fr_session__evlist(l.s)))) {
+		fr_err("record", "enable: %s", strerror(-err));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
+		"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o.nr_events, desc,
+		fr_evlist__nr_cpus(fr_session__evlist(l.s)),
+		o.data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+		strcmp(o.name, "default") ? " --name " : "", strcmp(o.name, "default") ? o.name : "",
+		(int)getpid());
+	if (o.cmd) {
+		err = release_child(&ch);
+		if (err) {
+			fr_err(o.cmd[0], "cannot run: %s", strerror(-err));
+			waitpid(ch.pid, NULL, 0);
+			l.child = -1;
+			ret = FR_EXIT_ERROR;
+			goto out;
+		}
+	}
+	run_loop(&l, fr_session__evlist(l.s));
+	fr_evlist__disable(fr_session__evlist(l.s));
+	if (l.final || !o.no_final)
+		take_snapshot(l.s, l.final ? "exit" : "stop", -1, &l.status);
+	ret = l.status;
+out:
+	if (l.child > 0) {
+		kill(l.child, SIGTERM);
+		waitpid(l.child, NULL, 0);
+	}
+	fr_control__close(l.ctl);
+	fr_session__delete(l.s);
+	fr_evlist__delete(el);
+	if (l.sfd >= 0)
+		close(l.sfd);
+	free(pids);
+	free(cmdline);
+	return ret;
+}

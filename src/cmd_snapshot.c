@@ -1,0 +1,103 @@
+/* src/cmd_snapshot.c: `flightrec snapshot`: find the running recorder by name
+ * in the run directory, ask it to write its window, print the new file's path.
+ */
+#include "config.h"
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "src/control.h"
+#include "src/flightrec.h"
+#include "src/parse.h"
+
+enum { OPT_NAME = 1000, OPT_RUN_DIR, OPT_TIMEOUT };
+
+struct snap_opts {
+	const char *name, *run_dir;
+	uint64_t timeout_s;
+	int usage_err;
+};
+
+static const struct argp_option snap_options[] = {
+	{ "name", OPT_NAME, "NAME", 0, "the recorder's name (default 'default')", 0 },
+	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
+	  "or $FLIGHTREC_RUN_DIR)", 0 },
+	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "how long to wait for the file (default 60)", 0 },
+	{ 0 }
+};
+
+static error_t snap_parse(int key, char *arg, struct argp_state *st)
+{
+	struct snap_opts *o = st->input;
+
+	switch (key) {
+	case OPT_NAME: o->name = arg; break;
+	case OPT_RUN_DIR: o->run_dir = arg; break;
+	case OPT_TIMEOUT:
+		if (fr_parse__u64(arg, 1, 3600, &o->timeout_s)) {
+			fr_err("--timeout", "expected seconds, 1..3600");
+			o->usage_err = 1;
+		}
+		break;
+	case ARGP_KEY_ARG:
+		fr_err(arg, "unexpected argument");
+		o->usage_err = 1;
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp snap_argp = {
+	snap_options, snap_parse, NULL,
+	"Ask a running recorder to write its window to a new file, and print its path.\v"
+	"Examples:\n"
+	"  flightrec snapshot\n"
+	"  flightrec snapshot --name web\n\n"
+	"Exit codes: 0 file written; 2 no recorder runs, or it could not write; 64 usage.",
+	NULL, NULL, NULL
+};
+
+int cmd_snapshot(int argc, char **argv)
+{
+	struct snap_opts o = { .name = "default", .timeout_s = 60 };
+	const char *dir;
+	char reply[4200];
+	int err;
+
+	int r = fr_parse_args(&snap_argp, argc, argv, "flightrec snapshot", &o);
+
+	if (r)
+		return r < 0 ? FR_EXIT_OK : r;
+	if (o.usage_err)
+		return FR_EXIT_USAGE;
+	if (!fr_control__valid_name(o.name)) {
+		fr_err(o.name, "bad recorder name: use 1-64 of [A-Za-z0-9_.-]");
+		return FR_EXIT_USAGE;
+	}
+	dir = fr_run_dir(o.run_dir);
+	err = fr_control__request(dir, o.name, "snapshot command", reply, sizeof(reply),
+				  (int)o.timeout_s * 1000);
+	if (err == -ENOENT || err == -ECONNREFUSED) {
+		fr_err("snapshot", "no recorder named '%s' is running (no live socket %s/%s.sock)",
+		       o.name, dir, o.name);
+		return FR_EXIT_ERROR;
+	}
+	if (err == -ETIMEDOUT) {
+		fr_err("snapshot", "recorder '%s' did not answer within %llu s", o.name,
+		       (unsigned long long)o.timeout_s);
+		return FR_EXIT_ERROR;
+	}
+	if (err) {
+		fr_err("snapshot", "%s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (strncmp(reply, "ok ", 3)) {
+		fr_err("snapshot", "recorder '%s': %s", o.name,
+		       strncmp(reply, "error ", 6) ? reply : reply + 6);
+		return FR_EXIT_ERROR;
+	}
+	printf("%s\n", reply + 3);
+	return FR_EXIT_OK;
+}

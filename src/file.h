@@ -1,0 +1,119 @@
+/* src/file.h: the flightrec file (doc/format.md): a header, then independently
+ * decodable zstd chunks (meta, events, per-CPU record streams, stats, end).
+ * Library-style code: returns 0 or -errno, never prints, never exits.
+ */
+#ifndef FR_FILE_H
+#define FR_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define FR_FILE_MAGIC "FLIGHTRC"       /* 8 bytes, no NUL in the file */
+#define FR_FILE_VERSION 1
+#define FR_CHUNK_MAGIC 0x4b434652u     /* "FRCK" little-endian */
+#define FR_CHUNK_RAW_MAX (1u << 20)    /* a records chunk holds at most 1 MiB of records */
+#define FR_CHUNK_COMP_MAX (FR_CHUNK_RAW_MAX + (1u << 16))
+
+enum fr_chunk_type {
+	FR_CHUNK_META = 1,     /* "key=value\n" text */
+	FR_CHUNK_EVENT = 2,    /* one event description */
+	FR_CHUNK_RECORDS = 3,  /* records of one stream, oldest first */
+	FR_CHUNK_CPUSTAT = 4,  /* per-CPU time range and loss counters */
+	FR_CHUNK_END = 5,      /* the file is complete */
+};
+
+enum fr_stream_kind {
+	FR_STREAM_SAMPLES = 0,   /* the sample ring of one CPU */
+	FR_STREAM_SIDEBAND = 1,  /* the sideband ring of one CPU (or FR_CPU_NONE: synthesized) */
+};
+#define FR_CPU_NONE 0xffffffffu
+
+#define FR_EVENT_SIDEBAND 0x1u /* the event is the sideband (dummy) event */
+
+struct fr_file_event {
+	uint32_t index;
+	uint32_t flags;                /* FR_EVENT_* */
+	struct perf_event_attr attr;
+	const char *name;              /* "syscalls:sys_enter_read", "cpu-clock" */
+	const char *format;            /* tracepoint format text or NULL */
+	size_t format_len;
+	const uint64_t *ids;           /* kernel ids (PERF_EVENT_IOC_ID) of its fds */
+	uint32_t nr_ids;
+};
+
+#define FR_CPU_FULL 0x1u     /* the ring had wrapped: older records were overwritten */
+#define FR_CPU_CORRUPT 0x2u  /* the ring walk stopped at a malformed record */
+
+struct fr_cpu_stat {
+	uint32_t cpu;
+	uint32_t flags;            /* FR_CPU_* */
+	uint64_t first_time;       /* oldest and newest sample time, 0 if none */
+	uint64_t last_time;
+	uint64_t nr_samples;       /* records in the sample stream */
+	uint64_t nr_sideband;      /* records in the sideband stream */
+	uint64_t lost_records;     /* sum of PERF_RECORD_LOST counts seen */
+	uint64_t lost_samples;     /* PERF_FORMAT_LOST counter of the sample events */
+	uint64_t raced_bytes;      /* bytes overwritten during the copy, discarded */
+};
+
+/* ---- writer ---- */
+struct fr_writer;
+
+/* Create path (O_CREAT|O_EXCL, mode 0600) and write the file header. */
+int fr_writer__open(const char *path, int zstd_level, struct fr_writer **out);
+/* Same on an fd open for writing (a pipe, a tty, /dev/full in tests): writes
+ * the header at the fd's current offset. On success the writer owns fd and
+ * closes it; on failure the caller still owns it. abort cannot unlink. */
+int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out);
+/* Accumulated; written as one META chunk before the first event/records chunk
+ * or at close. Keys are [a-z0-9_.-]+, values contain no newline: -EINVAL. */
+int fr_writer__meta(struct fr_writer *w, const char *key, const char *value);
+int fr_writer__event(struct fr_writer *w, const struct fr_file_event *ev);
+/* Records of one stream, oldest first, in chunks of at most FR_CHUNK_RAW_MAX. */
+int fr_writer__records_begin(struct fr_writer *w, uint32_t cpu, enum fr_stream_kind kind);
+int fr_writer__record(struct fr_writer *w, const struct perf_event_header *h);
+int fr_writer__records_end(struct fr_writer *w);
+int fr_writer__cpu_stats(struct fr_writer *w, const struct fr_cpu_stat *st, size_t n);
+/* Write END, fsync, close. On any error (ENOSPC, EIO, ...) returns -errno; the
+ * caller decides whether to keep the partial file (it reads up to its last
+ * complete chunk). Frees w in all cases. */
+int fr_writer__close(struct fr_writer *w);
+/* Close without END and unlink the file. */
+void fr_writer__abort(struct fr_writer *w);
+uint64_t fr_writer__bytes(const struct fr_writer *w);  /* bytes written so far */
+
+/* ---- reader ---- */
+struct fr_reader;
+
+struct fr_rec {
+	uint32_t cpu;                  /* FR_CPU_NONE for synthesized sideband */
+	enum fr_stream_kind kind;
+	uint64_t time;                 /* 0 when the record has none */
+	const struct perf_event_header *h;   /* valid during the callback */
+	const struct fr_file_event *event;   /* the event the record belongs to */
+};
+
+/* A callback returning non-zero stops the walk; that value is returned. */
+typedef int (*fr_rec_cb)(void *ctx, const struct fr_rec *rec);
+
+/* Open and index a file: checks the header (-EBADMSG: not a flightrec file,
+ * -EPROTONOSUPPORT: newer version), reads meta, events and stats, and indexes
+ * the record chunks. A file cut short or with a corrupt chunk opens; it is
+ * marked truncated and reads up to its last good chunk. */
+int fr_reader__open(const char *path, struct fr_reader **out);
+void fr_reader__close(struct fr_reader *r);
+bool fr_reader__truncated(const struct fr_reader *r);     /* no END, or a bad chunk */
+const char *fr_reader__meta(const struct fr_reader *r, const char *key); /* NULL if absent */
+size_t fr_reader__nr_events(const struct fr_reader *r);
+const struct fr_file_event *fr_reader__event(const struct fr_reader *r, size_t i);
+size_t fr_reader__nr_cpu_stats(const struct fr_reader *r);
+const struct fr_cpu_stat *fr_reader__cpu_stat(const struct fr_reader *r, size_t i);
+/* Every record of every stream, merged by time (ties: sideband before samples,
+ * then lower CPU first). Memory is bounded by one decoded chunk per stream.
+ * Returns 0, the callback's non-zero value, or -errno (-EBADMSG on a chunk that
+ * fails its checks: records before it were delivered). */
+int fr_reader__for_each(struct fr_reader *r, fr_rec_cb cb, void *ctx);
+
+#endif

@@ -1,0 +1,745 @@
+/* src/file_read.c: the flightrec file reader (doc/format.md): checks the header,
+ * indexes the chunks (decoding meta, events and stats), and merges the record
+ * streams by time with one decoded chunk per stream in memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "ring/record.h"
+#include "src/file.h"
+#include "src/file_internal.h"
+
+struct chunk_ref {
+	uint64_t off;           /* of the zstd frame */
+	uint64_t comp, raw;
+};
+
+struct stream {
+	uint32_t cpu, kind;
+	struct chunk_ref *chunks;   /* file order */
+	size_t nr_chunks, cap;
+	/* merge state */
+	size_t next;                /* next chunk to decode */
+	uint8_t *buf;               /* the decoded chunk */
+	size_t buf_cap, pos, end;   /* next record at buf + pos */
+	uint64_t last_time;         /* merge key of records without time */
+	uint64_t key;
+	struct fr_rec rec;          /* the head record */
+};
+
+struct meta_kv {
+	char *key, *value;
+};
+
+struct id_map {
+	uint64_t id;
+	const struct fr_file_event *ev;
+};
+
+struct fr_reader {
+	int fd;
+	uint64_t size;
+	bool truncated;
+	ZSTD_DCtx *dctx;
+	uint8_t *cbuf;
+	size_t cbuf_cap;
+	struct meta_kv *meta;
+	size_t nr_meta;
+	struct fr_file_event *events;
+	size_t nr_events;
+	struct fr_cpu_stat *stats;
+	size_t nr_stats;
+	struct stream *streams;
+	size_t nr_streams;
+	const struct fr_file_event *sideband_ev, *sample_ev;  /* sample_ev: the only one */
+	struct id_map *ids;
+	size_t nr_ids;
+};
+
+struct cursor {
+	const uint8_t *p;
+	size_t left;
+};
+
+static const uint8_t *take(struct cursor *c, size_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (!p || c->left < n) {
+		c->p = NULL;  /* sticky: every later take fails */
+		return NULL;
+	}
+	c->p += n;
+	c->left -= n;
+	return p;
+}
+
+static uint32_t take32(struct cursor *c)
+{
+	const uint8_t *p = take(c, 4);
+
+	return p ? fr_get32(p) : 0;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 4;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EBADMSG;  /* the file shrank */
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read one chunk's frame and decode it into dst (ref->raw bytes). The frame
+ * must be exactly one zstd frame with a content checksum and content size. */
+static int decode_chunk(struct fr_reader *r, const struct chunk_ref *ref, void *dst)
+{
+	size_t got;
+	int err;
+
+	if (ref->comp > r->cbuf_cap) {
+		uint8_t *p = realloc(r->cbuf, ref->comp);
+
+		if (!p)
+			return -ENOMEM;
+		r->cbuf = p;
+		r->cbuf_cap = ref->comp;
+	}
+	err = pread_all(r->fd, r->cbuf, ref->comp, ref->off);
+	if (err)
+		return err;
+	if (ref->comp < 5 || fr_get32(r->cbuf) != FR_ZSTD_FRAME_MAGIC ||
+	    !(r->cbuf[4] & FR_ZSTD_FHD_CHECKSUM) ||
+	    ZSTD_findFrameCompressedSize(r->cbuf, ref->comp) != ref->comp ||
+	    ZSTD_getFrameContentSize(r->cbuf, ref->comp) != ref->raw)
+		return -EBADMSG;
+	got = ZSTD_decompressDCtx(r->dctx, dst, ref->raw, r->cbuf, ref->comp);
+	return !ZSTD_isError(got) && got == ref->raw ? 0 : -EBADMSG;
+}
+
+/* ---- meta, events, stats, END ---- */
+
+static bool key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+static int add_meta_line(struct fr_reader *r, size_t *cap, const char *line, size_t len)
+{
+	const char *eq = memchr(line, '=', len);
+	struct meta_kv *kv;
+	const char *k;
+
+	if (!eq || eq == line)
+		return -EBADMSG;
+	for (k = line; k < eq; k++)
+		if (!key_char(*k))
+			return -EBADMSG;
+	if (grow((void **)&r->meta, cap, r->nr_meta + 1, sizeof(*r->meta)))
+		return -ENOMEM;
+	kv = &r->meta[r->nr_meta];
+	kv->key = strndup(line, (size_t)(eq - line));
+	kv->value = strndup(eq + 1, len - (size_t)(eq - line) - 1);
+	if (!kv->key || !kv->value) {
+		free(kv->key);
+		free(kv->value);
+		return -ENOMEM;
+	}
+	r->nr_meta++;
+	return 0;
+}
+
+static int parse_meta(struct fr_reader *r, size_t *cap, const char *text, size_t len)
+{
+	size_t old = r->nr_meta;
+	const char *p = text, *end = text + len, *nl;
+	int err = 0;
+
+	if (memchr(text, '\0', len) || (len && text[len - 1] != '\n'))
+		return -EBADMSG;
+	for (; p < end && !err; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		err = add_meta_line(r, cap, p, (size_t)(nl - p));
+	}
+	while (err && r->nr_meta > old) {  /* a bad chunk adds nothing */
+		r->nr_meta--;
+		free(r->meta[r->nr_meta].key);
+		free(r->meta[r->nr_meta].value);
+	}
+	return err;
+}
+
+static void event_free(struct fr_file_event *ev)
+{
+	free((void *)ev->name);
+	free((void *)ev->format);
+	free((void *)ev->ids);
+}
+
+static char *dup_bytes(const uint8_t *p, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s) {
+		memcpy(s, p, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+/* Copy the variable parts out of the payload (ev->name etc. are owned). */
+static int event_copy(struct fr_file_event *ev, const uint8_t *name, size_t name_len,
+		      const uint8_t *format, const uint8_t *ids)
+{
+	uint64_t *v = NULL;
+	uint32_t i;
+
+	ev->name = dup_bytes(name, name_len);
+	ev->format = ev->format_len ? dup_bytes(format, ev->format_len) : NULL;
+	if (ev->nr_ids) {
+		v = malloc((size_t)ev->nr_ids * 8);
+		for (i = 0; v && i < ev->nr_ids; i++)
+			v[i] = fr_get64(ids + 8 * (size_t)i);
+	}
+	ev->ids = v;
+	if (ev->name && (ev->format || !ev->format_len) && (v || !ev->nr_ids))
+		return 0;
+	event_free(ev);
+	return -ENOMEM;
+}
+
+/* u32 index, u32 flags, u32 attr_size, attr, u32 name_len, name, u32
+ * format_len, format, u32 nr_ids, u64 ids[]: packed, nothing after. */
+static int parse_event(struct fr_file_event *ev, const uint8_t *buf, size_t len)
+{
+	struct cursor c = { buf, len };
+	const uint8_t *attr, *name, *format, *ids;
+	size_t attr_size, name_len;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->index = take32(&c);
+	ev->flags = take32(&c);
+	attr_size = take32(&c);
+	attr = take(&c, attr_size);
+	name_len = take32(&c);
+	name = take(&c, name_len);
+	ev->format_len = take32(&c);
+	format = take(&c, ev->format_len);
+	ev->nr_ids = take32(&c);
+	ids = take(&c, (size_t)ev->nr_ids * 8);
+	if (!c.p || c.left)
+		return -EBADMSG;
+	memcpy(&ev->attr, attr, attr_size < sizeof(ev->attr) ? attr_size : sizeof(ev->attr));
+	return event_copy(ev, name, name_len, format, ids);
+}
+
+static int add_event(struct fr_reader *r, size_t *cap, const uint8_t *buf, size_t len)
+{
+	int err = grow((void **)&r->events, cap, r->nr_events + 1, sizeof(*r->events));
+
+	if (!err)
+		err = parse_event(&r->events[r->nr_events], buf, len);
+	if (!err)
+		r->nr_events++;
+	return err;
+}
+
+static int add_cpu_stats(struct fr_reader *r, size_t *cap, const uint8_t *buf, size_t len)
+{
+	uint32_t n, i;
+
+	if (len < FR_CPUSTAT_HDR_SIZE)
+		return -EBADMSG;
+	n = fr_get32(buf);
+	if (len != FR_CPUSTAT_HDR_SIZE + (size_t)n * FR_CPUSTAT_ENTRY_SIZE)
+		return -EBADMSG;
+	if (grow((void **)&r->stats, cap, r->nr_stats + n, sizeof(*r->stats)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = buf + FR_CPUSTAT_HDR_SIZE + (size_t)i * FR_CPUSTAT_ENTRY_SIZE;
+		struct fr_cpu_stat *st = &r->stats[r->nr_stats++];
+
+		st->cpu = fr_get32(p);
+		st->flags = fr_get32(p + 4);
+		st->first_time = fr_get64(p + 8);
+		st->last_time = fr_get64(p + 16);
+		st->nr_samples = fr_get64(p + 24);
+		st->nr_sideband = fr_get64(p + 32);
+		st->lost_records = fr_get64(p + 40);
+		st->lost_samples = fr_get64(p + 48);
+		st->raced_bytes = fr_get64(p + 56);
+	}
+	return 0;
+}
+
+struct caps {
+	size_t meta, events, stats, streams;
+};
+
+/* Decode and parse a non-RECORDS chunk. Returns 0, 1 for a valid END,
+ * -EBADMSG for a bad chunk, or another -errno. */
+static int read_small_chunk(struct fr_reader *r, struct caps *caps, uint16_t type,
+			    const struct chunk_ref *ref, uint64_t nr_before)
+{
+	uint8_t *buf = malloc(ref->raw + 1);
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	err = decode_chunk(r, ref, buf);
+	if (err)
+		goto out;
+	buf[ref->raw] = '\0';
+	if (type == FR_CHUNK_META)
+		err = parse_meta(r, &caps->meta, (const char *)buf, ref->raw);
+	else if (type == FR_CHUNK_EVENT)
+		err = add_event(r, &caps->events, buf, ref->raw);
+	else if (type == FR_CHUNK_CPUSTAT)
+		err = add_cpu_stats(r, &caps->stats, buf, ref->raw);
+	else
+		err = ref->raw == FR_END_SIZE && fr_get64(buf) == nr_before ? 1 : -EBADMSG;
+out:
+	free(buf);
+	return err;
+}
+
+/* ---- the chunk index ---- */
+
+static bool chunk_header_ok(const struct fr_disk_chunk *ch)
+{
+	if (ch->magic != FR_CHUNK_MAGIC || ch->flags || ch->type < FR_CHUNK_META ||
+	    ch->type > FR_CHUNK_END || ch->comp_size > FR_CHUNK_COMP_MAX ||
+	    ch->raw_size > fr_payload_max(ch->type))
+		return false;
+	if (ch->type == FR_CHUNK_RECORDS)
+		return ch->kind <= FR_STREAM_SIDEBAND && ch->raw_size >= FR_RECORDS_HDR_SIZE;
+	return ch->stream == 0 && ch->kind == 0;
+}
+
+static struct stream *find_stream(struct fr_reader *r, size_t *cap, uint32_t cpu, uint32_t kind)
+{
+	struct stream *s;
+	size_t i;
+
+	for (i = r->nr_streams; i-- > 0;)
+		if (r->streams[i].cpu == cpu && r->streams[i].kind == kind)
+			return &r->streams[i];
+	if (grow((void **)&r->streams, cap, r->nr_streams + 1, sizeof(*r->streams)))
+		return NULL;
+	s = &r->streams[r->nr_streams++];
+	memset(s, 0, sizeof(*s));
+	s->cpu = cpu;
+	s->kind = kind;
+	return s;
+}
+
+static int add_records_chunk(struct fr_reader *r, struct caps *caps,
+			     const struct fr_disk_chunk *ch, const struct chunk_ref *ref)
+{
+	struct stream *s = find_stream(r, &caps->streams, ch->stream, ch->kind);
+
+	if (!s || grow((void **)&s->chunks, &s->cap, s->nr_chunks + 1, sizeof(*s->chunks)))
+		return -ENOMEM;
+	s->chunks[s->nr_chunks++] = *ref;
+	return 0;
+}
+
+/* Walk the chunk headers up to END or the first bad or incomplete chunk. */
+static int scan_chunks(struct fr_reader *r)
+{
+	struct caps caps = { 0 };
+	uint64_t off = FR_HEADER_SIZE, nr = 0;
+	struct fr_disk_chunk ch;
+	struct chunk_ref ref;
+	int err = 0;
+
+	r->truncated = true;
+	while (r->size - off >= FR_CHUNK_HDR_SIZE) {
+		err = pread_all(r->fd, &ch, sizeof(ch), off);
+		if (err)
+			break;
+		if (!chunk_header_ok(&ch) || ch.comp_size > r->size - off - FR_CHUNK_HDR_SIZE)
+			break;
+		ref.off = off + FR_CHUNK_HDR_SIZE;
+		ref.comp = ch.comp_size;
+		ref.raw = ch.raw_size;
+		if (ch.type == FR_CHUNK_RECORDS)
+			err = add_records_chunk(r, &caps, &ch, &ref);
+		else
+			err = read_small_chunk(r, &caps, ch.type, &ref, nr);
+		if (err) {
+			r->truncated = err != 1;
+			break;
+		}
+		nr++;
+		off = ref.off + ref.comp;
+	}
+	return err == -EBADMSG || err == 1 ? 0 : err;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct id_map *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* How records find their event: see fr_reader__for_each. */
+static int index_events(struct fr_reader *r)
+{
+	size_t i, j, n = 0, nr_sample = 0;
+
+	for (i = 0; i < r->nr_events; i++) {
+		const struct fr_file_event *ev = &r->events[i];
+
+		n += ev->nr_ids;
+		if ((ev->flags & FR_EVENT_SIDEBAND) && !r->sideband_ev)
+			r->sideband_ev = ev;
+		if (!(ev->flags & FR_EVENT_SIDEBAND)) {
+			r->sample_ev = ev;
+			nr_sample++;
+		}
+	}
+	if (nr_sample != 1)
+		r->sample_ev = NULL;
+	r->ids = n ? calloc(n, sizeof(*r->ids)) : NULL;
+	if (n && !r->ids)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_events; i++)
+		for (j = 0; j < r->events[i].nr_ids; j++)
+			r->ids[r->nr_ids++] = (struct id_map){ r->events[i].ids[j], &r->events[i] };
+	if (r->nr_ids)
+		qsort(r->ids, r->nr_ids, sizeof(*r->ids), id_cmp);
+	return 0;
+}
+
+static int check_header(struct fr_reader *r)
+{
+	struct fr_disk_header h;
+	struct stat st;
+
+	if (fstat(r->fd, &st))
+		return -errno;
+	r->size = (uint64_t)st.st_size;
+	if (r->size < sizeof(h) || pread_all(r->fd, &h, sizeof(h), 0))
+		return -EBADMSG;
+	if (memcmp(h.magic, FR_FILE_MAGIC, sizeof(h.magic)) || h.version == 0)
+		return -EBADMSG;
+	if (h.version > FR_FILE_VERSION || h.flags)
+		return -EPROTONOSUPPORT;
+	return h.header_size == FR_HEADER_SIZE ? 0 : -EBADMSG;
+}
+
+int fr_reader__open(const char *path, struct fr_reader **out)
+{
+	struct fr_reader *r = calloc(1, sizeof(*r));
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	r->dctx = ZSTD_createDCtx();
+	if (!r->dctx)
+		goto out;
+	err = check_header(r);
+	if (!err)
+		err = scan_chunks(r);
+	if (!err)
+		err = index_events(r);
+out:
+	if (err)
+		fr_reader__close(r);
+	else
+		*out = r;
+	return err;
+}
+
+void fr_reader__close(struct fr_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_meta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].value);
+	}
+	for (i = 0; i < r->nr_events; i++)
+		event_free(&r->events[i]);
+	for (i = 0; i < r->nr_streams; i++) {
+		free(r->streams[i].chunks);
+		free(r->streams[i].buf);
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->cbuf);
+	free(r->meta);
+	free(r->events);
+	free(r->stats);
+	free(r->streams);
+	free(r->ids);
+	free(r);
+}
+
+bool fr_reader__truncated(const struct fr_reader *r)
+{
+	return r->truncated;
+}
+
+const char *fr_reader__meta(const struct fr_reader *r, const char *key)
+{
+	size_t i;
+
+	for (i = r->nr_meta; i-- > 0;)  /* the last value wins */
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return NULL;
+}
+
+size_t fr_reader__nr_events(const struct fr_reader *r)
+{
+	return r->nr_events;
+}
+
+const struct fr_file_event *fr_reader__event(const struct fr_reader *r, size_t i)
+{
+	return i < r->nr_events ? &r->events[i] : NULL;
+}
+
+size_t fr_reader__nr_cpu_stats(const struct fr_reader *r)
+{
+	return r->nr_stats;
+}
+
+const struct fr_cpu_stat *fr_reader__cpu_stat(const struct fr_reader *r, size_t i)
+{
+	return i < r->nr_stats ? &r->stats[i] : NULL;
+}
+
+/* ---- the merge ---- */
+
+static const struct fr_file_event *record_event(const struct fr_reader *r,
+						const struct stream *s,
+						const struct perf_event_header *h)
+{
+	const struct id_map *m;
+	struct id_map key;
+
+	if (s->kind == FR_STREAM_SIDEBAND && r->sideband_ev)
+		return r->sideband_ev;
+	if (s->kind == FR_STREAM_SAMPLES && r->sample_ev)
+		return r->sample_ev;
+	if (!r->nr_ids || fr_record__identifier(h, PERF_SAMPLE_IDENTIFIER, &key.id))
+		return NULL;
+	m = bsearch(&key, r->ids, r->nr_ids, sizeof(*r->ids), id_cmp);
+	if (!m || !(m->ev->attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+		return NULL;
+	return m->ev;
+}
+
+static bool record_time(const struct fr_file_event *ev, const struct perf_event_header *h,
+			uint64_t *t)
+{
+	if (!ev)
+		return false;
+	if (h->type != PERF_RECORD_SAMPLE && (h->type >= PERF_RECORD_MAX || !ev->attr.sample_id_all))
+		return false;
+	return fr_record__time(h, ev->attr.sample_type, t) == 0;
+}
+
+/* Decode a stream's chunk and check every record before any is delivered. */
+static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_ref *ref)
+{
+	uint64_t nr = 0, nr_records;
+	size_t off;
+	int err;
+
+	if (ref->raw > s->buf_cap) {
+		uint8_t *p = realloc(s->buf, ref->raw);
+
+		if (!p)
+			return -ENOMEM;
+		s->buf = p;
+		s->buf_cap = ref->raw;
+	}
+	err = decode_chunk(r, ref, s->buf);
+	if (err)
+		return err;
+	if (fr_get32(s->buf) != s->cpu || fr_get32(s->buf + 4) != s->kind)
+		return -EBADMSG;
+	nr_records = fr_get64(s->buf + 8);
+	for (off = FR_RECORDS_HDR_SIZE; off < ref->raw; nr++) {
+		struct perf_event_header h;
+
+		if (ref->raw - off < sizeof(h))
+			return -EBADMSG;
+		memcpy(&h, s->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > ref->raw - off)
+			return -EBADMSG;
+		off += h.size;
+	}
+	if (nr != nr_records)
+		return -EBADMSG;
+	s->pos = FR_RECORDS_HDR_SIZE;
+	s->end = ref->raw;
+	return 0;
+}
+
+/* Make the stream's next record its head: 1, 0 at its end, -errno when its
+ * next chunk is bad (the stream ends there). */
+static int stream_next(struct fr_reader *r, struct stream *s)
+{
+	const struct perf_event_header *h;
+	uint64_t t;
+	int err;
+
+	while (s->pos >= s->end) {
+		err = s->next < s->nr_chunks ? load_chunk(r, s, &s->chunks[s->next++]) : 1;
+		if (err) {  /* the end of the stream, or a bad chunk ends it */
+			free(s->buf);
+			s->buf = NULL;
+			s->buf_cap = s->pos = s->end = 0;
+			s->next = s->nr_chunks;
+			return err < 0 ? err : 0;
+		}
+	}
+	h = (const struct perf_event_header *)(s->buf + s->pos);
+	s->pos += h->size;
+	s->rec.h = h;
+	s->rec.event = record_event(r, s, h);
+	s->rec.time = 0;
+	if (record_time(s->rec.event, h, &t)) {
+		s->rec.time = t;
+		s->last_time = t;
+	}
+	s->key = s->last_time;
+	return 1;
+}
+
+/* Ties: sideband before samples, then lower CPU, FR_CPU_NONE lowest. */
+static bool before(const struct stream *a, const struct stream *b)
+{
+	uint64_t ca = a->cpu == FR_CPU_NONE ? 0 : (uint64_t)a->cpu + 1;
+	uint64_t cb = b->cpu == FR_CPU_NONE ? 0 : (uint64_t)b->cpu + 1;
+
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->kind != b->kind)
+		return a->kind == FR_STREAM_SIDEBAND;
+	return ca < cb;
+}
+
+static void sift_down(struct stream **heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t m = i, l = 2 * i + 1, rt = 2 * i + 2;
+		struct stream *tmp;
+
+		if (l < n && before(heap[l], heap[m]))
+			m = l;
+		if (rt < n && before(heap[rt], heap[m]))
+			m = rt;
+		if (m == i)
+			return;
+		tmp = heap[i];
+		heap[i] = heap[m];
+		heap[m] = tmp;
+		i = m;
+	}
+}
+
+/* Position every stream on its first record; returns the heap size. */
+static size_t merge_start(struct fr_reader *r, struct stream **heap, int *err)
+{
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < r->nr_streams; i++) {
+		struct stream *s = &r->streams[i];
+
+		s->next = s->pos = s->end = 0;
+		s->last_time = 0;
+		s->rec.cpu = s->cpu;
+		s->rec.kind = (enum fr_stream_kind)s->kind;
+		rc = stream_next(r, s);
+		if (rc > 0)
+			heap[n++] = s;
+		else if (rc < 0 && !*err)
+			*err = rc;
+	}
+	for (i = n / 2; i-- > 0;)
+		sift_down(heap, n, i);
+	return n;
+}
+
+int fr_reader__for_each(struct fr_reader *r, fr_rec_cb cb, void *ctx)
+{
+	struct stream **heap = calloc(r->nr_streams + 1, sizeof(*heap));
+	int err = 0, ret = 0, rc;
+	size_t n, i;
+
+	if (!heap)
+		return -ENOMEM;
+	n = merge_start(r, heap, &err);
+	while (n) {
+		ret = cb(ctx, &heap[0]->rec);
+		if (ret)
+			goto out;
+		rc = stream_next(r, heap[0]);
+		if (rc < 0 && !err)
+			err = rc;
+		if (rc <= 0)
+			heap[0] = heap[--n];
+		sift_down(heap, n, 0);
+	}
+out:
+	for (i = 0; i < r->nr_streams; i++) {
+		free(r->streams[i].buf);
+		r->streams[i].buf = NULL;
+		r->streams[i].buf_cap = 0;
+	}
+	free(heap);
+	if (err == -EBADMSG)
+		r->truncated = true;
+	return ret ? ret : err;
+}

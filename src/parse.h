@@ -1,0 +1,22 @@
+/* src/parse.h: strict parsing of the numbers users type: every number with an
+ * end pointer and a range check; sizes with K/M/G suffixes; pages or sizes for -m.
+ */
+#ifndef FR_PARSE_H
+#define FR_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decimal unsigned integer in [min, max]. -EINVAL: not a number or trailing
+ * junk; -ERANGE: out of range. */
+int fr_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A byte size: digits with an optional K, M or G (binary) and optional B/iB:
+ * "4096", "4K", "4M", "1GiB". */
+int fr_parse__size(const char *s, uint64_t *out);
+/* -m: a page count ("256") or a size ("4M"), as data pages of page_size;
+ * must come out a power of two in [1, max_pages]. */
+int fr_parse__pages(const char *s, size_t page_size, size_t max_pages, size_t *out);
+/* A comma separated list of pids: "12,34". Allocates *out. */
+int fr_parse__pids(const char *s, int **out, size_t *nr);
+
+#endif

@@ -1,0 +1,87 @@
+/* src/tpdecode.c: tracepoint field decoding through libtraceevent: one
+ * tep_handle per file, events parsed from their recorded format text.
+ */
+#include "config.h"
+#include "src/tpdecode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+struct fr_tpdecode {
+	struct tep_handle *tep;
+};
+
+int fr_tpdecode__new(struct fr_tpdecode **out)
+{
+	struct fr_tpdecode *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	d->tep = tep_alloc();
+	if (!d->tep) {
+		free(d);
+		return -ENOMEM;
+	}
+	tep_set_long_size(d->tep, (int)sizeof(long));
+	tep_set_page_size(d->tep, (int)sysconf(_SC_PAGESIZE));
+	*out = d;
+	return 0;
+}
+
+void fr_tpdecode__delete(struct fr_tpdecode *d)
+{
+	if (!d)
+		return;
+	tep_free(d->tep);
+	free(d);
+}
+
+static int split(const char *name, char *sys, size_t len, const char **ev)
+{
+	const char *colon = strchr(name, ':');
+
+	if (!colon || (size_t)(colon - name) >= len)
+		return -EINVAL;
+	memcpy(sys, name, (size_t)(colon - name));
+	sys[colon - name] = '\0';
+	*ev = colon + 1;
+	return 0;
+}
+
+int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format, size_t len)
+{
+	char sys[256];
+	const char *ev;
+
+	if (split(name, sys, sizeof(sys), &ev))
+		return -EINVAL;
+	return tep_parse_event(d->tep, format, len, sys) ? -EINVAL : 0;
+}
+
+int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+			char *buf, size_t len)
+{
+	struct tep_event *event;
+	struct trace_seq s;
+	char sys[256];
+	const char *ev;
+
+	if (split(name, sys, sizeof(sys), &ev))
+		return -EINVAL;
+	event = tep_find_event_by_name(d->tep, sys, ev);
+	if (!event)
+		return -ENOENT;
+	trace_seq_init(&s);
+	tep_print_fields(&s, (void *)raw, (int)size, event);
+	trace_seq_terminate(&s);
+	if (len) {
+		strncpy(buf, s.buffer ? s.buffer : "", len - 1);
+		buf[len - 1] = '\0';
+	}
+	trace_seq_destroy(&s);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* src/tpdecode.h: decoding tracepoint RAW data into "field=value" text with
+ * libtraceevent, from the format text recorded in the file.
+ */
+#ifndef FR_TPDECODE_H
+#define FR_TPDECODE_H
+
+#include <stddef.h>
+
+struct fr_tpdecode;
+
+int fr_tpdecode__new(struct fr_tpdecode **out);
+void fr_tpdecode__delete(struct fr_tpdecode *d);
+/* Parse one event's format text ("subsys:name"). -EINVAL when it does not parse. */
+int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format, size_t len);
+/* Write " field=value ..." (the event's own fields, not common_*) into buf.
+ * -ENOENT if the event was not added; the text is cut to len. */
+int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+			char *buf, size_t len);
+
+#endif

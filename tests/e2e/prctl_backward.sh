@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/e2e/prctl_backward.sh: perf's backward-ring-buffer test, through the
+# real binary: 111 prctl(PR_SET_NAME) under syscalls:sys_enter_prctl.
+# 256-page ring: exactly 111 samples and 111 COMMs; 1-page ring: only the
+# newest samples, contiguous, in order, none corrupt.
+. "$TESTLIB"
+
+mkdir -p "$T/big" "$T/small"
+record_fg -q -m 256 -e syscalls:sys_enter_prctl --backward -o "$T/big" -- "$HELPERS/prctl_loop" 111 ||
+	fail "record (256 pages) exited $?: $(cat "$T/record.err")"
+set -- "$T"/big/*.frec
+[ $# -eq 1 ] && [ -f "$1" ] || fail "expected one file after the command exited, got: $*"
+[ "$(stat -c %a "$1")" = 600 ] || fail "file mode is $(stat -c %a "$1"), expected 600"
+"$FLIGHTREC" dump "$1" >"$T/big.txt" || fail "dump exited $?"
+pid=$(awk '$4=="COMM" && $NF=="exec=1" && $6=="comm=prctl_loop" {split($3,a,"/"); print a[1]; exit}' "$T/big.txt")
+[ -n "$pid" ] || fail "no exec COMM of prctl_loop in the file"
+samples=$(awk -v p="$pid" '$4=="SAMPLE" && $6=="syscalls:sys_enter_prctl" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}' "$T/big.txt")
+comms=$(awk -v p="$pid" '$4=="COMM" && $NF=="exec=0" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}' "$T/big.txt")
+[ "$samples" -eq 111 ] || fail "256 pages: $samples sys_enter_prctl samples, expected 111"
+[ "$comms" -eq 111 ] || fail "256 pages: $comms COMM records, expected 111"
+pass "256 pages: $samples samples, $comms COMM records from pid $pid"
+# arg3 carries the loop index: 0..110 in order
+seq_ok=$(awk "$AWKHEX"' $4=="SAMPLE" {for(i=7;i<=NF;i++) if ($i ~ /^arg3=/) {v=hex(substr($i,6)); if (v!=n) bad=1; n++}} END{print (bad||n!=111)?"no":"yes"}' "$T/big.txt")
+[ "$seq_ok" = yes ] || fail "256 pages: arg3 sequence is not 0..110 in order"
+
+record_fg -q -m 1 -e syscalls:sys_enter_prctl --backward -o "$T/small" -- "$HELPERS/prctl_loop" 111 ||
+	fail "record (1 page) exited $?: $(cat "$T/record.err")"
+set -- "$T"/small/*.frec
+"$FLIGHTREC" dump "$1" >"$T/small.txt" || fail "dump of the 1-page file exited $?"
+grep -q '^# cpu .* corrupt' "$T/small.txt" && fail "1 page: a ring walk reported corruption"
+awk "$AWKHEX"' $4=="SAMPLE" {for(i=7;i<=NF;i++) if ($i ~ /^arg3=/) print hex(substr($i,6))}' "$T/small.txt" >"$T/seq"
+n=$(wc -l <"$T/seq")
+[ "$n" -gt 0 ] && [ "$n" -lt 111 ] || fail "1 page: $n samples, expected some but fewer than 111"
+last=$(tail -n 1 "$T/seq")
+first=$(head -n 1 "$T/seq")
+[ "$last" -eq 110 ] || fail "1 page: newest sample has arg3=$last, expected 110"
+awk 'NR>1 && $1!=prev+1 {exit 1} {prev=$1}' "$T/seq" || fail "1 page: samples are not contiguous and in order"
+# times never go backwards
+awk '$1 ~ /^[0-9]/ { if ($1 < prev) exit 1; prev=$1 }' "$T/small.txt" || fail "1 page: records not in time order"
+grep -q '^# cpu .*wrapped' "$T/small.txt" || fail "1 page: the wrapped ring is not flagged"
+pass "1 page: $n newest samples, arg3 $first..$last, contiguous, in order"
+exit 0

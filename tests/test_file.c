@@ -1,0 +1,913 @@
+/* tests/test_file.c: the file format (src/file_write.c, src/file_read.c) without a
+ * kernel: hand-built perf records are written, read back and merged; files are cut,
+ * corrupted and hand-crafted to check the trust rules of doc/format.md.
+ */
+#include "src/file.h"
+#include "src/file_internal.h"
+
+#include <CUnit/Basic.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+static char tmpdir[] = "/tmp/test_file.XXXXXX";
+static unsigned int file_no;
+
+static const char *tmp_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/f%u.frec", tmpdir, file_no++);
+	return buf;
+}
+
+/* ---- hand-built records ------------------------------------------------- */
+
+#define ST_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+#define ST_SIDE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+#define TYPE_NOTIME 70u  /* a user record type: no sample_id trailer, no time */
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd64(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* SAMPLE: [IDENTIFIER] pid tid time, raw(u32 size + 4 + 8*words bytes); the last
+ * u64 of the record is seq. */
+static struct perf_event_header *mk_sample(uint8_t *b, bool ident, uint64_t id, uint64_t time,
+					   uint64_t seq, unsigned int words)
+{
+	struct perf_event_header *h = (void *)b;
+	uint8_t *p = b + sizeof(*h);
+	uint32_t raw_size = 4 + 8 * words, i;
+
+	if (ident) {
+		fr_put64(p, id);
+		p += 8;
+	}
+	fr_put32(p, 42);
+	fr_put32(p + 4, (uint32_t)seq);
+	fr_put64(p + 8, time);
+	fr_put32(p + 16, raw_size);
+	p += 20;
+	for (i = 0; i + 8 < raw_size; i += 8)
+		fr_put64(p + i, rnd64());
+	fr_put64(p + raw_size - 8, seq);
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)(p + raw_size - b);
+	return h;
+}
+
+/* COMM with a TID|TIME sample_id trailer; tid is seq. */
+static struct perf_event_header *mk_comm(uint8_t *b, uint64_t time, uint64_t seq)
+{
+	struct perf_event_header *h = (void *)b;
+
+	memset(b, 0, 48);
+	h->type = PERF_RECORD_COMM;
+	h->size = 48;
+	fr_put32(b + 8, 42);
+	fr_put32(b + 12, (uint32_t)seq);
+	memcpy(b + 16, "worker", 7);
+	fr_put32(b + 32, 42);
+	fr_put32(b + 36, (uint32_t)seq);
+	fr_put64(b + 40, time);
+	return h;
+}
+
+static struct perf_event_header *mk_notime(uint8_t *b, uint64_t seq)
+{
+	struct perf_event_header *h = (void *)b;
+
+	h->type = TYPE_NOTIME;
+	h->misc = 0;
+	h->size = 16;
+	fr_put64(b + 8, seq);
+	return h;
+}
+
+static uint64_t rec_seq(const struct perf_event_header *h)
+{
+	if (h->type == PERF_RECORD_COMM)
+		return fr_get32((const uint8_t *)h + 12);
+	return fr_get64((const uint8_t *)h + h->size - 8);
+}
+
+static uint64_t ids_samples[] = { 100, 101 }, ids_side[] = { 200, 201 };
+static const char fmt_text[] = "name: sched_switch\nID: 316\nformat:\n\tfield:int pid;\n";
+
+static struct fr_file_event ev_make(uint32_t index, bool sideband, uint64_t st,
+				    const uint64_t *ids, uint32_t nr_ids)
+{
+	struct fr_file_event ev = { .index = index, .ids = ids, .nr_ids = nr_ids };
+
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.type = sideband ? PERF_TYPE_SOFTWARE : PERF_TYPE_TRACEPOINT;
+	ev.attr.config = sideband ? PERF_COUNT_SW_DUMMY : 316;
+	ev.attr.sample_type = st;
+	ev.attr.sample_id_all = 1;
+	ev.attr.write_backward = 1;
+	ev.flags = sideband ? FR_EVENT_SIDEBAND : 0;
+	ev.name = sideband ? "dummy" : "sched:sched_switch";
+	ev.format = sideband ? NULL : fmt_text;
+	ev.format_len = sideband ? 0 : sizeof(fmt_text) - 1;
+	return ev;
+}
+
+static struct fr_writer *open_writer(char *path, size_t len)
+{
+	struct fr_writer *w = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(fr_writer__open(tmp_path(path, len), 3, &w), 0);
+	return w;
+}
+
+static void write_std_events(struct fr_writer *w)
+{
+	struct fr_file_event s = ev_make(0, false, ST_SAMPLE, ids_samples, 2);
+	struct fr_file_event d = ev_make(1, true, ST_SIDE, ids_side, 2);
+
+	CU_ASSERT_EQUAL(fr_writer__event(w, &s), 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &d), 0);
+}
+
+/* ---- collecting the merge ----------------------------------------------- */
+
+struct got {
+	uint32_t cpu, kind;
+	uint64_t time, seq;
+	int ev;              /* the event's index, -1: none (rec->event dies with the reader) */
+	uint32_t ev_flags;
+};
+
+struct coll {
+	struct got *v;
+	size_t n, cap;
+	size_t stop_after;  /* 0: never */
+};
+
+static int collect(void *ctx, const struct fr_rec *rec)
+{
+	struct coll *c = ctx;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->v = realloc(c->v, c->cap * sizeof(*c->v));
+		if (!c->v)
+			abort();
+	}
+	c->v[c->n++] = (struct got){ rec->cpu, rec->kind, rec->time, rec_seq(rec->h),
+				     rec->event ? (int)rec->event->index : -1,
+				     rec->event ? rec->event->flags : 0 };
+	return c->stop_after && c->n == c->stop_after ? 1234 : 0;
+}
+
+static int read_all(const char *path, struct coll *c, bool *truncated)
+{
+	struct fr_reader *r;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = fr_reader__open(path, &r);
+	if (err)
+		return err;
+	err = fr_reader__for_each(r, collect, c);
+	*truncated = fr_reader__truncated(r);
+	fr_reader__close(r);
+	return err;
+}
+
+/* ---- round trip --------------------------------------------------------- */
+
+static void check_events(struct fr_reader *r)
+{
+	struct fr_file_event s = ev_make(0, false, ST_SAMPLE, ids_samples, 2);
+	const struct fr_file_event *e0 = fr_reader__event(r, 0), *e1 = fr_reader__event(r, 1);
+
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_events(r), 2);
+	CU_ASSERT_PTR_NULL(fr_reader__event(r, 2));
+	CU_ASSERT_EQUAL(memcmp(&e0->attr, &s.attr, sizeof(s.attr)), 0);
+	CU_ASSERT_STRING_EQUAL(e0->name, "sched:sched_switch");
+	CU_ASSERT_EQUAL(e0->format_len, sizeof(fmt_text) - 1);
+	CU_ASSERT(e0->format && !memcmp(e0->format, fmt_text, sizeof(fmt_text)));
+	CU_ASSERT_EQUAL(e0->nr_ids, 2);
+	CU_ASSERT(e0->ids[0] == 100 && e0->ids[1] == 101);
+	CU_ASSERT_EQUAL(e0->flags, 0);
+	CU_ASSERT_EQUAL(e1->index, 1);
+	CU_ASSERT_EQUAL(e1->flags, FR_EVENT_SIDEBAND);
+	CU_ASSERT_STRING_EQUAL(e1->name, "dummy");
+	CU_ASSERT_PTR_NULL(e1->format);
+	CU_ASSERT(e1->nr_ids == 2 && e1->ids[1] == 201);
+	CU_ASSERT_EQUAL(e1->attr.config, PERF_COUNT_SW_DUMMY);
+}
+
+#define NR_STATS 20000u  /* more than one CPUSTAT chunk holds */
+
+static void test_round_trip(void)
+{
+	struct fr_cpu_stat *st = calloc(NR_STATS, sizeof(*st));
+	struct fr_reader *r;
+	struct fr_writer *w;
+	char path[256];
+	struct stat sb;
+	uint64_t bytes;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	for (i = 0; i < NR_STATS; i++)
+		st[i] = (struct fr_cpu_stat){ (uint32_t)i, FR_CPU_FULL, i, i + 1, i * 3, 7, 1, 2, 3 };
+	w = open_writer(path, sizeof(path));
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "host", "box1"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "kernel.release", "6.1.0-13-amd64 = x"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "Bad", "x"), -EINVAL);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "", "x"), -EINVAL);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "a=b", "x"), -EINVAL);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "ok", "two\nlines"), -EINVAL);
+	write_std_events(w);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "late", ""), 0);  /* emitted at close */
+	CU_ASSERT_EQUAL(fr_writer__cpu_stats(w, st, NR_STATS), 0);
+	bytes = fr_writer__bytes(w);
+	CU_ASSERT_EQUAL(fr_writer__close(w), 0);
+	CU_ASSERT_EQUAL(stat(path, &sb), 0);
+	CU_ASSERT((uint64_t)sb.st_size > bytes);  /* + meta + END */
+
+	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &r), 0);
+	CU_ASSERT_FALSE(fr_reader__truncated(r));
+	CU_ASSERT_STRING_EQUAL(fr_reader__meta(r, "host"), "box1");
+	CU_ASSERT_STRING_EQUAL(fr_reader__meta(r, "kernel.release"), "6.1.0-13-amd64 = x");
+	CU_ASSERT_STRING_EQUAL(fr_reader__meta(r, "late"), "");
+	CU_ASSERT_PTR_NULL(fr_reader__meta(r, "ok"));
+	check_events(r);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_cpu_stats(r), NR_STATS);
+	for (i = 0; i < NR_STATS; i++)
+		if (memcmp(fr_reader__cpu_stat(r, i), &st[i], sizeof(st[i])))
+			break;
+	CU_ASSERT_EQUAL(i, NR_STATS);
+	CU_ASSERT_EQUAL(fr_reader__for_each(r, collect, &(struct coll){ 0 }), 0);
+	fr_reader__close(r);
+	free(st);
+}
+
+/* ---- merge order -------------------------------------------------------- */
+
+struct spec {
+	uint32_t cpu;
+	enum fr_stream_kind kind;
+	char what;      /* 's' sample, 'c' comm, 'n' no time */
+	uint64_t time, seq;
+};
+
+static void write_spec(struct fr_writer *w, const struct spec *sp, size_t n)
+{
+	uint8_t b[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct spec *s = &sp[i];
+		struct perf_event_header *h;
+
+		if (i == 0 || s->cpu != sp[i - 1].cpu || s->kind != sp[i - 1].kind) {
+			if (i)
+				CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+			CU_ASSERT_EQUAL(fr_writer__records_begin(w, s->cpu, s->kind), 0);
+		}
+		if (s->what == 's')
+			h = mk_sample(b, false, 0, s->time, s->seq, 1);
+		else if (s->what == 'c')
+			h = mk_comm(b, s->time, s->seq);
+		else
+			h = mk_notime(b, s->seq);
+		CU_ASSERT_EQUAL(fr_writer__record(w, h), 0);
+	}
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+}
+
+static void test_merge_order(void)
+{
+	static const struct spec sp[] = {  /* file order is not time order */
+		{ 1, FR_STREAM_SAMPLES, 's', 20, 4 }, { 1, FR_STREAM_SAMPLES, 'n', 0, 5 },
+		{ 1, FR_STREAM_SAMPLES, 's', 30, 6 }, { 1, FR_STREAM_SAMPLES, 's', 40, 7 },
+		{ FR_CPU_NONE, FR_STREAM_SIDEBAND, 'c', 0, 10 },
+		{ FR_CPU_NONE, FR_STREAM_SIDEBAND, 'c', 30, 11 },
+		{ 0, FR_STREAM_SAMPLES, 's', 10, 1 }, { 0, FR_STREAM_SAMPLES, 's', 30, 2 },
+		{ 0, FR_STREAM_SAMPLES, 's', 50, 3 },
+		{ 1, FR_STREAM_SIDEBAND, 'c', 30, 12 },
+		{ 0, FR_STREAM_SIDEBAND, 'c', 5, 8 }, { 0, FR_STREAM_SIDEBAND, 'c', 30, 9 },
+	};
+	static const uint64_t want[] = { 10, 8, 1, 4, 5, 11, 9, 12, 2, 6, 7, 3 };
+	struct fr_writer *w;
+	struct coll c;
+	char path[256];
+	bool trunc;
+	size_t i;
+
+	w = open_writer(path, sizeof(path));
+	write_std_events(w);
+	write_spec(w, sp, sizeof(sp) / sizeof(sp[0]));
+	CU_ASSERT_EQUAL_FATAL(fr_writer__close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT_FALSE(trunc);
+	CU_ASSERT_EQUAL_FATAL(c.n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < c.n; i++) {
+		CU_ASSERT_EQUAL(c.v[i].seq, want[i]);
+		CU_ASSERT_EQUAL(c.v[i].ev, c.v[i].kind == FR_STREAM_SIDEBAND ? 1 : 0);
+		CU_ASSERT_EQUAL(c.v[i].ev_flags, c.v[i].kind == FR_STREAM_SIDEBAND ? 1u : 0u);
+	}
+	CU_ASSERT(c.v[0].cpu == FR_CPU_NONE && c.v[0].kind == FR_STREAM_SIDEBAND);
+	CU_ASSERT(c.v[4].cpu == 1 && c.v[4].time == 0);  /* no time: in its stream's place */
+	CU_ASSERT(c.v[11].cpu == 0 && c.v[11].time == 50);
+	free(c.v);
+}
+
+/* ---- a bigger file: multi-chunk streams, cuts, corruption --------------- */
+
+#define BIG_CPU0 12000u  /* 128-byte samples: about 1.5 MiB, 2 chunks */
+
+static uint64_t big_seq;
+
+static void big_samples(struct fr_writer *w, uint32_t cpu, uint64_t n, uint64_t t0, uint64_t dt)
+{
+	uint8_t b[256];
+	uint64_t i;
+
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, cpu, FR_STREAM_SAMPLES), 0);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_writer__record(w, mk_sample(b, false, 0, t0 + i * dt, big_seq++, 12)),
+				0);
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+}
+
+static void big_comms(struct fr_writer *w, uint32_t cpu, uint64_t n, uint64_t t0, uint64_t dt)
+{
+	uint8_t b[64];
+	uint64_t i;
+
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, cpu, FR_STREAM_SIDEBAND), 0);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_writer__record(w, mk_comm(b, t0 + i * dt, big_seq++)), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+}
+
+static void write_big(char *path, size_t len)
+{
+	struct fr_cpu_stat st[2] = { { .cpu = 0, .nr_samples = BIG_CPU0 }, { .cpu = 1 } };
+	struct fr_writer *w = open_writer(path, len);
+
+	big_seq = 0;
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "host", "big"), 0);
+	write_std_events(w);
+	big_samples(w, 0, BIG_CPU0, 10, 10);
+	big_samples(w, 1, 100, 15, 100);
+	big_comms(w, 0, 50, 1, 1000);
+	big_samples(w, 1, 100, 10015, 100);  /* the same stream again, later in the file */
+	big_comms(w, FR_CPU_NONE, 20, 0, 0);
+	CU_ASSERT_EQUAL(fr_writer__cpu_stats(w, st, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_writer__close(w), 0);
+}
+
+struct chunk_info {
+	uint64_t off, end;       /* header offset, end of frame */
+	struct fr_disk_chunk ch;
+	uint64_t seq_first, nr;  /* RECORDS: indexes into seqs[] */
+};
+
+static uint64_t seqs[BIG_CPU0 + 1000];
+
+/* Walk a file's chunks independently of the reader (and decode the records). */
+static size_t scan(const char *path, struct chunk_info *ci, size_t max)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t off = FR_HEADER_SIZE, nseq = 0;
+	size_t n = 0;
+	uint8_t *comp = malloc(FR_CHUNK_COMP_MAX), *raw = malloc(FR_RECORDS_PAYLOAD_MAX);
+
+	while (n < max && pread(fd, &ci[n].ch, 32, (off_t)off) == 32) {
+		struct chunk_info *c = &ci[n++];
+		size_t pos;
+
+		c->off = off;
+		c->end = off + 32 + c->ch.comp_size;
+		c->seq_first = nseq;
+		c->nr = 0;
+		if (c->ch.type == FR_CHUNK_RECORDS) {
+			CU_ASSERT(pread(fd, comp, c->ch.comp_size, (off_t)off + 32) ==
+				  (ssize_t)c->ch.comp_size);
+			CU_ASSERT(ZSTD_decompress(raw, FR_RECORDS_PAYLOAD_MAX, comp, c->ch.comp_size) ==
+				  c->ch.raw_size);
+			for (pos = 16; pos < c->ch.raw_size; pos += ((struct perf_event_header *)(raw + pos))->size)
+				seqs[nseq++] = rec_seq((void *)(raw + pos));
+			c->nr = nseq - c->seq_first;
+			CU_ASSERT_EQUAL(c->nr, fr_get64(raw + 8));
+		}
+		off = c->end;
+	}
+	free(comp);
+	free(raw);
+	close(fd);
+	return n;
+}
+
+/* Delivered records are exactly seqs[] of the chunks selected by keep[]. */
+static void check_delivered(const struct coll *c, const struct chunk_info *ci, size_t n,
+			    const bool *keep)
+{
+	uint8_t *seen = calloc(big_seq, 1), *want = calloc(big_seq, 1);
+	size_t i, j, nwant = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; keep[i] && j < ci[i].nr; j++, nwant++)
+			want[seqs[ci[i].seq_first + j]] = 1;
+	CU_ASSERT_EQUAL(c->n, nwant);
+	for (i = 0; i < c->n; i++) {
+		CU_ASSERT_FATAL(c->v[i].seq < big_seq);
+		seen[c->v[i].seq]++;
+		if (i)
+			CU_ASSERT(c->v[i].time >= c->v[i - 1].time);
+	}
+	CU_ASSERT_EQUAL(memcmp(seen, want, big_seq), 0);
+	free(seen);
+	free(want);
+}
+
+static void test_multi_chunk(void)
+{
+	struct chunk_info ci[32];
+	bool keep[32], trunc;
+	size_t n, i, cpu0 = 0;
+	struct coll c;
+	char path[256];
+
+	write_big(path, sizeof(path));
+	n = scan(path, ci, 32);
+	for (i = 0; i < n; i++) {
+		keep[i] = true;
+		cpu0 += ci[i].ch.type == FR_CHUNK_RECORDS && ci[i].ch.stream == 0 && ci[i].ch.kind == 0;
+		CU_ASSERT(ci[i].ch.raw_size <= fr_payload_max(ci[i].ch.type));
+	}
+	CU_ASSERT_EQUAL(cpu0, 2);
+	CU_ASSERT_EQUAL(ci[n - 1].ch.type, FR_CHUNK_END);
+	CU_ASSERT_EQUAL_FATAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT_FALSE(trunc);
+	check_delivered(&c, ci, n, keep);
+	free(c.v);
+}
+
+static void copy_prefix(const char *from, const char *to, uint64_t len)
+{
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	char *buf = malloc(len + 1);
+
+	CU_ASSERT(pread(in, buf, len, 0) == (ssize_t)len);
+	CU_ASSERT(write(out, buf, len) == (ssize_t)len);
+	free(buf);
+	close(in);
+	close(out);
+}
+
+static void check_cut(const char *path, const struct chunk_info *ci, size_t n, uint64_t cut)
+{
+	bool keep[32], trunc = false;
+	struct coll c;
+	char cpath[256];
+	size_t i;
+
+	copy_prefix(path, tmp_path(cpath, sizeof(cpath)), cut);
+	for (i = 0; i < n; i++)
+		keep[i] = ci[i].end <= cut;
+	CU_ASSERT_EQUAL(read_all(cpath, &c, &trunc), 0);
+	CU_ASSERT_EQUAL(trunc, cut < ci[n - 1].end);
+	check_delivered(&c, ci, n, keep);
+	free(c.v);
+	unlink(cpath);
+}
+
+static void test_truncated(void)
+{
+	struct chunk_info ci[32];
+	struct fr_reader *r;
+	char path[256], cpath[256];
+	size_t n, i;
+
+	write_big(path, sizeof(path));
+	n = scan(path, ci, 32);
+	for (i = 0; i < n; i++) {
+		check_cut(path, ci, n, ci[i].off);
+		check_cut(path, ci, n, ci[i].off + 1);
+		check_cut(path, ci, n, ci[i].off + 31);
+		check_cut(path, ci, n, ci[i].off + 32);
+		check_cut(path, ci, n, (ci[i].off + ci[i].end) / 2);
+		check_cut(path, ci, n, ci[i].end - 1);
+	}
+	check_cut(path, ci, n, ci[n - 1].end);
+	for (i = 0; i < FR_HEADER_SIZE; i += 8) {  /* inside the file header */
+		copy_prefix(path, tmp_path(cpath, sizeof(cpath)), i);
+		CU_ASSERT_EQUAL(fr_reader__open(cpath, &r), -EBADMSG);
+	}
+}
+
+static void flip(const char *path, uint64_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t b;
+
+	CU_ASSERT(pread(fd, &b, 1, (off_t)off) == 1);
+	b ^= 0x10;
+	CU_ASSERT(pwrite(fd, &b, 1, (off_t)off) == 1);
+	close(fd);
+}
+
+static void test_flipped_byte(void)
+{
+	struct chunk_info ci[32];
+	bool keep[32], trunc;
+	size_t n, i, bad = 0, nr_cpu0 = 0;
+	struct coll c;
+	char path[256];
+
+	write_big(path, sizeof(path));
+	n = scan(path, ci, 32);
+	for (i = 0; i < n; i++) {  /* the second chunk of CPU 0's samples */
+		keep[i] = true;
+		if (ci[i].ch.type == FR_CHUNK_RECORDS && ci[i].ch.stream == 0 &&
+		    ci[i].ch.kind == FR_STREAM_SAMPLES && ++nr_cpu0 == 2)
+			bad = i;
+	}
+	CU_ASSERT_FATAL(bad > 0);
+	keep[bad] = false;
+	flip(path, ci[bad].off + 32 + ci[bad].ch.comp_size / 2);
+	CU_ASSERT_EQUAL(read_all(path, &c, &trunc), -EBADMSG);
+	CU_ASSERT_TRUE(trunc);
+	check_delivered(&c, ci, n, keep);
+	free(c.v);
+
+	/* a flipped byte in an EVENT chunk: it and everything after it are gone */
+	write_big(path, sizeof(path));
+	n = scan(path, ci, 32);
+	CU_ASSERT_EQUAL_FATAL(ci[2].ch.type, FR_CHUNK_EVENT);
+	flip(path, ci[2].off + 32 + ci[2].ch.comp_size / 2);
+	CU_ASSERT_EQUAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT(trunc && c.n == 0);
+	free(c.v);
+}
+
+/* ---- two events in one ring --------------------------------------------- */
+
+static void test_identifier(void)
+{
+	static const uint64_t ida[] = { 1000, 1001 }, idb[] = { 2000, 2001 };
+	static const uint64_t ids[] = { 1000, 2000, 1001, 2001, 9999 };
+	const uint64_t st = ST_SAMPLE | PERF_SAMPLE_IDENTIFIER;
+	struct fr_file_event a = ev_make(0, false, st, ida, 2), b = ev_make(1, false, st, idb, 2);
+	struct fr_writer *w;
+	uint8_t buf[256];
+	char path[256];
+	struct coll c;
+	bool trunc;
+	size_t i;
+
+	b.name = "cpu-clock";
+	w = open_writer(path, sizeof(path));
+	CU_ASSERT_EQUAL(fr_writer__event(w, &a), 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &b), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 3, FR_STREAM_SAMPLES), 0);
+	for (i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(fr_writer__record(w, mk_sample(buf, true, ids[i], 10 * i + 10, i, 0)), 0);
+	CU_ASSERT_EQUAL(fr_writer__close(w), 0);  /* closes the open stream too */
+	CU_ASSERT_EQUAL_FATAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT_EQUAL_FATAL(c.n, 5);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(c.v[i].seq, i);
+		CU_ASSERT_EQUAL(c.v[i].cpu, 3);
+	}
+	CU_ASSERT(c.v[0].ev == 0 && c.v[0].time == 10);
+	CU_ASSERT(c.v[1].ev == 1 && c.v[1].time == 20);
+	CU_ASSERT(c.v[2].ev == 0 && c.v[2].time == 30);
+	CU_ASSERT(c.v[3].ev == 1 && c.v[3].time == 40);
+	CU_ASSERT(c.v[4].ev == -1 && c.v[4].time == 0);  /* unknown id: no event, no time */
+	free(c.v);
+}
+
+/* ---- hand-crafted files ------------------------------------------------- */
+
+static void put_header(int fd, uint32_t version)
+{
+	struct fr_disk_header h = { .version = version, .header_size = FR_HEADER_SIZE };
+
+	memcpy(h.magic, FR_FILE_MAGIC, 8);
+	CU_ASSERT(write(fd, &h, sizeof(h)) == sizeof(h));
+}
+
+static void put_chunk(int fd, uint16_t type, uint32_t stream, uint32_t kind, const void *p,
+		      size_t len)
+{
+	struct fr_disk_chunk ch = { FR_CHUNK_MAGIC, type, 0, stream, kind, 0, len };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	uint8_t *out = malloc(ZSTD_compressBound(len));
+
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	ch.comp_size = ZSTD_compress2(cc, out, ZSTD_compressBound(len), p, len);
+	CU_ASSERT(write(fd, &ch, sizeof(ch)) == sizeof(ch));
+	CU_ASSERT(write(fd, out, ch.comp_size) == (ssize_t)ch.comp_size);
+	ZSTD_freeCCtx(cc);
+	free(out);
+}
+
+static void put_records(int fd, uint64_t nr, uint16_t bad_size)
+{
+	uint8_t p[16 + 3 * 48];
+	struct perf_event_header *h;
+
+	fr_put32(p, 0);
+	fr_put32(p + 4, FR_STREAM_SIDEBAND);
+	fr_put64(p + 8, nr);
+	mk_comm(p + 16, 1, 1);
+	mk_comm(p + 64, 2, 2);
+	h = mk_comm(p + 112, 3, 3);
+	if (bad_size)
+		h->size = bad_size;
+	put_chunk(fd, FR_CHUNK_RECORDS, 0, FR_STREAM_SIDEBAND, p, sizeof(p));
+}
+
+static void test_bad_records(void)
+{
+	static const struct { uint64_t nr; uint16_t size; } bad[] = {
+		{ 4, 0 }, { 2, 0 }, { 3, 44 }, { 3, 4 }, { 3, 56 },
+	};
+	char path[256];
+	struct coll c;
+	bool trunc;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		put_header(fd, 1);
+		put_records(fd, 3, 0);
+		put_records(fd, bad[i].nr, bad[i].size);
+		put_records(fd, 3, 0);
+		close(fd);
+		CU_ASSERT_EQUAL(read_all(path, &c, &trunc), -EBADMSG);
+		CU_ASSERT_TRUE(trunc);
+		CU_ASSERT_EQUAL(c.n, 3);  /* the first chunk only: the stream ends */
+		free(c.v);
+	}
+}
+
+/* An EVENT written by an older (64-byte attr) or newer (longer attr) writer. */
+static void check_attr_size(uint32_t attr_size)
+{
+	uint8_t p[512] = { 0 }, *q = p + 12 + attr_size;
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .sample_type = ST_SIDE };
+	const struct fr_file_event *ev;
+	struct fr_reader *r;
+	char path[256];
+	int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	attr.size = attr_size;
+	attr.sample_id_all = 1;
+	attr.config2 = 7;  /* beyond 64 bytes: comes back only from a long attr */
+	fr_put32(p, 5);
+	fr_put32(p + 4, FR_EVENT_SIDEBAND);
+	fr_put32(p + 8, attr_size);
+	memcpy(p + 12, &attr, attr_size < sizeof(attr) ? attr_size : sizeof(attr));
+	memset(p + 12 + sizeof(attr), 0xee, attr_size > sizeof(attr) ? attr_size - sizeof(attr) : 0);
+	fr_put32(q, 3);
+	memcpy(q + 4, "abc", 3);
+	fr_put32(q + 7, 0);
+	fr_put32(q + 11, 1);
+	fr_put64(q + 15, 77);
+	put_header(fd, 1);
+	put_chunk(fd, FR_CHUNK_EVENT, 0, 0, p, (size_t)(q + 23 - p));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &r), 0);
+	CU_ASSERT_TRUE(fr_reader__truncated(r));  /* no END */
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_events(r), 1);
+	ev = fr_reader__event(r, 0);
+	CU_ASSERT(ev->index == 5 && !strcmp(ev->name, "abc") && !ev->format);
+	CU_ASSERT(ev->nr_ids == 1 && ev->ids[0] == 77);
+	CU_ASSERT(ev->attr.sample_type == ST_SIDE && ev->attr.sample_id_all);
+	CU_ASSERT_EQUAL(ev->attr.config2, attr_size > 64 ? 7u : 0u);
+	fr_reader__close(r);
+}
+
+static void test_attr_size(void)
+{
+	check_attr_size(64);                        /* PERF_ATTR_SIZE_VER0 */
+	check_attr_size(sizeof(struct perf_event_attr) + 16);
+}
+
+static void patch(const char *path, uint64_t off, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY);
+
+	CU_ASSERT(pwrite(fd, p, n, (off_t)off) == (ssize_t)n);
+	close(fd);
+}
+
+static void test_bad_header(void)
+{
+	struct fr_reader *r = NULL;
+	struct fr_writer *w;
+	char path[256];
+	uint32_t v;
+
+	w = open_writer(path, sizeof(path));
+	CU_ASSERT_EQUAL_FATAL(fr_writer__close(w), 0);
+	CU_ASSERT_EQUAL(fr_reader__open(path, &r), 0);
+	CU_ASSERT_FALSE(r && fr_reader__truncated(r));
+	fr_reader__close(r);
+	v = 2;
+	patch(path, 8, &v, 4);
+	CU_ASSERT_EQUAL(fr_reader__open(path, &r), -EPROTONOSUPPORT);
+	CU_ASSERT_PTR_NULL(r);
+	v = 1;
+	patch(path, 8, &v, 4);
+	patch(path, 0, "FLIGHTRX", 8);
+	CU_ASSERT_EQUAL(fr_reader__open(path, &r), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_reader__open("/nonexistent/x.frec", &r), -ENOENT);
+}
+
+/* ---- writer errors ------------------------------------------------------ */
+
+static void test_mode_excl_abort(void)
+{
+	struct fr_writer *w, *w2 = NULL;
+	char path[256];
+	struct stat sb;
+	mode_t old = umask(0);
+
+	w = open_writer(path, sizeof(path));
+	umask(old);
+	CU_ASSERT_EQUAL(stat(path, &sb), 0);
+	CU_ASSERT_EQUAL(sb.st_mode & 07777, 0600);
+	CU_ASSERT_EQUAL(fr_writer__bytes(w), FR_HEADER_SIZE);
+	CU_ASSERT_EQUAL(fr_writer__open(path, 3, &w2), -EEXIST);
+	CU_ASSERT_PTR_NULL(w2);
+	CU_ASSERT_EQUAL(stat(path, &sb), 0);  /* the existing file is left alone */
+	CU_ASSERT_EQUAL(fr_writer__open(path, 1000, &w2), -EEXIST);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 0, 7), -EINVAL);
+	CU_ASSERT_EQUAL(fr_writer__record(w, &(struct perf_event_header){ 9, 0, 16 }), -EINVAL);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 0, FR_STREAM_SAMPLES), 0);
+	CU_ASSERT_EQUAL(fr_writer__record(w, &(struct perf_event_header){ 9, 0, 12 }), -EINVAL);
+	fr_writer__abort(w);
+	CU_ASSERT(stat(path, &sb) < 0 && errno == ENOENT);
+	CU_ASSERT_EQUAL(fr_writer__open(tmp_path(path, sizeof(path)), 1000, &w2), -EINVAL);
+	CU_ASSERT(stat(path, &sb) < 0 && errno == ENOENT);
+}
+
+static void test_enospc(void)
+{
+	int full = open("/dev/full", O_WRONLY | O_CLOEXEC), fd;
+	struct fr_writer *w = NULL;
+	uint8_t b[64];
+	char path[256];
+
+	CU_ASSERT_FATAL(full >= 0);
+	CU_ASSERT_EQUAL(fr_writer__fdopen(full, 3, &w), -ENOSPC);
+	CU_ASSERT_PTR_NULL(w);
+	/* a writer whose fd turns into /dev/full after the header */
+	fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_EQUAL_FATAL(fr_writer__fdopen(fd, 3, &w), 0);
+	CU_ASSERT_EQUAL(dup2(full, fd), fd);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 0, FR_STREAM_SIDEBAND), 0);
+	CU_ASSERT_EQUAL(fr_writer__record(w, mk_comm(b, 1, 1)), 0);  /* buffered */
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), -ENOSPC);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "a", "b"), -ENOSPC);       /* sticky */
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 0, FR_STREAM_SIDEBAND), -ENOSPC);
+	CU_ASSERT_EQUAL(fr_writer__bytes(w), FR_HEADER_SIZE);
+	CU_ASSERT_EQUAL(fr_writer__close(w), -ENOSPC);
+	close(full);
+}
+
+/* A file size limit: the write crossing it is short, the next fails (EFBIG). */
+static void test_short_write_efbig(void)
+{
+	struct rlimit old, lim;
+	struct fr_writer *w;
+	struct coll c;
+	char path[256];
+	struct stat sb;
+	bool trunc;
+	int err;
+
+	big_seq = 0;
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	w = open_writer(path, sizeof(path));
+	write_std_events(w);
+	big_comms(w, 0, 30, 1, 1);
+	lim = old;
+	lim.rlim_cur = 300000;
+	CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 1, FR_STREAM_SAMPLES), 0);
+	do
+		err = fr_writer__record(w, mk_sample((uint8_t[256]){ 0 }, false, 0, 5, 999, 12));
+	while (!err);
+	CU_ASSERT_EQUAL(err, -EFBIG);
+	CU_ASSERT_EQUAL(fr_writer__bytes(w), 300000);
+	CU_ASSERT_EQUAL(fr_writer__close(w), -EFBIG);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	CU_ASSERT(stat(path, &sb) == 0 && sb.st_size == 300000);
+	CU_ASSERT_EQUAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT(trunc && c.n == 30);
+	free(c.v);
+}
+
+static void test_callback_stop(void)
+{
+	struct fr_reader *r;
+	struct coll c = { .stop_after = 100 };
+	char path[256];
+
+	write_big(path, sizeof(path));
+	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &r), 0);
+	CU_ASSERT_EQUAL(fr_reader__for_each(r, collect, &c), 1234);
+	CU_ASSERT_EQUAL(c.n, 100);
+	c.n = 0;
+	c.stop_after = 0;
+	CU_ASSERT_EQUAL(fr_reader__for_each(r, collect, &c), 0);  /* walks again from the start */
+	CU_ASSERT_EQUAL(c.n, big_seq);
+	CU_ASSERT_STRING_EQUAL(fr_reader__meta(r, "host"), "big");
+	fr_reader__close(r);
+	free(c.v);
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static int suite_init(void)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int suite_clean(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	char p[512];
+
+	while (d && !getenv("KEEP") && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	return getenv("KEEP") ? 0 : rmdir(tmpdir);
+}
+
+static const struct {
+	const char *name;
+	CU_TestFunc fn;
+} tests[] = {
+	{ "round trip: meta, events, cpu stats", test_round_trip },
+	{ "merge: 2 CPUs, sideband, synthesized, ties, no-time record", test_merge_order },
+	{ "merge: multi-chunk streams", test_multi_chunk },
+	{ "merge: two events told apart by PERF_SAMPLE_IDENTIFIER", test_identifier },
+	{ "merge: callback stops the walk; walk again", test_callback_stop },
+	{ "truncated at every chunk boundary and mid-chunk", test_truncated },
+	{ "flipped byte in a compressed payload", test_flipped_byte },
+	{ "bad records: count, size, alignment", test_bad_records },
+	{ "event with a shorter or longer attr", test_attr_size },
+	{ "bad magic, version 2, missing file", test_bad_header },
+	{ "writer: mode 0600, O_EXCL, EINVAL, abort unlinks", test_mode_excl_abort },
+	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },
+	{ "writer: short write then EFBIG; partial file reads", test_short_write_efbig },
+};
+
+int main(void)
+{
+	unsigned int failures;
+	CU_pSuite suite;
+	size_t i;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 99;
+	suite = CU_add_suite("file", suite_init, suite_clean);
+	if (!suite)
+		goto error;
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
+			goto error;
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	/* CU_basic_run_tests succeeds even when tests fail; cleanup resets the count */
+	failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+error:
+	CU_cleanup_registry();
+	return 99;
+}

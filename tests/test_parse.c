@@ -1,0 +1,124 @@
+/* tests/test_parse.c: CUnit suite for src/parse.c: numbers with end pointers
+ * and range checks, sizes with suffixes, -m pages or sizes, pid lists.
+ */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "src/parse.h"
+
+static void test_u64(void)
+{
+	uint64_t v = 7;
+
+	CU_ASSERT_EQUAL(fr_parse__u64("42", 1, 100, &v), 0);
+	CU_ASSERT_EQUAL(v, 42);
+	CU_ASSERT_EQUAL(fr_parse__u64("0", 0, 0, &v), 0);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(fr_parse__u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	CU_ASSERT_EQUAL(v, UINT64_MAX);
+	v = 7;
+	CU_ASSERT_EQUAL(fr_parse__u64("18446744073709551616", 0, UINT64_MAX, &v), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__u64("101", 1, 100, &v), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__u64("0", 1, 100, &v), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__u64("12abc", 1, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__u64("", 1, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__u64(" 5", 1, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__u64("-5", 0, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__u64("+5", 0, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__u64("5 ", 0, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__u64(NULL, 0, 100, &v), -EINVAL);
+	CU_ASSERT_EQUAL(v, 7); /* untouched on error */
+}
+
+static void test_size(void)
+{
+	uint64_t v;
+
+	CU_ASSERT_EQUAL(fr_parse__size("4096", &v), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(fr_parse__size("4K", &v), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(fr_parse__size("4k", &v), 0);
+	CU_ASSERT_EQUAL(v, 4096);
+	CU_ASSERT_EQUAL(fr_parse__size("4M", &v), 0);
+	CU_ASSERT_EQUAL(v, 4u << 20);
+	CU_ASSERT_EQUAL(fr_parse__size("1GiB", &v), 0);
+	CU_ASSERT_EQUAL(v, 1u << 30);
+	CU_ASSERT_EQUAL(fr_parse__size("2MB", &v), 0);
+	CU_ASSERT_EQUAL(v, 2u << 20);
+	CU_ASSERT_EQUAL(fr_parse__size("4T", &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__size("M", &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__size("4MM", &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__size("4Mx", &v), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__size("17179869184G", &v), -ERANGE);
+}
+
+static void test_pages(void)
+{
+	size_t p;
+
+	CU_ASSERT_EQUAL(fr_parse__pages("256", 4096, 1u << 19, &p), 0);
+	CU_ASSERT_EQUAL(p, 256);
+	CU_ASSERT_EQUAL(fr_parse__pages("1", 4096, 1u << 19, &p), 0);
+	CU_ASSERT_EQUAL(p, 1);
+	CU_ASSERT_EQUAL(fr_parse__pages("4M", 4096, 1u << 19, &p), 0);
+	CU_ASSERT_EQUAL(p, 1024);
+	CU_ASSERT_EQUAL(fr_parse__pages("4K", 4096, 1u << 19, &p), 0);
+	CU_ASSERT_EQUAL(p, 1);
+	CU_ASSERT_EQUAL(fr_parse__pages("3", 4096, 1u << 19, &p), -EDOM);
+	CU_ASSERT_EQUAL(fr_parse__pages("12K", 4096, 1u << 19, &p), -EDOM);
+	CU_ASSERT_EQUAL(fr_parse__pages("0", 4096, 1u << 19, &p), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__pages("1025", 4096, 1024, &p), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__pages("8M", 4096, 1024, &p), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__pages("1000B", 4096, 1024, &p), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pages("x", 4096, 1024, &p), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pages("", 4096, 1024, &p), -EINVAL);
+}
+
+static void test_pids(void)
+{
+	int *pids = NULL;
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL(fr_parse__pids("12", &pids, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(pids ? pids[0] : -1, 12);
+	free(pids);
+	pids = NULL;
+	CU_ASSERT_EQUAL(fr_parse__pids("1,22,333", &pids, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	if (pids && n == 3) {
+		CU_ASSERT_EQUAL(pids[0], 1);
+		CU_ASSERT_EQUAL(pids[1], 22);
+		CU_ASSERT_EQUAL(pids[2], 333);
+	}
+	free(pids);
+	CU_ASSERT_EQUAL(fr_parse__pids("1,,2", &pids, &n), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pids(",1", &pids, &n), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pids("1,", &pids, &n), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pids("0", &pids, &n), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__pids("12a", &pids, &n), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pids("", &pids, &n), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__pids("99999999", &pids, &n), -ERANGE);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 99;
+	s = CU_add_suite("parse", NULL, NULL);
+	if (!s || !CU_add_test(s, "u64", test_u64) || !CU_add_test(s, "size", test_size) ||
+	    !CU_add_test(s, "pages", test_pages) || !CU_add_test(s, "pids", test_pids)) {
+		CU_cleanup_registry();
+		return 99;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
