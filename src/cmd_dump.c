@@ -149,18 +149,22 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 {
 	struct dump_ctx *c = ctx;
 	const struct perf_event_header *h = r->h;
-	uint64_t st = r->event->attr.sample_type;
+	uint64_t st = r->event ? r->event->attr.sample_type : 0;
 	struct fr_sample s;
 	char cpu[16], det[4096];
 	int err;
 
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (!r->event) {
+		/* an identifier no event of the file owns: show the type, decode nothing */
+		memset(&s, 0, sizeof(s));
+		err = 0;
+	} else if (h->type == PERF_RECORD_SAMPLE)
 		err = fr_record__parse_sample(h, st, r->event->attr.sample_regs_user, &s);
 	else
 		err = fr_record__parse_id(h, st, &s);
 	if (err)
 		memset(&s, 0, sizeof(s));
-	if (h->type == PERF_RECORD_COMM) {
+	if (h->type == PERF_RECORD_COMM && r->event) {
 		struct fr_comm cm;
 
 		if (!fr_record__comm(h, &cm))
@@ -170,7 +174,7 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		if (h->type == PERF_RECORD_SAMPLE) {
 			struct comm_slot *sl;
 
-			if (r->event->index < c->nr_events)
+			if (r->event && r->event->index < c->nr_events)
 				c->per_event[r->event->index]++;
 			sl = comm_find(&c->comms, s.tid, true);
 			if (sl) {
@@ -185,7 +189,10 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		snprintf(cpu, sizeof(cpu), "[---]");
 	else
 		snprintf(cpu, sizeof(cpu), "[%03u]", r->cpu);
-	details(c, r, &s, det, sizeof(det));
+	if (r->event)
+		details(c, r, &s, det, sizeof(det));
+	else
+		snprintf(det, sizeof(det), "(record of an unknown event id)");
 	printf("%llu.%09llu %s %7u/%-7u %-8s %-16s %s\n", (unsigned long long)(r->time / 1000000000ull),
 	       (unsigned long long)(r->time % 1000000000ull), cpu, s.pid, s.tid,
 	       fr_record__type_name(h->type), s.has_tid ? comm_get(&c->comms, s.tid) : "-", det);
