@@ -34,7 +34,23 @@ enum {
 	OPT_NAME,
 	OPT_RUN_DIR,
 	OPT_NO_FINAL,
+	OPT_CALL_GRAPH,
 };
+
+enum callgraph { CG_NONE, CG_FP, CG_DWARF };
+
+/* The user registers a remote DWARF unwinder needs: all general purpose ones
+ * (as perf records them), not the segment registers. */
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define FR_REGS_USER_MASK                                                              \
+	(((1ull << PERF_REG_X86_64_MAX) - 1) &                                            \
+	 ~((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | (1ull << PERF_REG_X86_FS) | \
+	   (1ull << PERF_REG_X86_GS)))
+#else
+#define FR_REGS_USER_MASK 0ull
+#endif
+#define FR_STACK_DEFAULT 8192u
 
 struct fr_opts {
 	const char *events[MAX_EVENTS];
@@ -43,7 +59,8 @@ struct fr_opts {
 	bool system_wide;
 	const char *pids;
 	uint64_t freq, period;
-	bool callchain;
+	enum callgraph callgraph;
+	uint32_t stack_size;     /* --call-graph dwarf,SIZE */
 	size_t data_pages;
 	const char *outdir;
 	const char *name;
@@ -64,7 +81,10 @@ static const struct argp_option record_options[] = {
 	{ "pid", 'p', "PID[,PID]", 0, "record existing processes (all threads, and children)", 0 },
 	{ "freq", 'F', "HZ", 0, "sampling frequency of software/hardware events (default 4000)", 0 },
 	{ "count", 'c', "PERIOD", 0, "sample every PERIOD events", 0 },
-	{ "call-graph", 'g', NULL, 0, "record frame-pointer callchains", 0 },
+	{ NULL, 'g', NULL, 0, "record frame-pointer callchains (--call-graph fp)", 0 },
+	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0, "callchains: frame pointers, or "
+	  "user registers and SIZE bytes of user stack (default 8192, at most 65528) unwound "
+	  "by report with libunwind", 0 },
 	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages (power of two) or a size "
 	  "like 4M (default 128 pages)", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
@@ -99,6 +119,26 @@ static void add_events(struct argp_state *st, struct fr_opts *o, char *arg)
 	}
 }
 
+static int parse_callgraph(const char *arg, struct fr_opts *o)
+{
+	uint64_t v;
+
+	if (!strcmp(arg, "fp")) {
+		o->callgraph = CG_FP;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return -EINVAL;
+	o->callgraph = CG_DWARF;
+	o->stack_size = FR_STACK_DEFAULT;
+	if (!arg[5])
+		return 0;
+	if (fr_parse__u64(arg + 6, 8, 65528, &v) || (v & 7))
+		return -EINVAL;
+	o->stack_size = (uint32_t)v;
+	return 0;
+}
+
 static error_t record_parse(int key, char *arg, struct argp_state *st)
 {
 	struct fr_opts *o = st->input;
@@ -119,7 +159,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		if (fr_parse__u64(arg, 1, UINT64_MAX >> 1, &o->period))
 			usage_error(st, o, "-c", "expected a period, a positive integer");
 		break;
-	case 'g': o->callchain = true; break;
+	case 'g': o->callgraph = CG_FP; break;
+	case OPT_CALL_GRAPH:
+		if (parse_callgraph(arg, o))
+			usage_error(st, o, "--call-graph", "expected fp, dwarf or dwarf,SIZE "
+				    "(SIZE a multiple of 8, 8..65528)");
+		break;
 	case 'm':
 		err = fr_parse__pages(arg, (size_t)sysconf(_SC_PAGESIZE), 1u << 19, &o->data_pages);
 		if (err == -EDOM)
@@ -194,8 +239,16 @@ static int build_evlist(struct fr_opts *o, struct fr_evlist *el)
 		} else if (ev->kind == FR_EVENT_TRACEPOINT && o->period) {
 			ev->attr.sample_period = o->period;
 		}
-		if (o->callchain)
+		if (o->callgraph == CG_FP)
 			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (o->callgraph == CG_DWARF) {
+			/* kernel part from the callchain, user part unwound from the stack */
+			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+						PERF_SAMPLE_STACK_USER;
+			ev->attr.exclude_callchain_user = 1;
+			ev->attr.sample_regs_user = FR_REGS_USER_MASK;
+			ev->attr.sample_stack_user = o->stack_size;
+		}
 		if (fr_evlist__add(el, ev))
 			return FR_EXIT_ERROR;
 	}
