@@ -22,6 +22,13 @@ enum fr_chunk_type {
 	FR_CHUNK_RECORDS = 3,  /* records of one stream, oldest first */
 	FR_CHUNK_CPUSTAT = 4,  /* per-CPU time range and loss counters */
 	FR_CHUNK_END = 5,      /* the file is complete */
+	FR_CHUNK_BLOB = 6,     /* a typed payload (kind: enum fr_blob_kind); readers skip unknown kinds */
+};
+
+enum fr_blob_kind {
+	FR_BLOB_KSYMS = 1,     /* kernel symbols the samples need (symbolize/kallsyms.h) */
+	FR_BLOB_PROCS = 2,     /* the retained process/mapping table (src/proctable.h) */
+	FR_BLOB_TRIGGER = 3,   /* what triggered the snapshot, window bounds ("key=value\n") */
 };
 
 enum fr_stream_kind {
@@ -83,6 +90,9 @@ int fr_writer__close(struct fr_writer *w);
 /* Close without END and unlink the file. */
 void fr_writer__abort(struct fr_writer *w);
 uint64_t fr_writer__bytes(const struct fr_writer *w);  /* bytes written so far */
+/* A BLOB chunk of the given kind; len <= FR_CHUNK_RAW_MAX (-E2BIG). Several
+ * blobs of one kind may be written; readers see them in file order. */
+int fr_writer__blob(struct fr_writer *w, uint32_t kind, const void *data, size_t len);
 
 /* ---- reader ---- */
 struct fr_reader;
@@ -110,6 +120,10 @@ size_t fr_reader__nr_events(const struct fr_reader *r);
 const struct fr_file_event *fr_reader__event(const struct fr_reader *r, size_t i);
 size_t fr_reader__nr_cpu_stats(const struct fr_reader *r);
 const struct fr_cpu_stat *fr_reader__cpu_stat(const struct fr_reader *r, size_t i);
+/* Blobs of a kind, in file order: how many, and the i-th decoded (malloc'd,
+ * the caller frees *data; -EBADMSG if it fails its checks). */
+size_t fr_reader__nr_blobs(const struct fr_reader *r, uint32_t kind);
+int fr_reader__blob(struct fr_reader *r, uint32_t kind, size_t i, void **data, size_t *len);
 /* Every record of every stream, merged by time (ties: sideband before samples,
  * then lower CPU first). Memory is bounded by one decoded chunk per stream.
  * Returns 0, the callback's non-zero value, or -errno (-EBADMSG on a chunk that

@@ -42,7 +42,14 @@ struct id_map {
 	const struct fr_file_event *ev;
 };
 
+struct blob_ref {
+	uint32_t kind;
+	struct chunk_ref ref;
+};
+
 struct fr_reader {
+	struct blob_ref *blobs;
+	size_t nr_blobs, cap_blobs;
 	int fd;
 	uint64_t size;
 	bool truncated;
@@ -342,11 +349,13 @@ out:
 static bool chunk_header_ok(const struct fr_disk_chunk *ch)
 {
 	if (ch->magic != FR_CHUNK_MAGIC || ch->flags || ch->type < FR_CHUNK_META ||
-	    ch->type > FR_CHUNK_END || ch->comp_size > FR_CHUNK_COMP_MAX ||
+	    ch->type > FR_CHUNK_BLOB || ch->comp_size > FR_CHUNK_COMP_MAX ||
 	    ch->raw_size > fr_payload_max(ch->type))
 		return false;
 	if (ch->type == FR_CHUNK_RECORDS)
 		return ch->kind <= FR_STREAM_SIDEBAND && ch->raw_size >= FR_RECORDS_HDR_SIZE;
+	if (ch->type == FR_CHUNK_BLOB)
+		return ch->stream == 0 && ch->kind != 0;
 	return ch->stream == 0 && ch->kind == 0;
 }
 
@@ -378,6 +387,49 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
 	return 0;
 }
 
+/* Blobs are indexed at open and decoded (and checked) when asked for. */
+static int add_blob(struct fr_reader *r, uint32_t kind, const struct chunk_ref *ref)
+{
+	if (grow((void **)&r->blobs, &r->cap_blobs, r->nr_blobs + 1, sizeof(*r->blobs)))
+		return -ENOMEM;
+	r->blobs[r->nr_blobs].kind = kind;
+	r->blobs[r->nr_blobs++].ref = *ref;
+	return 0;
+}
+
+size_t fr_reader__nr_blobs(const struct fr_reader *r, uint32_t kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nr_blobs; i++)
+		n += r->blobs[i].kind == kind;
+	return n;
+}
+
+int fr_reader__blob(struct fr_reader *r, uint32_t kind, size_t i, void **data, size_t *len)
+{
+	for (size_t k = 0; k < r->nr_blobs; k++) {
+		uint8_t *buf;
+		int err;
+
+		if (r->blobs[k].kind != kind || i--)
+			continue;
+		buf = malloc(r->blobs[k].ref.raw + 1);
+		if (!buf)
+			return -ENOMEM;
+		err = decode_chunk(r, &r->blobs[k].ref, buf);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		buf[r->blobs[k].ref.raw] = '\0';
+		*data = buf;
+		*len = r->blobs[k].ref.raw;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* Walk the chunk headers up to END or the first bad or incomplete chunk. */
 static int scan_chunks(struct fr_reader *r)
 {
@@ -399,6 +451,8 @@ static int scan_chunks(struct fr_reader *r)
 		ref.raw = ch.raw_size;
 		if (ch.type == FR_CHUNK_RECORDS)
 			err = add_records_chunk(r, &caps, &ch, &ref);
+		else if (ch.type == FR_CHUNK_BLOB)
+			err = add_blob(r, ch.kind, &ref);
 		else
 			err = read_small_chunk(r, &caps, ch.type, &ref, nr);
 		if (err) {
@@ -518,6 +572,7 @@ void fr_reader__close(struct fr_reader *r)
 	free(r->stats);
 	free(r->streams);
 	free(r->ids);
+	free(r->blobs);
 	free(r);
 }
 

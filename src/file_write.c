@@ -109,6 +109,15 @@ static int emit_data_chunk(struct fr_writer *w, uint16_t type, uint32_t stream, 
 	return err ? err : emit_chunk(w, type, stream, kind, payload, len);
 }
 
+int fr_writer__blob(struct fr_writer *w, uint32_t kind, const void *data, size_t len)
+{
+	if (kind == 0)
+		return -EINVAL;
+	if (len > FR_CHUNK_RAW_MAX)
+		return -E2BIG;
+	return emit_data_chunk(w, FR_CHUNK_BLOB, 0, kind, data, len);
+}
+
 static int setup_cctx(ZSTD_CCtx *cctx, int level)
 {
 	ZSTD_bounds b = ZSTD_cParam_getBounds(ZSTD_c_compressionLevel);

@@ -834,6 +834,41 @@ static void test_short_write_efbig(void)
 
 /* ---- main --------------------------------------------------------------- */
 
+static void test_blobs(void)
+{
+	static const char a[] = "first", b[] = "second kind-1 blob", c[] = "kind 2";
+	struct fr_writer *w = NULL;
+	struct fr_reader *r = NULL;
+	char path[256];
+	void *data = NULL;
+	size_t len = 0;
+
+	tmp_path(path, sizeof(path));
+	CU_ASSERT_FATAL(fr_writer__open(path, 1, &w) == 0);
+	CU_ASSERT_EQUAL(fr_writer__blob(w, 0, a, sizeof(a)), -EINVAL);
+	CU_ASSERT_EQUAL(fr_writer__blob(w, 1, a, FR_CHUNK_RAW_MAX + 1), -E2BIG);
+	CU_ASSERT_EQUAL(fr_writer__blob(w, 1, a, sizeof(a)), 0);
+	CU_ASSERT_EQUAL(fr_writer__blob(w, 2, c, sizeof(c)), 0);
+	CU_ASSERT_EQUAL(fr_writer__blob(w, 1, b, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(fr_writer__blob(w, 77, c, 0), 0);   /* a kind this reader does not know */
+	CU_ASSERT_FATAL(fr_writer__close(w) == 0);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	CU_ASSERT_FALSE(fr_reader__truncated(r));
+	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, 1), 2);
+	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, 2), 1);
+	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, 3), 0);
+	CU_ASSERT_EQUAL(fr_reader__blob(r, 1, 1, &data, &len), 0);
+	CU_ASSERT(len == sizeof(b) && data && !memcmp(data, b, len));
+	free(data);
+	data = NULL;
+	CU_ASSERT_EQUAL(fr_reader__blob(r, 2, 0, &data, &len), 0);
+	CU_ASSERT(len == sizeof(c) && data && !memcmp(data, c, len));
+	free(data);
+	CU_ASSERT_EQUAL(fr_reader__blob(r, 1, 2, &data, &len), -ENOENT);
+	CU_ASSERT_EQUAL(fr_reader__blob(r, 3, 0, &data, &len), -ENOENT);
+	fr_reader__close(r);
+}
+
 static int suite_init(void)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;
@@ -871,6 +906,7 @@ static const struct {
 	{ "writer: mode 0600, O_EXCL, EINVAL, abort unlinks", test_mode_excl_abort },
 	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },
 	{ "writer: short write then EFBIG; partial file reads", test_short_write_efbig },
+	{ "blobs: kinds, order, limits, unknown kinds", test_blobs },
 };
 
 int main(void)
