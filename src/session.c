@@ -19,6 +19,7 @@
 
 #include "ring/record.h"
 #include "src/file.h"
+#include "symbolize/kallsyms.h"
 
 struct sb_store {
 	uint8_t *buf;
@@ -41,6 +42,7 @@ struct fr_session {
 	size_t nr_ids;
 	unsigned seq;
 	uint64_t start_ns;
+	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -101,6 +103,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		return -ENOMEM;
 	}
 	s->start_ns = now_ns(CLOCK_MONOTONIC);
+	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
+		s->ksyms = NULL;
 	*out = s;
 	return 0;
 }
@@ -115,6 +119,7 @@ void fr_session__delete(struct fr_session *s)
 	free(s->synth.buf);
 	free(s->snaps);
 	free(s->ids);
+	fr_kallsyms__delete(s->ksyms);
 	fr_evlist__delete(s->el);
 	free(s);
 }
@@ -349,6 +354,41 @@ static int write_events(struct fr_session *s, struct fr_writer *w)
 	return fr_writer__event(w, &fe);
 }
 
+/* Note the kernel addresses a sample holds, for the KSYMS blob. */
+static void note_kernel_addrs(struct fr_session *s, const struct perf_event_header *h,
+			      const struct fr_event *ev)
+{
+	struct fr_sample smp;
+
+	if (!s->ksyms || h->type != PERF_RECORD_SAMPLE ||
+	    fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, &smp))
+		return;
+	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL && smp.ip)
+		fr_kallsyms__note(s->ksyms, smp.ip);
+	for (uint64_t i = 0; i < smp.nr_ips; i++) {
+		uint64_t a;
+
+		memcpy(&a, &smp.ips[i], sizeof(a));
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;   /* PERF_CONTEXT_KERNEL/USER markers */
+		if (a >= 0xffff800000000000ull)
+			fr_kallsyms__note(s->ksyms, a);
+	}
+}
+
+static int write_ksyms(struct fr_session *s, struct fr_writer *w)
+{
+	void *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!s->ksyms || fr_kallsyms__serialize(s->ksyms, &data, &len))
+		return 0;   /* the report shows raw kernel addresses then */
+	err = len > FR_CHUNK_RAW_MAX ? 0 : fr_writer__blob(w, FR_BLOB_KSYMS, data, len);
+	free(data);
+	return err;
+}
+
 /* One CPU's sample stream, oldest first, and its stats. */
 static int write_samples(struct fr_session *s, struct fr_writer *w, size_t ci,
 			 struct fr_cpu_stat *cs)
@@ -374,6 +414,7 @@ static int write_samples(struct fr_session *s, struct fr_writer *w, size_t ci,
 			cs->last_time = t;
 		}
 		cs->nr_samples++;
+		note_kernel_addrs(s, h, ev);
 		err = fr_writer__record(w, h);
 	}
 	if (!err)
@@ -424,6 +465,8 @@ static int write_file(struct fr_session *s, struct fr_writer *w, const char *tri
 		st->lost += cs[ci].lost_records + cs[ci].lost_samples;
 		st->raced_bytes += cs[ci].raced_bytes;
 	}
+	if (!err)
+		err = write_ksyms(s, w);
 	if (!err)
 		err = fr_writer__cpu_stats(w, cs, ncpu);
 	free(cs);
