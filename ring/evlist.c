@@ -26,13 +26,16 @@ struct fd_info {
 struct cpu_rings {
 	struct fr_ring *samples;
 	struct fr_ring *sideband;
-	int sample_leader, sb_leader;
+	struct fr_ring *trigger;
+	int sample_leader, sb_leader, trig_leader;
 };
 
 struct fr_evlist {
 	struct fr_event **events;
 	size_t nr_events;
 	struct fr_event sb_event;
+	struct fr_event *trig_event;
+	char *trig_filter;
 	int *cpus;
 	size_t nr_cpus;
 	struct cpu_rings *rings;
@@ -59,7 +62,10 @@ void fr_evlist__delete(struct fr_evlist *el)
 	for (size_t i = 0; i < el->nr_cpus && el->rings; i++) {
 		fr_ring__delete(el->rings[i].samples);
 		fr_ring__delete(el->rings[i].sideband);
+		fr_ring__delete(el->rings[i].trigger);
 	}
+	fr_event__delete(el->trig_event);
+	free(el->trig_filter);
 	for (size_t i = 0; i < el->nr_fds; i++)
 		close(el->fds[i].fd);
 	for (size_t i = 0; i < el->nr_events; i++) {
@@ -266,8 +272,9 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 		       size_t ci, const struct fr_evlist_opts *o, struct fr_open_error *oe)
 {
 	struct cpu_rings *cr = &el->rings[ci];
-	bool sb = ev < 0;
-	int *leader = sb ? &cr->sb_leader : &cr->sample_leader;
+	bool sb = ev == -1, trig = ev == -2;
+	int *leader = trig ? &cr->trig_leader : sb ? &cr->sb_leader : &cr->sample_leader;
+	struct fr_ring **ring = trig ? &cr->trigger : sb ? &cr->sideband : &cr->samples;
 	int fd, err;
 
 	oe->event = ev;
@@ -282,10 +289,15 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 		close(fd);
 		return err;
 	}
+	if (trig && el->trig_filter) {
+		oe->op = "PERF_EVENT_IOC_SET_FILTER";
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, el->trig_filter) < 0)
+			return -errno;
+	}
 	if (*leader < 0) {
 		oe->op = "mmap";
-		err = fr_ring__mmap(fd, sb ? o->sb_pages : o->data_pages, sb ? false : o->backward,
-				    sb ? &cr->sideband : &cr->samples);
+		err = fr_ring__mmap(fd, trig ? 2 : sb ? o->sb_pages : o->data_pages,
+				    (sb || trig) ? false : o->backward, ring);
 		if (err)
 			return err;
 		*leader = fd;
@@ -295,7 +307,7 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 			return -errno;
 	}
 	oe->op = "PERF_EVENT_IOC_ID";
-	return sb ? 0 : add_id(el, (size_t)ev, fd);
+	return ev < 0 ? 0 : add_id(el, (size_t)ev, fd);
 }
 
 /* The tasks to open for: -1 (all), the child, or every thread of each pid. */
@@ -348,10 +360,17 @@ static int target_tids(const struct fr_target *t, pid_t **out)
 static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 			       const struct fr_evlist_opts *o)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
 	for (size_t i = 0; i < el->nr_events; i++) {
 		struct perf_event_attr *a = &el->events[i]->attr;
 
 		a->write_backward = o->backward;
+		if (!o->backward) {
+			/* wake the reader when half the ring is full, not per event */
+			a->watermark = 1;
+			a->wakeup_watermark = (uint32_t)(o->data_pages * page / 2);
+		}
 		a->inherit = t->kind != FR_TARGET_SYSTEM;
 		a->enable_on_exec = t->kind == FR_TARGET_CHILD;
 		if (el->nr_events > 1)
@@ -362,6 +381,15 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 	}
 	el->sb_event.attr.inherit = t->kind != FR_TARGET_SYSTEM;
 	el->sb_event.attr.enable_on_exec = t->kind == FR_TARGET_CHILD;
+	if (el->trig_event) {
+		struct perf_event_attr *a = &el->trig_event->attr;
+
+		a->inherit = t->kind != FR_TARGET_SYSTEM;
+		a->enable_on_exec = t->kind == FR_TARGET_CHILD;
+		a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
 }
 
 int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
@@ -387,7 +415,7 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	if (!el->rings || !el->ids || !el->nr_ids)
 		return -ENOMEM;
 	for (size_t ci = 0; ci < el->nr_cpus; ci++)
-		el->rings[ci].sample_leader = el->rings[ci].sb_leader = -1;
+		el->rings[ci].sample_leader = el->rings[ci].sb_leader = el->rings[ci].trig_leader = -1;
 	n = target_tids(t, &tids);
 	if (n <= 0)
 		return n ? n : -ESRCH;
@@ -400,6 +428,8 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe);
 			if (!err)
 				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe);
+			if (!err && el->trig_event)
+				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe);
 		}
 	}
 	free(tids);
@@ -443,27 +473,84 @@ size_t fr_evlist__sideband_pollfds(const struct fr_evlist *el, struct pollfd *fd
 	return n;
 }
 
+int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char *filter)
+{
+	if (el->trig_event || el->rings) {
+		fr_event__delete(ev);
+		return -EINVAL;
+	}
+	el->trig_event = ev;
+	if (filter && !(el->trig_filter = strdup(filter)))
+		return -ENOMEM;
+	return 0;
+}
+
+const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el)
+{
+	return el->trig_event;
+}
+
+size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t ci = 0; el->trig_event && ci < el->nr_cpus && n < max; ci++) {
+		if (el->rings[ci].trig_leader < 0)
+			continue;
+		fds[n].fd = el->rings[ci].trig_leader;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+static int drain_ring(struct fr_ring *r, size_t ci, fr_sideband_cb cb, void *ctx)
+{
+	const struct perf_event_header *h;
+	int err = 0, ret = 0;
+
+	if (!r || fr_ring__read_init(r))
+		return 0;
+	while ((h = fr_ring__read_event(r, &err))) {
+		ret = cb(ctx, ci, h);
+		if (ret)
+			break;
+	}
+	fr_ring__read_done(r);
+	return ret ? ret : err;
+}
+
+int fr_evlist__drain_trigger(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
+{
+	int ret = 0;
+
+	for (size_t ci = 0; el->trig_event && ci < el->nr_cpus && !ret; ci++)
+		ret = drain_ring(el->rings[ci].trigger, ci, cb, ctx);
+	return ret;
+}
+
+int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx)
+{
+	return cpu_idx < el->nr_cpus ? el->rings[cpu_idx].sample_leader : -1;
+}
+
+int fr_evlist__read_samples(struct fr_evlist *el, size_t ci, fr_sideband_cb cb, void *ctx)
+{
+	return drain_ring(ci < el->nr_cpus ? el->rings[ci].samples : NULL, ci, cb, ctx);
+}
+
 int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
 {
 	int ret = 0;
 
 	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
-		struct fr_ring *r = el->rings[ci].sideband;
-		const struct perf_event_header *h;
-		int err = 0;
+		int err = drain_ring(el->rings[ci].sideband, ci, cb, ctx);
 
-		if (!r || fr_ring__read_init(r))
-			continue;
-		while ((h = fr_ring__read_event(r, &err))) {
-			ret = cb(ctx, ci, h);
-			if (ret)
-				break;
-		}
-		fr_ring__read_done(r);
-		if (ret)
-			return ret;
+		if (err && err != -EBADMSG)
+			return err;
 		if (err)
-			ret = err;
+			ret = err;   /* a corrupt ring was skipped to its head: go on */
 	}
 	return ret;
 }

@@ -34,7 +34,7 @@ struct fr_evlist_opts {
 
 /* Which open failed, for the caller's message. */
 struct fr_open_error {
-	int event;           /* index in the evlist, -1 for the sideband event */
+	int event;           /* index in the evlist, -1 sideband, -2 trigger */
 	int cpu;
 	pid_t pid;
 	int err;             /* -errno of perf_event_open, ioctl or mmap */
@@ -72,6 +72,23 @@ typedef int (*fr_sideband_cb)(void *ctx, size_t cpu_idx, const struct perf_event
 /* Read every sideband ring to its head; stops at the first non-zero callback
  * value and returns it. Corrupt rings are skipped to their head (-EBADMSG). */
 int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx);
+
+/* The trigger event: opened like the samples (same target, every CPU) into
+ * its own small forward ring that wakes the reader on every record, so a
+ * trigger costs user space one wakeup and nothing between triggers. filter is
+ * a tracefs filter (PERF_EVENT_IOC_SET_FILTER) or NULL. Takes ownership of ev;
+ * call before open. */
+int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char *filter);
+const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el);
+size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max);
+int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t cpu_idx,
+			     const struct perf_event_header *h), void *ctx);
+
+/* Forward mode: the fd to poll for one CPU's sample ring (POLLIN past its
+ * watermark), and reading that ring to its head. Each CPU's ring may be read
+ * by its own thread: nothing is shared between CPUs. */
+int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx);
+int fr_evlist__read_samples(struct fr_evlist *el, size_t cpu_idx, fr_sideband_cb cb, void *ctx);
 
 /* Snapshot every backward sample ring, each from a thread pinned to its CPU
  * (see ring.h for why), restoring the caller's affinity afterwards.

@@ -16,12 +16,14 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ring/evlist.h"
 #include "src/control.h"
 #include "src/flightrec.h"
 #include "src/parse.h"
+#include "src/record_loop.h"
 #include "src/session.h"
 
 #define MAX_EVENTS 64
@@ -35,7 +37,16 @@ enum {
 	OPT_RUN_DIR,
 	OPT_NO_FINAL,
 	OPT_CALL_GRAPH,
+	OPT_WINDOW_SIZE,
+	OPT_WINDOW_TIME,
+	OPT_TRIGGER,
+	OPT_TRIGGER_FILTER,
+	OPT_TRIGGER_AFTER,
+	OPT_MAX_SNAPSHOTS,
+	OPT_MAX_FILES,
 };
+
+#define FLUSH_MS 1000   /* forward mode: a killed recorder loses at most this much */
 
 enum callgraph { CG_NONE, CG_FP, CG_DWARF };
 
@@ -67,6 +78,11 @@ struct fr_opts {
 	const char *run_dir;
 	bool no_final;
 	int level;
+	uint64_t window_ns;
+	const char *trigger, *trigger_filter;
+	uint64_t trigger_after_ns;
+	uint64_t rate_n, rate_ns;
+	uint64_t max_files;
 	char **cmd;
 	int usage_err;
 };
@@ -76,7 +92,8 @@ static const struct argp_option record_options[] = {
 	  "subsys:tracepoint, cpu-clock, task-clock, page-faults, context-switches, "
 	  "cpu-migrations, cycles, instructions, ...", 0 },
 	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default)", 0 },
-	{ "forward", OPT_FORWARD, NULL, 0, "stream every record to a file (not in this version)", 0 },
+	{ "forward", OPT_FORWARD, NULL, 0, "stream every record into one file (per-CPU reader "
+	  "threads), instead of keeping a window", 0 },
 	{ "all-cpus", 'a', NULL, 0, "system-wide (the default without -p or a command)", 0 },
 	{ "pid", 'p', "PID[,PID]", 0, "record existing processes (all threads, and children)", 0 },
 	{ "freq", 'F', "HZ", 0, "sampling frequency of software/hardware events (default 4000)", 0 },
@@ -87,6 +104,19 @@ static const struct argp_option record_options[] = {
 	  "by report with libunwind", 0 },
 	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages (power of two) or a size "
 	  "like 4M (default 128 pages)", 0 },
+	{ "window-size", OPT_WINDOW_SIZE, "SIZE", 0, "the same as -m: the per-CPU window in bytes", 0 },
+	{ "window-time", OPT_WINDOW_TIME, "DURATION", 0, "at a snapshot, drop records older than "
+	  "DURATION (e.g. 10s, 500ms); warns when the ring holds less", 0 },
+	{ "trigger", OPT_TRIGGER, "EVENT", 0, "snapshot when EVENT (a tracepoint or software event) "
+	  "occurs; user space wakes only then", 0 },
+	{ "trigger-filter", OPT_TRIGGER_FILTER, "FILTER", 0, "tracefs filter for --trigger, e.g. "
+	  "'sig == 10'", 0 },
+	{ "trigger-after", OPT_TRIGGER_AFTER, "DURATION", 0, "keep recording DURATION after a "
+	  "--trigger event before the snapshot (default 0)", 0 },
+	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N/PERIOD", 0, "at most N snapshots per PERIOD "
+	  "(e.g. 3/1m); further triggers are refused, and triggers during a pending snapshot "
+	  "join it", 0 },
+	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default')", 0 },
 	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
@@ -171,6 +201,28 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 			usage_error(st, o, "-m", "the ring must be a power of two pages (1, 2, 4, ... or 4K, 8K, ... 2G)");
 		else if (err)
 			usage_error(st, o, "-m", "expected a page count or a size like 4M (at most 2G)");
+		break;
+	case OPT_WINDOW_SIZE:
+		if (fr_parse__pages(arg, (size_t)sysconf(_SC_PAGESIZE), 1u << 19, &o->data_pages))
+			usage_error(st, o, "--window-size", "expected a power-of-two size like 4M (at most 2G)");
+		break;
+	case OPT_WINDOW_TIME:
+		if (fr_parse__duration(arg, &o->window_ns) || !o->window_ns)
+			usage_error(st, o, "--window-time", "expected a duration like 10s or 500ms (> 0, at most 7 days)");
+		break;
+	case OPT_TRIGGER: o->trigger = arg; break;
+	case OPT_TRIGGER_FILTER: o->trigger_filter = arg; break;
+	case OPT_TRIGGER_AFTER:
+		if (fr_parse__duration(arg, &o->trigger_after_ns))
+			usage_error(st, o, "--trigger-after", "expected a duration like 5s (at most 7 days)");
+		break;
+	case OPT_MAX_SNAPSHOTS:
+		if (fr_parse__rate(arg, &o->rate_n, &o->rate_ns))
+			usage_error(st, o, "--max-snapshots", "expected N/PERIOD like 3/1m (N 1..1000000, PERIOD > 0)");
+		break;
+	case OPT_MAX_FILES:
+		if (fr_parse__u64(arg, 1, 1000000, &o->max_files))
+			usage_error(st, o, "--max-files", "expected a count 1..1000000");
 		break;
 	case 'o': o->outdir = arg; break;
 	case OPT_NAME: o->name = arg; break;
@@ -337,128 +389,6 @@ static int release_child(struct child *c)
 	return n == (ssize_t)sizeof(e) ? -e : 0;
 }
 
-static void take_snapshot(struct fr_session *s, const char *trigger, int client, int *status)
-{
-	char path[PATH_MAX], line[PATH_MAX + 64];
-	struct fr_snapshot_stats st;
-	int err = fr_session__snapshot(s, trigger, path, sizeof(path), &st);
-
-	if (err) {
-		fr_err("snapshot", "%s", strerror(-err));
-		snprintf(line, sizeof(line), "error %s", strerror(-err));
-		*status = FR_EXIT_PARTIAL;
-	} else {
-		struct stat sb;
-
-		if (!stat(path, &sb))
-			st.bytes = (uint64_t)sb.st_size;
-		fr_info("snapshot (%s) written: %s (%llu samples, %llu sideband, %llu lost, "
-			"%llu bytes, copy %.2f ms, total %.2f ms)", trigger, path,
-			(unsigned long long)st.samples, (unsigned long long)st.sideband,
-			(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms,
-			st.total_ms);
-		snprintf(line, sizeof(line), "ok %s", path);
-	}
-	if (client >= 0)
-		fr_control__reply(client, line);
-}
-
-struct loop {
-	struct fr_session *s;
-	struct fr_control *ctl;
-	int sfd;
-	pid_t child;
-	bool final;
-	int status;
-};
-
-/* Returns true when recording should stop. */
-static bool handle_signal(struct loop *l)
-{
-	struct signalfd_siginfo si;
-	int wst;
-
-	if (read(l->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-		return false;
-	switch (si.ssi_signo) {
-	case SIGUSR2:
-		take_snapshot(l->s, "sigusr2", -1, &l->status);
-		return false;
-	case SIGCHLD:
-		if (l->child > 0 && waitpid(l->child, &wst, WNOHANG) == l->child) {
-			l->child = -1;
-			l->final = true;
-			return true;
-		}
-		while (waitpid(-1, &wst, WNOHANG) > 0)
-			;
-		return false;
-	default:
-		return true;
-	}
-}
-
-static void handle_client(struct loop *l)
-{
-	char req[256];
-	int cl = fr_control__accept(l->ctl, req, sizeof(req));
-
-	if (cl < 0)
-		return;
-	if (!strncmp(req, "snapshot", 8) && (req[8] == '\0' || req[8] == ' '))
-		take_snapshot(l->s, req[8] ? req + 9 : "command", cl, &l->status);
-	else
-		fr_control__reply(cl, "error unknown request");
-}
-
-/* Poll the signalfd, the control socket and the sideband rings until a stop.
- * A sideband fd that hangs up (its task exited) leaves the set; when all have
- * (every -p target exited), recording ends as if the command had. */
-static void run_loop(struct loop *l, struct fr_evlist *el)
-{
-	size_t ncpu = fr_evlist__nr_cpus(el), nsb;
-	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *fds = calloc(ncpu + 2, sizeof(*fds));
-
-	if (!sb || !fds)
-		goto out;
-	nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
-	for (;;) {
-		size_t n = 2, live = 0;
-
-		fds[0] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = fr_control__fd(l->ctl), .events = POLLIN };
-		for (size_t i = 0; i < nsb; i++)
-			if (sb[i].fd >= 0)
-				fds[n++] = (struct pollfd){ .fd = sb[i].fd, .events = POLLIN };
-		if (nsb && n == 2 && l->child <= 0) {
-			l->final = true;
-			break;
-		}
-		if (poll(fds, n, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if ((fds[0].revents & POLLIN) && handle_signal(l))
-			break;
-		if (fds[1].revents & POLLIN)
-			handle_client(l);
-		for (size_t i = 2; i < n; i++) {
-			if (fds[i].revents & (POLLIN | POLLHUP))
-				live++;
-			if (fds[i].revents & POLLHUP)
-				for (size_t k = 0; k < nsb; k++)
-					if (sb[k].fd == fds[i].fd)
-						sb[k].fd = -1;
-		}
-		if (live)
-			fr_session__drain(l->s);
-	}
-out:
-	free(sb);
-	free(fds);
-}
-
 static char *join_args(int argc, char **argv)
 {
 	size_t len = 1;
@@ -500,8 +430,13 @@ static int validate(struct fr_opts *o, char *outdir)
 {
 	if (o->usage_err)
 		return FR_EXIT_USAGE;
-	if (o->forward) {
-		fr_err("--forward", "not supported in this version: use --backward");
+	if (o->forward && (o->trigger || o->window_ns || o->rate_n || o->max_files)) {
+		fr_err("--forward", "streams every record into one file: --trigger, --window-time, "
+		       "--max-snapshots and --max-files apply to --backward only");
+		return FR_EXIT_USAGE;
+	}
+	if ((o->trigger_filter || o->trigger_after_ns) && !o->trigger) {
+		fr_err("--trigger-filter", "needs --trigger EVENT");
 		return FR_EXIT_USAGE;
 	}
 	if (!o->nr_events) {
@@ -523,21 +458,120 @@ static int validate(struct fr_opts *o, char *outdir)
 	return check_outdir(o->outdir, outdir);
 }
 
+/* The --trigger event: resolved like -e, sampled on every occurrence. */
+static int add_trigger(struct fr_opts *o, struct fr_evlist *el)
+{
+	struct fr_event *ev;
+	int err = fr_event__resolve(o->trigger, &ev);
+
+	if (err) {
+		fr_err(o->trigger, "--trigger: %s", err == -ENOENT ? "unknown event" :
+		       err == -EINVAL ? "malformed event name" : strerror(-err));
+		return err == -ENOENT || err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ERROR;
+	}
+	ev->attr.freq = 0;
+	ev->attr.sample_period = 1;
+	if (fr_evlist__set_trigger(el, ev, o->trigger_filter))
+		return FR_EXIT_ERROR;
+	return FR_EXIT_OK;
+}
+
+static void final_snapshot(struct fr_session *s, bool ended, int *status)
+{
+	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
+	char path[PATH_MAX];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (fr_record_snapshot_now(s, &tr, path, sizeof(path)))
+		*status = FR_EXIT_PARTIAL;
+}
+
+static int finish_forward(struct fr_session *s, int status)
+{
+	struct fr_snapshot_stats st;
+	int err = fr_session__forward_stop(s, &st);
+
+	if (err) {
+		fr_err("forward", "completing the file: %s", strerror(-err));
+		return FR_EXIT_PARTIAL;
+	}
+	fr_info("forward: %llu samples, %llu sideband, %llu lost", (unsigned long long)st.samples,
+		(unsigned long long)st.sideband, (unsigned long long)st.lost);
+	return st.lost ? FR_EXIT_PARTIAL : status;
+}
+
+static void describe_target(struct fr_opts *o, char *desc, size_t len)
+{
+	if (o->cmd)
+		snprintf(desc, len, "command %s", o->cmd[0]);
+	else if (o->pids)
+		snprintf(desc, len, "pid %s", o->pids);
+	else
+		snprintf(desc, len, "system-wide");
+}
+
+/* Start recording: control socket, enable (or the child's exec), forward
+ * threads. Returns an exit code. */
+static int start(struct fr_opts *o, struct fr_session *s, struct fr_control **ctl,
+		 const struct fr_target *t, struct child *ch, const char *desc)
+{
+	struct fr_evlist *el = fr_session__evlist(s);
+	char path[PATH_MAX];
+	pid_t other = 0;
+	int err = fr_control__listen(fr_run_dir(o->run_dir), o->name, ctl, &other);
+
+	if (err == -EEXIST) {
+		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
+		       (int)other);
+		return FR_EXIT_ERROR;
+	} else if (err) {
+		fr_err(fr_run_dir(o->run_dir), "control socket: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (o->forward && (err = fr_session__forward_start(s, path, sizeof(path)))) {
+		fr_err("forward", "%s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
+		fr_err("record", "enable: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (o->forward)
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
+			"streaming into %s", o->nr_events, desc, fr_evlist__nr_cpus(el),
+			o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, path);
+	else
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
+			"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
+			fr_evlist__nr_cpus(el), o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+			strcmp(o->name, "default") ? " --name " : "",
+			strcmp(o->name, "default") ? o->name : "", (int)getpid());
+	if (o->cmd && (err = release_child(ch))) {
+		fr_err(o->cmd[0], "cannot run: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct fr_opts o = { .data_pages = 128, .outdir = ".", .name = "default", .level = 1 };
 	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
 	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
-	struct fr_session_opts so = { .zstd_level = 1, .sb_cap = SB_CAP };
-	struct loop l = { .sfd = -1, .child = -1 };
+	struct fr_session_opts so = { .zstd_level = 1, .sb_cap = SB_CAP, .flush_ms = FLUSH_MS };
+	struct fr_loop_opts lo = { .sfd = -1, .child = -1, .flush_ms = FLUSH_MS };
 	struct child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct fr_session *s = NULL;
+	struct fr_control *ctl = NULL;
 	struct fr_open_error oe;
 	struct fr_evlist *el = NULL;
 	int *pids = NULL, ret, err;
 	size_t nr_pids = 0;
 	sigset_t mask, old;
 	char *cmdline = join_args(argc, argv), desc[512], outdir[PATH_MAX];
-	pid_t other = 0;
+	bool ended = false;
 
 	ret = fr_parse_args(&record_argp, argc, argv, "flightrec record", &o);
 	if (ret) {
@@ -554,6 +588,8 @@ int cmd_record(int argc, char **argv)
 	}
 	el = fr_evlist__new();
 	ret = el ? build_evlist(&o, el) : FR_EXIT_ERROR;
+	if (!ret && o.trigger)
+		ret = add_trigger(&o, el);
 	if (ret)
 		goto out;
 	sigemptyset(&mask);
@@ -563,7 +599,8 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &old);
-	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	lo.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	describe_target(&o, desc, sizeof(desc));
 	if (o.cmd) {
 		err = spawn_child(o.cmd, &old, &ch);
 		if (err) {
@@ -571,20 +608,16 @@ int cmd_record(int argc, char **argv)
 			ret = FR_EXIT_ERROR;
 			goto out;
 		}
-		l.child = ch.pid;
 		t.kind = FR_TARGET_CHILD;
 		t.pids = &ch.pid;
 		t.nr_pids = 1;
-		snprintf(desc, sizeof(desc), "command %s", o.cmd[0]);
 	} else if (pids) {
 		t.kind = FR_TARGET_PIDS;
 		t.pids = pids;
 		t.nr_pids = nr_pids;
-		snprintf(desc, sizeof(desc), "pid %s", o.pids);
-	} else {
-		snprintf(desc, sizeof(desc), "system-wide");
 	}
 	eo.data_pages = o.data_pages;
+	eo.backward = !o.forward;
 	err = fr_evlist__open(el, &t, &eo, &oe);
 	if (err) {
 		ret = report_open_error(el, &oe);
@@ -595,7 +628,9 @@ int cmd_record(int argc, char **argv)
 	so.target_desc = desc;
 	so.cmdline = cmdline;
 	so.zstd_level = o.level;
-	err = fr_session__new(el, &so, &l.s);
+	so.forward = o.forward;
+	so.window_ns = o.window_ns;
+	err = fr_session__new(el, &so, &s);
 	el = NULL;
 	if (err) {
 		fr_err("record", "%s", strerror(-err));
@@ -603,54 +638,34 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (t.kind != FR_TARGET_CHILD)
-		fr_session__synthesize(l.s, t.kind == FR_TARGET_PIDS ? pids : NULL, nr_pids);
-	err = fr_control__listen(fr_run_dir(o.run_dir), o.name, &l.ctl, &other);
-	if (err == -EEXIST) {
-		fr_err(o.name, "a recorder with this name is already running (pid %d); use --name",
-		       (int)other);
-		ret = FR_EXIT_ERROR;
+		fr_session__synthesize(s, t.kind == FR_TARGET_PIDS ? pids : NULL, nr_pids);
+	ret = start(&o, s, &ctl, &t, &ch, desc);
+	if (ret)
 		goto out;
-	} else if (err) {
-		fr_err(fr_run_dir(o.run_dir), "control socket: %s", strerror(-err));
-		ret = FR_EXIT_ERROR;
-		goto out;
-	}
-	if (t.kind != FR_TARGET_CHILD && (err = fr_evlist__enable(fr_session__evlist(l.s)))) {
-		fr_err("record", "enable: %s", strerror(-err));
-		ret = FR_EXIT_ERROR;
-		goto out;
-	}
-	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
-		"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o.nr_events, desc,
-		fr_evlist__nr_cpus(fr_session__evlist(l.s)),
-		o.data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
-		strcmp(o.name, "default") ? " --name " : "", strcmp(o.name, "default") ? o.name : "",
-		(int)getpid());
-	if (o.cmd) {
-		err = release_child(&ch);
-		if (err) {
-			fr_err(o.cmd[0], "cannot run: %s", strerror(-err));
-			waitpid(ch.pid, NULL, 0);
-			l.child = -1;
-			ret = FR_EXIT_ERROR;
-			goto out;
-		}
-	}
-	run_loop(&l, fr_session__evlist(l.s));
-	fr_evlist__disable(fr_session__evlist(l.s));
-	if (l.final || !o.no_final)
-		take_snapshot(l.s, l.final ? "exit" : "stop", -1, &l.status);
-	ret = l.status;
+	lo.child = ch.pid;
+	lo.forward = o.forward;
+	lo.rate_n = o.rate_n;
+	lo.rate_ns = o.rate_ns;
+	lo.max_files = (unsigned)o.max_files;
+	lo.trigger_after_ns = o.trigger_after_ns;
+	ret = fr_record_loop(s, ctl, &lo, &ended);
+	if (ended)
+		ch.pid = -1;   /* reaped by the loop */
+	fr_evlist__disable(fr_session__evlist(s));
+	if (o.forward)
+		ret = finish_forward(s, ret);
+	else if (ended || !o.no_final)
+		final_snapshot(s, ended, &ret);
 out:
-	if (l.child > 0) {
-		kill(l.child, SIGTERM);
-		waitpid(l.child, NULL, 0);
+	if (ch.pid > 0) {
+		kill(ch.pid, SIGTERM);
+		waitpid(ch.pid, NULL, 0);
 	}
-	fr_control__close(l.ctl);
-	fr_session__delete(l.s);
+	fr_control__close(ctl);
+	fr_session__delete(s);
 	fr_evlist__delete(el);
-	if (l.sfd >= 0)
-		close(l.sfd);
+	if (lo.sfd >= 0)
+		close(lo.sfd);
 	free(pids);
 	free(cmdline);
 	return ret;

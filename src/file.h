@@ -87,6 +87,18 @@ int fr_writer__cpu_stats(struct fr_writer *w, const struct fr_cpu_stat *st, size
  * caller decides whether to keep the partial file (it reads up to its last
  * complete chunk). Frees w in all cases. */
 int fr_writer__close(struct fr_writer *w);
+/* An appender writes only RECORDS chunks (no file header, no META, no END) to
+ * fd, which it owns. For several writers of one file: open the file O_APPEND,
+ * give each thread an appender on a dup of the fd; each chunk goes out in one
+ * write(), so chunks of different appenders never interleave. The main
+ * writer's END must count every chunk: fr_writer__add_chunks(main,
+ * fr_writer__chunks(appender)) before fr_writer__close(main). */
+int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out);
+/* Write the records chunk in progress now (so a crash loses at most what
+ * came after); the stream stays open. */
+int fr_writer__flush(struct fr_writer *w);
+uint64_t fr_writer__chunks(const struct fr_writer *w);
+void fr_writer__add_chunks(struct fr_writer *w, uint64_t n);
 /* Close without END and unlink the file. */
 void fr_writer__abort(struct fr_writer *w);
 uint64_t fr_writer__bytes(const struct fr_writer *w);  /* bytes written so far */

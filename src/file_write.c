@@ -31,6 +31,7 @@ struct fr_writer {
 	uint32_t kind;
 	char *meta;             /* pending "key=value\n" lines */
 	size_t meta_len, meta_cap;
+	bool appender;          /* records chunks only: no header, no END */
 };
 
 static int write_all(struct fr_writer *w, const void *buf, size_t len)
@@ -143,7 +144,9 @@ static void writer_free(struct fr_writer *w)
 	free(w);
 }
 
-int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out)
+static int flush_records(struct fr_writer *w);
+
+static int writer_new(int fd, int zstd_level, bool appender, struct fr_writer **out)
 {
 	struct fr_disk_header hdr = { .version = FR_FILE_VERSION, .header_size = FR_HEADER_SIZE };
 	struct fr_writer *w;
@@ -163,14 +166,41 @@ int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out)
 	err = setup_cctx(w->cctx, zstd_level);
 	if (err)
 		goto out;
+	w->appender = appender;
 	memcpy(hdr.magic, FR_FILE_MAGIC, sizeof(hdr.magic));
-	err = write_all(w, &hdr, sizeof(hdr));
+	if (!appender)
+		err = write_all(w, &hdr, sizeof(hdr));
 out:
 	if (err)
 		writer_free(w);
 	else
 		*out = w;
 	return err;
+}
+
+int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out)
+{
+	return writer_new(fd, zstd_level, false, out);
+}
+
+int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out)
+{
+	return writer_new(fd, zstd_level, true, out);
+}
+
+int fr_writer__flush(struct fr_writer *w)
+{
+	return w->in_records ? flush_records(w) : w->err;
+}
+
+uint64_t fr_writer__chunks(const struct fr_writer *w)
+{
+	return w->nr_chunks;
+}
+
+void fr_writer__add_chunks(struct fr_writer *w, uint64_t n)
+{
+	w->nr_chunks += n;
 }
 
 int fr_writer__open(const char *path, int zstd_level, struct fr_writer **out)
@@ -424,7 +454,10 @@ int fr_writer__close(struct fr_writer *w)
 
 	if (!w)
 		return 0;
-	err = w->err ? w->err : write_end(w);
+	if (w->appender)
+		err = w->err ? w->err : (w->in_records ? fr_writer__records_end(w) : 0);
+	else
+		err = w->err ? w->err : write_end(w);
 	if (close(w->fd) && !err && errno != EINTR)
 		err = -errno;
 	writer_free(w);

@@ -118,3 +118,53 @@ int fr_parse__pids(const char *s, int **out, size_t *nr)
 	*nr = n;
 	return 0;
 }
+
+int fr_parse__duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+		{ "", 1e9 },
+	};
+	double v, max = 7 * 24 * 3600e9;
+	char *end;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno == ERANGE)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v *= units[i].mult;
+		if (!(v >= 0) || v > max)
+			return -ERANGE;
+		*ns = (uint64_t)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int fr_parse__rate(const char *s, uint64_t *n, uint64_t *period_ns)
+{
+	const char *slash = s ? strchr(s, '/') : NULL;
+	char num[32];
+	uint64_t v, p;
+	int err;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, (size_t)(slash - s));
+	num[slash - s] = '\0';
+	err = fr_parse__u64(num, 1, 1000000, &v);
+	if (!err)
+		err = fr_parse__duration(slash + 1, &p);
+	if (!err && p == 0)
+		err = -ERANGE;
+	if (err)
+		return err;
+	*n = v;
+	*period_ns = p;
+	return 0;
+}

@@ -1,6 +1,6 @@
-/* src/session.c: a recording session: keeps the sideband drained into per-CPU
- * stores, synthesizes COMM records for tasks that predate it, and writes a
- * snapshot (rings copied pinned per CPU, then compressed into a new file).
+/* src/session.c: a recording session: drains the sideband into the process
+ * table and per-CPU stores, learns the tasks that predate it, and writes a
+ * snapshot (rings copied pinned per CPU, cut to the window, compressed).
  */
 #include "config.h"
 #include "src/session.h"
@@ -18,34 +18,9 @@
 #include <unistd.h>
 
 #include "ring/record.h"
-#include "src/file.h"
-#include "symbolize/kallsyms.h"
+#include "src/session_internal.h"
 
-struct sb_store {
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t nr, dropped, lost;
-};
-
-struct id_map {
-	uint64_t id;
-	size_t event;
-};
-
-struct fr_session {
-	struct fr_evlist *el;
-	struct fr_session_opts o;
-	struct sb_store *sb;       /* per CPU */
-	struct sb_store synth;
-	struct fr_ring_snapshot *snaps;
-	struct id_map *ids;
-	size_t nr_ids;
-	unsigned seq;
-	uint64_t start_ns;
-	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable */
-};
-
-static uint64_t now_ns(clockid_t clk)
+uint64_t fr_session_now(clockid_t clk)
 {
 	struct timespec ts;
 
@@ -102,7 +77,14 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		fr_session__delete(s);
 		return -ENOMEM;
 	}
-	s->start_ns = now_ns(CLOCK_MONOTONIC);
+	s->start_ns = fr_session_now(CLOCK_MONOTONIC);
+	s->fd = -1;
+	s->gc_at = 4096;
+	s->procs = fr_proctable__new();
+	if (!s->procs) {
+		fr_session__delete(s);
+		return -ENOMEM;
+	}
 	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
 		s->ksyms = NULL;
 	*out = s;
@@ -119,6 +101,7 @@ void fr_session__delete(struct fr_session *s)
 	free(s->synth.buf);
 	free(s->snaps);
 	free(s->ids);
+	fr_proctable__delete(s->procs);
 	fr_kallsyms__delete(s->ksyms);
 	fr_evlist__delete(s->el);
 	free(s);
@@ -169,16 +152,96 @@ static int sb_append(struct sb_store *st, const struct perf_event_header *h, siz
 	return 0;
 }
 
+/* Drop a store's records older than cutoff (they are outside every future
+ * window; the process table keeps what they said). */
+static void sb_trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type)
+{
+	size_t off = 0;
+
+	while (off < st->len) {
+		const struct perf_event_header *h = (const void *)(st->buf + off);
+		uint64_t t;
+
+		if (fr_record__time(h, sample_type, &t) || t >= cutoff)
+			break;
+		off += h->size;
+		st->nr--;
+		st->dropped++;
+	}
+	memmove(st->buf, st->buf + off, st->len - off);
+	st->len -= off;
+}
+
 static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fr_session *s = ctx;
+	int err = fr_proctable__record(s->procs, h, fr_evlist__sideband_event(s->el)->attr.sample_type);
 
+	if (err && err != -EBADMSG)
+		return err;
+	if (s->o.forward) {
+		if (h->type == PERF_RECORD_LOST) {
+			struct fr_lost l;
+
+			if (!fr_record__lost(h, &l))
+				s->sb_lost[ci] += l.lost;
+		}
+		s->sb_nr[ci]++;
+		return fr_writer__record(s->sbw[ci], h);
+	}
 	return sb_append(&s->sb[ci], h, s->o.sb_cap);
+}
+
+/* The oldest time every CPU's window still holds (0: some ring has not
+ * wrapped, so its window reaches back to the start). */
+static uint64_t window_floor(struct fr_session *s)
+{
+	uint64_t floor = UINT64_MAX;
+
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
+		const struct fr_ring_snapshot *snap = &s->snaps[ci];
+		uint64_t t;
+
+		if (!snap->full || !snap->nr)
+			return 0;
+		t = fr_session_record_time(s, fr_ring_snapshot__record(snap, snap->nr - 1));
+		if (!t)
+			return 0;
+		if (t < floor)
+			floor = t;
+	}
+	return floor == UINT64_MAX ? 0 : floor;
+}
+
+/* Many exited processes: drop those no window can show any more. In
+ * backward mode that needs the oldest time the rings hold: copy them (a few
+ * ms, once per gc_at exits). Forward mode streamed their records already. */
+static void maybe_gc(struct fr_session *s)
+{
+	uint64_t before;
+	bool pinned;
+
+	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
+		return;
+	if (s->o.forward)
+		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
+	else
+		before = fr_evlist__snapshot(s->el, s->snaps, &pinned) ? 0 : window_floor(s);
+	fr_proctable__gc(s->procs, before);
+	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
 }
 
 int fr_session__drain(struct fr_session *s)
 {
-	return fr_evlist__drain_sideband(s->el, drain_cb, s);
+	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
+
+	maybe_gc(s);
+	return err;
+}
+
+size_t fr_session__nr_procs(const struct fr_session *s)
+{
+	return fr_proctable__nr(s->procs);
 }
 
 /* A COMM record with the sideband's sample_id trailer (TID|TIME). */
@@ -243,7 +306,7 @@ static int synth_pid(struct fr_session *s, pid_t pid, uint64_t t)
 
 int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr)
 {
-	uint64_t t = now_ns(CLOCK_MONOTONIC);
+	uint64_t t = fr_session_now(CLOCK_MONOTONIC);
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
@@ -251,7 +314,7 @@ int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr)
 	if (pids) {
 		for (size_t i = 0; i < nr && !err; i++)
 			err = synth_pid(s, pids[i], t);
-		return err;
+		return err ? err : fr_proctable__scan_proc(s->procs, pids, nr);
 	}
 	d = opendir("/proc");
 	if (!d)
@@ -265,12 +328,12 @@ int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr)
 		err = synth_pid(s, (pid_t)pid, t);
 	}
 	closedir(d);
-	return err;
+	return err ? err : fr_proctable__scan_proc(s->procs, NULL, 0);
 }
 
 /* The event a sample-ring record belongs to. */
-static const struct fr_event *record_event(const struct fr_session *s,
-					   const struct perf_event_header *h)
+const struct fr_event *fr_session_record_event(const struct fr_session *s,
+					       const struct perf_event_header *h)
 {
 	const struct fr_event *ev0 = fr_evlist__event(s->el, 0);
 	struct id_map key, *m;
@@ -280,6 +343,14 @@ static const struct fr_event *record_event(const struct fr_session *s,
 		return ev0;
 	m = bsearch(&key, s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
 	return m ? fr_evlist__event(s->el, m->event) : ev0;
+}
+
+uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)
+{
+	struct fr_session *s = ctx;
+	uint64_t t;
+
+	return fr_record__time(h, fr_session_record_event(s, h)->attr.sample_type, &t) ? 0 : t;
 }
 
 static void put_meta(struct fr_writer *w, const char *k, const char *fmt, ...)
@@ -296,8 +367,8 @@ static void put_meta(struct fr_writer *w, const char *k, const char *fmt, ...)
 	fr_writer__meta(w, k, v);
 }
 
-static void write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
-		       uint64_t t_mono, bool pinned)
+void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
+			   uint64_t t_mono, bool pinned)
 {
 	struct utsname u;
 	char host[256] = "";
@@ -313,17 +384,21 @@ static void write_meta(struct fr_session *s, struct fr_writer *w, const char *tr
 	put_meta(w, "nr_cpus_online", "%zu", fr_evlist__nr_cpus(s->el));
 	put_meta(w, "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	put_meta(w, "name", "%s", s->o.name);
+	put_meta(w, "mode", "%s", s->o.forward ? "forward" : "backward");
 	put_meta(w, "target", "%s", s->o.target_desc ? s->o.target_desc : "");
 	put_meta(w, "cmdline", "%s", s->o.cmdline ? s->o.cmdline : "");
 	put_meta(w, "trigger", "%s", trigger);
 	put_meta(w, "record_start_ns", "%llu", (unsigned long long)s->start_ns);
 	put_meta(w, "snapshot_time_ns", "%llu", (unsigned long long)t_mono);
 	put_meta(w, "realtime_offset_ns", "%lld",
-		 (long long)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC)));
-	put_meta(w, "pinned_copy", "%s", pinned ? "yes" : "no");
+		 (long long)(fr_session_now(CLOCK_REALTIME) - fr_session_now(CLOCK_MONOTONIC)));
+	if (s->o.window_ns)
+		put_meta(w, "window_time_ns", "%llu", (unsigned long long)s->o.window_ns);
+	if (!s->o.forward)
+		put_meta(w, "pinned_copy", "%s", pinned ? "yes" : "no");
 }
 
-static int write_events(struct fr_session *s, struct fr_writer *w)
+int fr_session_write_events(struct fr_session *s, struct fr_writer *w)
 {
 	size_t n = fr_evlist__nr_events(s->el);
 	const struct fr_event *sb = fr_evlist__sideband_event(s->el);
@@ -389,74 +464,191 @@ static int write_ksyms(struct fr_session *s, struct fr_writer *w)
 	return err;
 }
 
-/* One CPU's sample stream, oldest first, and its stats. */
-static int write_samples(struct fr_session *s, struct fr_writer *w, size_t ci,
-			 struct fr_cpu_stat *cs)
+/* The pids the written samples came from: the PROCS blob carries those. */
+struct pid_set {
+	uint32_t *keys;         /* pid + 1; 0 empty */
+	size_t cap, nr;
+};
+
+static void pid_set_add(struct pid_set *ps, uint32_t pid)
 {
-	const struct fr_ring_snapshot *snap = &s->snaps[ci];
-	int err = fr_writer__records_begin(w, (uint32_t)fr_evlist__cpu(s->el, ci),
+	if ((ps->nr + 1) * 2 > ps->cap) {
+		struct pid_set n = { calloc(ps->cap ? ps->cap * 2 : 256, sizeof(uint32_t)),
+				     ps->cap ? ps->cap * 2 : 256, 0 };
+
+		if (!n.keys)
+			return;
+		for (size_t i = 0; i < ps->cap; i++)
+			if (ps->keys[i])
+				pid_set_add(&n, ps->keys[i] - 1);
+		free(ps->keys);
+		*ps = n;
+	}
+	for (size_t i = (pid * 2654435761u) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1)) {
+		if (ps->keys[i] == pid + 1)
+			return;
+		if (!ps->keys[i]) {
+			ps->keys[i] = pid + 1;
+			ps->nr++;
+			return;
+		}
+	}
+}
+
+/* Compact the set into a plain array of pids (in place). */
+static size_t pid_set_flatten(struct pid_set *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->cap; i++)
+		if (ps->keys[i])
+			ps->keys[n++] = ps->keys[i] - 1;
+	return n;
+}
+
+struct write_ctx {
+	struct fr_session *s;
+	struct fr_writer *w;
+	uint64_t cutoff;            /* drop samples older than this (--window-time) */
+	struct pid_set pids;
+	struct fr_snapshot_stats *st;
+};
+
+/* The ring could not hold the requested time: say how large it should be. */
+static void window_warning(struct write_ctx *c, size_t ci, uint64_t oldest, uint64_t newest,
+			   uint64_t n)
+{
+	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
+	double held = (double)(newest - oldest) / 1e9, want = (double)c->s->o.window_ns / 1e9;
+	double need = held > 0 ? (double)snap->len * want / held : 0;
+
+	if (c->st->warning[0])
+		return;
+	snprintf(c->st->warning, sizeof(c->st->warning),
+		 "CPU %d's ring held %.3f s of the requested %.3f s (%.0f events/s): use -m %.0fK "
+		 "or more", fr_evlist__cpu(c->s->el, ci), held, want,
+		 held > 0 ? (double)n / held : 0.0, need / 1024 + 1);
+}
+
+/* One CPU's sample stream, oldest first (within the window), and its stats. */
+static int write_samples(struct write_ctx *c, size_t ci, struct fr_cpu_stat *cs)
+{
+	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
+	int err = fr_writer__records_begin(c->w, (uint32_t)fr_evlist__cpu(c->s->el, ci),
 					   FR_STREAM_SAMPLES);
+	uint64_t oldest = 0;
 
 	for (size_t i = snap->nr; !err && i-- > 0;) {
 		const struct perf_event_header *h = fr_ring_snapshot__record(snap, i);
-		const struct fr_event *ev = record_event(s, h);
-		uint64_t t;
+		const struct fr_event *ev = fr_session_record_event(c->s, h);
+		uint64_t t = 0;
 
+		if (!fr_record__time(h, ev->attr.sample_type, &t) && t) {
+			if (!oldest)
+				oldest = t;
+			if (t < c->cutoff) {
+				c->st->dropped_by_window++;
+				continue;
+			}
+			if (!cs->first_time)
+				cs->first_time = t;
+			cs->last_time = t;
+		}
 		if (h->type == PERF_RECORD_LOST) {
 			struct fr_lost l;
 
 			if (!fr_record__lost(h, &l))
 				cs->lost_records += l.lost;
-		}
-		if (!fr_record__time(h, ev->attr.sample_type, &t) && t) {
-			if (!cs->first_time)
-				cs->first_time = t;
-			cs->last_time = t;
+		} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 16) {
+			struct fr_sample smp;
+
+			if (!fr_record__parse_sample(h, ev->attr.sample_type, 0, &smp) && smp.has_tid)
+				pid_set_add(&c->pids, smp.pid);
 		}
 		cs->nr_samples++;
-		note_kernel_addrs(s, h, ev);
-		err = fr_writer__record(w, h);
+		note_kernel_addrs(c->s, h, ev);
+		err = fr_writer__record(c->w, h);
 	}
 	if (!err)
-		err = fr_writer__records_end(w);
+		err = fr_writer__records_end(c->w);
+	if (c->s->o.window_ns && snap->full && oldest > c->cutoff)
+		window_warning(c, ci, oldest, cs->last_time, cs->nr_samples);
 	cs->raced_bytes = snap->raced;
 	cs->flags = (snap->full ? FR_CPU_FULL : 0) | (snap->corrupt ? FR_CPU_CORRUPT : 0);
 	return err;
 }
 
-static int write_store(struct fr_writer *w, uint32_t cpu, const struct sb_store *st)
+int fr_session_write_store(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
+			   uint64_t cutoff, uint64_t sample_type)
 {
 	size_t off = 0;
 	int err = fr_writer__records_begin(w, cpu, FR_STREAM_SIDEBAND);
 
 	while (!err && off < st->len) {
 		const struct perf_event_header *h = (const void *)(st->buf + off);
+		uint64_t t;
 
-		err = fr_writer__record(w, h);
 		off += h->size;
+		if (cutoff && !fr_record__time(h, sample_type, &t) && t < cutoff)
+			continue;
+		err = fr_writer__record(w, h);
 	}
 	return err ? err : fr_writer__records_end(w);
 }
 
-static int write_file(struct fr_session *s, struct fr_writer *w, const char *trigger,
-		      uint64_t t0, bool pinned, struct fr_snapshot_stats *st)
+static int procs_cb(void *ctx, const void *data, size_t len)
 {
+	return fr_writer__blob(ctx, FR_BLOB_PROCS, data, len);
+}
+
+int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
+			   size_t nr)
+{
+	return fr_proctable__serialize(s->procs, pids, nr, FR_CHUNK_RAW_MAX, procs_cb, w);
+}
+
+static int write_trigger(struct fr_writer *w, const struct fr_trigger *tr, uint64_t t0)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf),
+			 "source=%s\ntrigger_time_ns=%llu\nsnapshot_time_ns=%llu\nafter_ns=%llu\n"
+			 "coalesced=%u\n", tr->source, (unsigned long long)tr->time,
+			 (unsigned long long)t0, (unsigned long long)tr->after_ns, tr->coalesced);
+
+	if (tr->event && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "event=%s\npid=%u\ntid=%u\ncpu=%u\n",
+			      tr->event, tr->pid, tr->tid, tr->cpu);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	return fr_writer__blob(w, FR_BLOB_TRIGGER, buf, (size_t)n);
+}
+
+static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t t0, bool pinned)
+{
+	struct fr_session *s = c->s;
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
+	uint64_t sb_type = fr_evlist__sideband_event(s->el)->attr.sample_type, floor;
 	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
+	struct fr_snapshot_stats *st = c->st;
 	int err;
 
 	if (!cs)
 		return -ENOMEM;
-	write_meta(s, w, trigger, t0, pinned);
-	err = write_events(s, w);
+	/* sideband older than every CPU's window is kept only by the table */
+	floor = window_floor(s);
+	if (c->cutoff > floor)
+		floor = c->cutoff;
+	fr_session_write_meta(s, c->w, tr->source, t0, pinned);
+	err = fr_session_write_events(s, c->w);
 	if (!err)
-		err = write_store(w, FR_CPU_NONE, &s->synth);
+		err = fr_session_write_store(c->w, FR_CPU_NONE, &s->synth, 0, sb_type);
 	st->sideband += s->synth.nr;
 	for (size_t ci = 0; ci < ncpu && !err; ci++) {
 		cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
-		err = write_samples(s, w, ci, &cs[ci]);
+		err = write_samples(c, ci, &cs[ci]);
+		sb_trim_before(&s->sb[ci], floor, sb_type);
 		if (!err)
-			err = write_store(w, cs[ci].cpu, &s->sb[ci]);
+			err = fr_session_write_store(c->w, cs[ci].cpu, &s->sb[ci], c->cutoff, sb_type);
 		cs[ci].nr_sideband = s->sb[ci].nr;
 		cs[ci].lost_records += s->sb[ci].lost;
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
@@ -466,14 +658,20 @@ static int write_file(struct fr_session *s, struct fr_writer *w, const char *tri
 		st->raced_bytes += cs[ci].raced_bytes;
 	}
 	if (!err)
-		err = write_ksyms(s, w);
+		err = fr_session_write_procs(s, c->w, c->pids.keys, pid_set_flatten(&c->pids));
 	if (!err)
-		err = fr_writer__cpu_stats(w, cs, ncpu);
+		err = write_ksyms(s, c->w);
+	if (!err)
+		err = write_trigger(c->w, tr, t0);
+	if (!err)
+		err = fr_writer__cpu_stats(c->w, cs, ncpu);
+	if (floor)
+		fr_proctable__gc(s->procs, floor);
 	free(cs);
 	return err;
 }
 
-static int make_path(struct fr_session *s, char *path, size_t len)
+int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -481,51 +679,67 @@ static int make_path(struct fr_session *s, char *path, size_t len)
 
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if ((size_t)snprintf(path, len, "%s/flightrec-%s-%s-%03u.frec", s->o.outdir, s->o.name,
-			     stamp, ++s->seq) >= len)
+	if ((size_t)snprintf(path, len, "%s/flightrec-%s-%s-%03u%s", s->o.outdir, s->o.name,
+			     stamp, ++s->seq, suffix) >= len)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-int fr_session__snapshot(struct fr_session *s, const char *trigger, char *path, size_t len,
-			 struct fr_snapshot_stats *st)
+/* A new file that does not exist yet: name it, open it O_EXCL (retrying
+ * with the next sequence number if a file of that name exists). */
+static int open_new(struct fr_session *s, char *path, size_t len, char *part, size_t plen,
+		    struct fr_writer **w)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-	char part[PATH_MAX];
-	struct fr_writer *w = NULL;
 	int err, tries = 0;
 
-	memset(st, 0, sizeof(*st));
-	fr_session__drain(s);
-	err = fr_evlist__snapshot(s->el, s->snaps, &st->pinned);
-	if (err)
-		return err;
-	st->copy_ms = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	do {
-		err = make_path(s, path, len);
-		if (!err && (size_t)snprintf(part, sizeof(part), "%s.part", path) >= sizeof(part))
+		err = fr_session_make_path(s, ".frec", path, len);
+		if (!err && (size_t)snprintf(part, plen, "%s.part", path) >= plen)
 			err = -ENAMETOOLONG;
 		if (!err && access(path, F_OK) == 0)
 			err = -EEXIST;
 		if (!err)
-			err = fr_writer__open(part, s->o.zstd_level, &w);
+			err = fr_writer__open(part, s->o.zstd_level, w);
 	} while (err == -EEXIST && ++tries < 100);
+	return err;
+}
+
+int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			 size_t len, struct fr_snapshot_stats *st)
+{
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC);
+	struct write_ctx c = { .s = s, .st = st };
+	char part[PATH_MAX];
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (s->o.forward)
+		return -EOPNOTSUPP;
+	fr_session__drain(s);
+	err = fr_evlist__snapshot(s->el, s->snaps, &st->pinned);
 	if (err)
 		return err;
-	err = write_file(s, w, trigger, t0, st->pinned, st);
-	st->bytes = fr_writer__bytes(w);
+	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	if (s->o.window_ns && t0 > s->o.window_ns)
+		c.cutoff = t0 - s->o.window_ns;
+	err = open_new(s, path, len, part, sizeof(part), &c.w);
+	if (err)
+		return err;
+	err = write_file(&c, tr, t0, st->pinned);
+	free(c.pids.keys);
+	st->bytes = fr_writer__bytes(c.w);
 	if (err) {
-		fr_writer__abort(w);
+		fr_writer__abort(c.w);
 		return err;
 	}
-	err = fr_writer__close(w);
+	err = fr_writer__close(c.w);
 	if (!err && rename(part, path))
 		err = -errno;
 	if (err) {
 		unlink(part);
 		return err;
 	}
-	st->total_ms = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	return 0;
 }
 

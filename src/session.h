@@ -17,6 +17,19 @@ struct fr_session_opts {
 	const char *cmdline;       /* the record command line, for the file */
 	int zstd_level;
 	size_t sb_cap;             /* bytes of sideband kept per CPU before the oldest half goes */
+	bool forward;              /* stream everything to one file instead of snapshots */
+	int flush_ms;              /* forward: write a chunk in progress at least this often */
+	uint64_t window_ns;        /* --window-time: drop records older than this at a snapshot */
+};
+
+/* What caused a snapshot (written into the file's TRIGGER blob). */
+struct fr_trigger {
+	const char *source;        /* "sigusr2", "command", "event", "exit", "stop" */
+	uint64_t time;             /* when it happened, CLOCK_MONOTONIC ns */
+	uint64_t after_ns;         /* recording went on this long before the dump */
+	const char *event;         /* the trigger event's name, or NULL */
+	uint32_t pid, tid, cpu;    /* of the trigger event's record */
+	unsigned coalesced;        /* further triggers folded into this snapshot */
 };
 
 struct fr_snapshot_stats {
@@ -29,6 +42,8 @@ struct fr_snapshot_stats {
 	double total_ms;           /* trigger to file closed */
 	int write_err;             /* -errno of the file write, 0 if fine */
 	bool pinned;
+	uint64_t dropped_by_window; /* sample records older than --window-time */
+	char warning[256];         /* e.g. the ring holds less than --window-time */
 };
 
 struct fr_session;
@@ -38,14 +53,26 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		    struct fr_session **out);
 void fr_session__delete(struct fr_session *s);
 struct fr_evlist *fr_session__evlist(const struct fr_session *s);
-/* Synthesize COMM records for the tasks that exist now (they emit none
- * until they exec or rename): all of /proc, or the given pids. */
+/* Learn the tasks that exist now (they emit no COMM or MMAP2 until they exec
+ * or map): all of /proc, or the given pids: COMM records for the synthesized
+ * stream, comm, parent and executable mappings for the process table. */
 int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr);
-/* Drain the sideband rings into the session's store. */
+/* Drain the sideband rings into the process table and the store (backward)
+ * or the file (forward). */
 int fr_session__drain(struct fr_session *s);
-/* Write every ring's window to a new file in outdir; path gets its name.
- * Returns 0 or -errno (the file is removed unless it is usable). */
-int fr_session__snapshot(struct fr_session *s, const char *trigger, char *path, size_t len,
-			 struct fr_snapshot_stats *st);
+/* Backward: write every ring's window to a new file in outdir; path gets its
+ * name. Returns 0 or -errno (a failed file is removed). */
+int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			 size_t len, struct fr_snapshot_stats *st);
+/* Processes held by the table (live and exited). */
+size_t fr_session__nr_procs(const struct fr_session *s);
+
+/* Forward: create the file (path gets its name), start the per-CPU readers. */
+int fr_session__forward_start(struct fr_session *s, char *path, size_t len);
+/* Forward, from the main loop at least every flush_ms: drain the sideband
+ * into the file and write its chunks in progress. */
+int fr_session__forward_tick(struct fr_session *s);
+/* Forward: stop the readers and complete the file (process table, stats, END). */
+int fr_session__forward_stop(struct fr_session *s, struct fr_snapshot_stats *st);
 
 #endif

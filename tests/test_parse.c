@@ -103,6 +103,43 @@ static void test_pids(void)
 	CU_ASSERT_EQUAL(fr_parse__pids("99999999", &pids, &n), -ERANGE);
 }
 
+static void test_duration(void)
+{
+	uint64_t ns = 0, n = 0;
+
+	CU_ASSERT_EQUAL(fr_parse__duration("10s", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 10000000000ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("10", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 10000000000ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("500ms", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 500000000ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("1.5m", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 90000000000ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("250us", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 250000ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("7ns", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 7ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("2h", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 7200000000000ull);
+	CU_ASSERT_EQUAL(fr_parse__duration("0", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 0);
+	CU_ASSERT_EQUAL(fr_parse__duration("10x", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__duration("s", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__duration("-1s", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__duration("", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__duration("nan", &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__duration("200h", &ns), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__duration("1e300", &ns), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__rate("3/1m", &n, &ns), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(ns, 60000000000ull);
+	CU_ASSERT_EQUAL(fr_parse__rate("3", &n, &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__rate("0/1s", &n, &ns), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__rate("3/0s", &n, &ns), -ERANGE);
+	CU_ASSERT_EQUAL(fr_parse__rate("x/1s", &n, &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_parse__rate("3/1q", &n, &ns), -EINVAL);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -112,7 +149,8 @@ int main(void)
 		return 99;
 	s = CU_add_suite("parse", NULL, NULL);
 	if (!s || !CU_add_test(s, "u64", test_u64) || !CU_add_test(s, "size", test_size) ||
-	    !CU_add_test(s, "pages", test_pages) || !CU_add_test(s, "pids", test_pids)) {
+	    !CU_add_test(s, "pages", test_pages) || !CU_add_test(s, "pids", test_pids) ||
+	    !CU_add_test(s, "duration and rate", test_duration)) {
 		CU_cleanup_registry();
 		return 99;
 	}

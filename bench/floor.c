@@ -1,0 +1,230 @@
+/* bench/floor.c: the kernel-only floor: opens the events `flightrec record
+ * --backward` opens, with the same attributes (ring/ does it, as for the
+ * recorder), maps the rings and never reads the sample rings.
+ *
+ * The forward sideband ring is emptied on each wakeup with a no-op callback:
+ * left full, the kernel would drop COMM/MMAP records early and cheaply, and
+ * the floor would cost less than the kernel's real work. Use --no-drain to see
+ * that. Prints "ready" on stdout once enabled; runs until SIGINT/SIGTERM, then
+ * says on stderr how many samples the kernel dropped (PERF_FORMAT_LOST).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "ring/event.h"
+#include "ring/evlist.h"
+
+#define MAX_EVENTS 16
+#define SB_PAGES 64     /* as src/cmd_record.c: 256 KiB sideband ring per CPU */
+#define EXIT_USAGE 64
+
+static const char *prog = "floor";
+
+struct floor_opts {
+	const char *events[MAX_EVENTS];
+	int nr_events;
+	bool callchain;
+	unsigned long long freq, period;
+	size_t data_pages;
+	bool drain;
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: %s -e EVENT [-e EVENT...] [-g] [-F HZ | -c PERIOD] "
+		"[-m PAGES|SIZE] [--no-drain]\n"
+		"Opens flightrec's backward events system-wide and never reads them.\n", prog);
+	exit(EXIT_USAGE);
+}
+
+static unsigned long long parse_u64(const char *what, const char *s, unsigned long long min,
+				    unsigned long long max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "%s: %s: expected an integer %llu..%llu, got '%s'\n", prog, what,
+			min, max, s);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+/* PAGES (a power of two) or a size with a K/M/G suffix. */
+static size_t parse_pages(const char *s)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = strlen(s), pages;
+	unsigned long long v, mul = 0;
+	char num[32];
+
+	if (len == 0 || len >= sizeof(num))
+		usage();
+	switch (s[len - 1]) {
+	case 'K': case 'k': mul = 1ull << 10; break;
+	case 'M': case 'm': mul = 1ull << 20; break;
+	case 'G': case 'g': mul = 1ull << 30; break;
+	default: break;
+	}
+	memcpy(num, s, len + 1);
+	if (mul)
+		num[len - 1] = '\0';
+	v = parse_u64("-m", num, 1, 1ull << 31);
+	pages = mul ? (size_t)(v * mul / page) : (size_t)v;
+	if (pages == 0 || (pages & (pages - 1)) || (mul && v * mul % page)) {
+		fprintf(stderr, "%s: -m: the ring must be a power of two pages, got '%s'\n", prog, s);
+		exit(EXIT_USAGE);
+	}
+	return pages;
+}
+
+static void parse_args(int argc, char **argv, struct floor_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "no-drain", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "e:gF:c:m:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->nr_events == MAX_EVENTS)
+				usage();
+			o->events[o->nr_events++] = optarg;
+			break;
+		case 'g': o->callchain = true; break;
+		case 'F': o->freq = parse_u64("-F", optarg, 1, 1000000); break;
+		case 'c': o->period = parse_u64("-c", optarg, 1, ULLONG_MAX >> 1); break;
+		case 'm': o->data_pages = parse_pages(optarg); break;
+		case 'N': o->drain = false; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || !o->nr_events || (o->freq && o->period))
+		usage();
+}
+
+/* What src/cmd_record.c's build_evlist does to each resolved event. */
+static int add_events(const struct floor_opts *o, struct fr_evlist *el)
+{
+	for (int i = 0; i < o->nr_events; i++) {
+		struct fr_event *ev;
+		int err = fr_event__resolve(o->events[i], &ev);
+
+		if (err) {
+			fprintf(stderr, "%s: %s: %s\n", prog, o->events[i], strerror(-err));
+			return err;
+		}
+		if (ev->kind != FR_EVENT_TRACEPOINT && o->period) {
+			ev->attr.freq = 0;
+			ev->attr.sample_period = o->period;
+		} else if (ev->kind != FR_EVENT_TRACEPOINT && o->freq) {
+			ev->attr.sample_freq = o->freq;
+		} else if (ev->kind == FR_EVENT_TRACEPOINT && o->period) {
+			ev->attr.sample_period = o->period;
+		}
+		if (o->callchain)
+			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		err = fr_evlist__add(el, ev);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int noop_cb(void *ctx, size_t cpu_idx, const struct perf_event_header *h)
+{
+	(void)ctx;
+	(void)cpu_idx;
+	(void)h;
+	return 0;
+}
+
+/* Wait for a stop signal, emptying the sideband rings when they wake us. */
+static void wait_loop(struct fr_evlist *el, int sfd, bool drain)
+{
+	struct pollfd fds[1 + 256];
+	size_t nsb = fr_evlist__sideband_pollfds(el, fds + 1, drain ? 256 : 0);
+
+	for (;;) {
+		fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (poll(fds, 1 + nsb, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: poll: %s\n", prog, strerror(errno));
+			return;
+		}
+		if (fds[0].revents & POLLIN)
+			return;
+		for (size_t i = 1; i <= nsb; i++)
+			if (fds[i].revents & POLLHUP)
+				fds[i].fd = -1;
+		fr_evlist__drain_sideband(el, noop_cb, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_opts o = { .data_pages = 128, .drain = true };
+	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
+	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
+	struct fr_open_error oe;
+	struct fr_evlist *el;
+	unsigned long long lost = 0;
+	sigset_t mask;
+	int err, sfd, ret = 2;
+
+	parse_args(argc, argv, &o);
+	eo.data_pages = o.data_pages;
+	el = fr_evlist__new();
+	if (!el || add_events(&o, el))
+		goto out;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "%s: signalfd: %s\n", prog, strerror(errno));
+		goto out;
+	}
+	err = fr_evlist__open(el, &t, &eo, &oe);
+	if (!err)
+		err = fr_evlist__enable(el);
+	if (err) {
+		fprintf(stderr, "%s: %s on CPU %d: %s\n", prog, oe.op ? oe.op : "enable", oe.cpu,
+			strerror(-err));
+		ret = err == -EACCES || err == -EPERM || err == -EOPNOTSUPP ? 3 : 2;
+		goto out;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	wait_loop(el, sfd, o.drain);
+	fr_evlist__disable(el);
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(el); ci++) {
+		uint64_t l;
+
+		if (!fr_evlist__lost_samples(el, ci, &l))
+			lost += l;
+	}
+	fprintf(stderr, "%s: stopped: %llu samples lost\n", prog, lost);
+	ret = 0;
+out:
+	fr_evlist__delete(el);
+	return ret;
+}

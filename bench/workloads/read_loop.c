@@ -1,0 +1,45 @@
+/* bench/workloads/read_loop.c: N x read(1 byte) from /dev/zero, the
+ * syscalls:sys_enter_read workload of the design's cost table. Prints ns per
+ * read(), one line per run.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+
+#include "bench/workloads/wl.h"
+
+static const char *prog = "read_loop";
+
+static double one_run(int fd, long n)
+{
+	unsigned long long t0 = wl_now_ns(), t1;
+	char c;
+
+	for (long i = 0; i < n; i++)
+		if (read(fd, &c, 1) != 1)
+			wl_die(prog, "read(/dev/zero)");
+	t1 = wl_now_ns();
+	return (double)(t1 - t0) / (double)n;
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_opts o = { 1000000, 1 };
+	int c, fd;
+
+	while ((c = getopt(argc, argv, "n:r:h")) != -1) {
+		switch (c) {
+		case 'n': o.ops = wl_parse(prog, "-n", optarg, 1, 1000000000); break;
+		case 'r': o.runs = wl_parse(prog, "-r", optarg, 1, 100000); break;
+		default: wl_usage(prog, "");
+		}
+	}
+	if (optind != argc)
+		wl_usage(prog, "");
+	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		wl_die(prog, "/dev/zero");
+	for (long r = 0; r < o.runs; r++)
+		wl_print(one_run(fd, o.ops));
+	close(fd);
+	return 0;
+}

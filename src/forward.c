@@ -1,0 +1,213 @@
+/* src/forward.c: forward mode's reader threads (see forward.h): pinned per CPU,
+ * woken by the ring watermark or the flush timeout, appending records through
+ * a per-thread appender; stats are thread-local until the join.
+ */
+#include "config.h"
+#include "src/forward.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring/record.h"
+
+struct fwd_cpu {
+	struct fr_forward *f;
+	pthread_t th;
+	bool started;
+	size_t ci;
+	int stop_fd;
+	struct fr_writer *app;
+	struct fr_cpu_stat st;
+	int err;
+	bool pinned;
+};
+
+struct fr_forward {
+	struct fr_evlist *el;
+	size_t ncpu;
+	int flush_ms;
+	fr_time_fn time_fn;
+	void *time_ctx;
+	struct fwd_cpu *cpus;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
+{
+	struct fwd_cpu *c = ctx;
+	uint64_t t = c->f->time_fn(c->f->time_ctx, h);
+
+	if (h->type == PERF_RECORD_LOST) {
+		struct fr_lost l;
+
+		if (!fr_record__lost(h, &l))
+			c->st.lost_records += l.lost;
+	}
+	if (t) {
+		if (!c->st.first_time)
+			c->st.first_time = t;
+		c->st.last_time = t;
+	}
+	c->st.nr_samples++;
+	return fr_writer__record(c->app, h);
+}
+
+static void *reader(void *arg)
+{
+	struct fwd_cpu *c = arg;
+	struct fr_forward *f = c->f;
+	int cpu = fr_evlist__cpu(f->el, c->ci);
+	struct pollfd p[2] = {
+		{ .fd = c->stop_fd, .events = POLLIN },
+		{ .fd = fr_evlist__sample_fd(f->el, c->ci), .events = POLLIN },
+	};
+	uint64_t last_flush = mono_ms();
+	nfds_t n = p[1].fd >= 0 ? 2 : 1;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	for (;;) {
+		int r = poll(p, n, f->flush_ms);
+		bool stop = r > 0 && (p[0].revents & POLLIN);
+
+		if (r < 0 && errno != EINTR) {
+			c->err = -errno;
+			break;
+		}
+		c->err = fr_evlist__read_samples(f->el, c->ci, record_cb, c);
+		if (c->err == -EBADMSG)
+			c->err = 0;   /* corrupt ring: skipped to head, counted below */
+		if (c->err || stop)
+			break;
+		/* a task target that exited hangs up: stop polling it */
+		if (n == 2 && (p[1].revents & (POLLHUP | POLLERR)))
+			n = 1;
+		if (mono_ms() - last_flush >= (uint64_t)f->flush_ms) {
+			c->err = fr_writer__flush(c->app);
+			last_flush = mono_ms();
+			if (c->err)
+				break;
+		}
+	}
+	return NULL;
+}
+
+static void free_forward(struct fr_forward *f)
+{
+	for (size_t i = 0; i < f->ncpu; i++) {
+		if (f->cpus[i].stop_fd >= 0)
+			close(f->cpus[i].stop_fd);
+		if (f->cpus[i].app)
+			fr_writer__close(f->cpus[i].app);
+	}
+	free(f->cpus);
+	free(f);
+}
+
+int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
+		      fr_time_fn time_fn, void *time_ctx, struct fr_forward **out)
+{
+	struct fr_forward *f = calloc(1, sizeof(*f));
+	int err = 0;
+
+	if (!f)
+		return -ENOMEM;
+	f->el = el;
+	f->ncpu = fr_evlist__nr_cpus(el);
+	f->flush_ms = flush_ms;
+	f->time_fn = time_fn;
+	f->time_ctx = time_ctx;
+	f->cpus = calloc(f->ncpu, sizeof(*f->cpus));
+	if (!f->cpus) {
+		free(f);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f->ncpu; i++)
+		f->cpus[i].stop_fd = -1;
+	for (size_t i = 0; i < f->ncpu && !err; i++) {
+		struct fwd_cpu *c = &f->cpus[i];
+		int dfd = dup(fd);
+
+		c->f = f;
+		c->ci = i;
+		c->st.cpu = (uint32_t)fr_evlist__cpu(el, i);
+		c->stop_fd = eventfd(0, EFD_CLOEXEC);
+		if (dfd < 0 || c->stop_fd < 0) {
+			err = -errno;
+			if (dfd >= 0)
+				close(dfd);
+			break;
+		}
+		err = fr_writer__appender(dfd, zstd_level, &c->app);
+		if (err) {
+			close(dfd);
+			break;
+		}
+		err = fr_writer__records_begin(c->app, c->st.cpu, FR_STREAM_SAMPLES);
+		if (!err)
+			err = -pthread_create(&c->th, NULL, reader, c);
+		c->started = !err;
+	}
+	if (err) {
+		uint64_t chunks;
+
+		fr_forward__stop(f, NULL, &chunks);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+size_t fr_forward__unpinned(const struct fr_forward *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->ncpu; i++)
+		n += f->cpus[i].started && !f->cpus[i].pinned;
+	return n;
+}
+
+int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chunks)
+{
+	uint64_t one = 1;
+	int err = 0;
+
+	*chunks = 0;
+	for (size_t i = 0; i < f->ncpu; i++)
+		if (f->cpus[i].started && write(f->cpus[i].stop_fd, &one, sizeof(one)) < 0 && !err)
+			err = -errno;
+	for (size_t i = 0; i < f->ncpu; i++) {
+		struct fwd_cpu *c = &f->cpus[i];
+		int e;
+
+		if (!c->started)
+			continue;
+		pthread_join(c->th, NULL);
+		if (c->err && !err)
+			err = c->err;
+		e = fr_writer__records_end(c->app);
+		if (e && !err)
+			err = e;
+		*chunks += fr_writer__chunks(c->app);
+		if (st)
+			st[i] = c->st;
+	}
+	free_forward(f);
+	return err;
+}

@@ -1,0 +1,31 @@
+/* src/forward.h: forward (streaming) mode's per-CPU reader threads: each is
+ * pinned to its CPU, sleeps until its ring passes the watermark, and appends
+ * the records to the file with its own zstd context. No lock between CPUs.
+ */
+#ifndef FR_FORWARD_H
+#define FR_FORWARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring/evlist.h"
+#include "src/file.h"
+
+struct fr_forward;
+
+/* The time of a sample-ring record (0 if none), for the per-CPU time range. */
+typedef uint64_t (*fr_time_fn)(void *ctx, const struct perf_event_header *h);
+
+/* Start one thread per CPU of el, each appending to a dup of fd (opened
+ * O_APPEND). A thread writes its chunk in progress at least every flush_ms,
+ * so a killed recorder loses at most that much. */
+int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
+		      fr_time_fn time_fn, void *time_ctx, struct fr_forward **out);
+/* Stop the threads after a last drain; fill st[ncpu] (samples, lost, time
+ * range; cpu ids); return the chunks they wrote in *chunks and the first
+ * error (-errno) any thread met. Frees f. */
+int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chunks);
+/* Threads that could not pin themselves to their CPU. */
+size_t fr_forward__unpinned(const struct fr_forward *f);
+
+#endif

@@ -1,0 +1,359 @@
+/* src/record_loop.c: the recorder's main loop (record_loop.h). Triggers
+ * (SIGUSR2, `flightrec snapshot`, a trigger event) become one pending snapshot
+ * that later triggers join until it is written; the rate limit refuses
+ * snapshots beyond N per PERIOD; rotation keeps the newest --max-files files.
+ */
+#include "config.h"
+#include "src/record_loop.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring/record.h"
+#include "src/flightrec.h"
+
+#define MAX_WAITERS 64
+
+struct pending {
+	bool active;
+	uint64_t due;
+	struct fr_trigger tr;
+	char event[256];
+	int waiters[MAX_WAITERS];   /* clients waiting for the path */
+	size_t nr_waiters;
+};
+
+struct loop {
+	struct fr_session *s;
+	struct fr_control *ctl;
+	const struct fr_loop_opts *o;
+	pid_t child;
+	bool ended;
+	int status;
+	struct pending p;
+	uint64_t *history;          /* times of the last rate_n snapshots, a ring */
+	size_t hist_pos;
+	uint64_t refused;
+	char **files;               /* written files, oldest first (rotation) */
+	size_t nr_files;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void reply_all(struct pending *p, const char *line)
+{
+	for (size_t i = 0; i < p->nr_waiters; i++)
+		fr_control__reply(p->waiters[i], line);
+	p->nr_waiters = 0;
+}
+
+int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			   size_t len)
+{
+	struct fr_snapshot_stats st;
+	struct stat sb;
+	int err = fr_session__snapshot(s, tr, path, len, &st);
+
+	if (err) {
+		fr_err("snapshot", "%s", strerror(-err));
+		return err;
+	}
+	if (!stat(path, &sb))
+		st.bytes = (uint64_t)sb.st_size;
+	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
+		"copy %.2f ms, total %.2f ms%s)", tr->source, tr->coalesced ? ", coalesced " : "",
+		tr->coalesced ? "more" : "", path, (unsigned long long)st.samples,
+		(unsigned long long)st.sideband, (unsigned long long)st.lost,
+		(unsigned long long)st.bytes, st.copy_ms, st.total_ms,
+		st.pinned ? "" : ", copied unpinned");
+	if (st.warning[0])
+		fr_info("window: %s", st.warning);
+	return 0;
+}
+
+/* Keep the newest max_files files this recorder wrote. */
+static void rotate(struct loop *l, const char *path)
+{
+	char **n = realloc(l->files, (l->nr_files + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	l->files = n;
+	l->files[l->nr_files] = strdup(path);
+	if (l->files[l->nr_files])
+		l->nr_files++;
+	while (l->o->max_files && l->nr_files > l->o->max_files) {
+		if (unlink(l->files[0]) && errno != ENOENT)
+			fr_err(l->files[0], "rotation: %s", strerror(errno));
+		free(l->files[0]);
+		memmove(l->files, l->files + 1, (l->nr_files - 1) * sizeof(*l->files));
+		l->nr_files--;
+	}
+}
+
+static bool rate_limited(struct loop *l, uint64_t now)
+{
+	/* the oldest of the last rate_n snapshots is within the period */
+	return l->o->rate_n && l->history[l->hist_pos] &&
+	       now - l->history[l->hist_pos] < l->o->rate_ns;
+}
+
+static void fire(struct loop *l)
+{
+	char path[PATH_MAX], line[PATH_MAX + 64];
+	int err;
+
+	l->p.active = false;
+	err = fr_record_snapshot_now(l->s, &l->p.tr, path, sizeof(path));
+	if (err) {
+		snprintf(line, sizeof(line), "error %s", strerror(-err));
+		l->status = FR_EXIT_PARTIAL;
+	} else {
+		snprintf(line, sizeof(line), "ok %s", path);
+		rotate(l, path);
+	}
+	reply_all(&l->p, line);
+	if (l->o->rate_n) {
+		l->history[l->hist_pos] = now_ns();
+		l->hist_pos = (l->hist_pos + 1) % l->o->rate_n;
+	}
+}
+
+/* A trigger: join the pending snapshot, start one, or refuse (rate limit). */
+static void trigger(struct loop *l, const struct fr_trigger *tr, int client)
+{
+	uint64_t now = now_ns();
+
+	if (l->p.active) {
+		l->p.tr.coalesced++;
+		if (client >= 0 && l->p.nr_waiters < MAX_WAITERS)
+			l->p.waiters[l->p.nr_waiters++] = client;
+		else if (client >= 0)
+			fr_control__reply(client, "error too many clients waiting");
+		return;
+	}
+	if (rate_limited(l, now)) {
+		l->refused++;
+		if (l->refused == 1 || !(l->refused & (l->refused - 1)))
+			fr_info("trigger (%s) refused by --max-snapshots (%llu refused so far)",
+				tr->source, (unsigned long long)l->refused);
+		if (client >= 0)
+			fr_control__reply(client, "error rate limit (--max-snapshots) reached; "
+					  "try again later");
+		return;
+	}
+	l->p.active = true;
+	l->p.tr = *tr;
+	if (tr->event) {
+		snprintf(l->p.event, sizeof(l->p.event), "%s", tr->event);
+		l->p.tr.event = l->p.event;
+	}
+	l->p.due = now + tr->after_ns;
+	l->p.nr_waiters = 0;
+	if (client >= 0)
+		l->p.waiters[l->p.nr_waiters++] = client;
+	if (!tr->after_ns)
+		fire(l);
+}
+
+/* Returns true when recording should stop. */
+static bool handle_signal(struct loop *l, int sfd)
+{
+	struct signalfd_siginfo si;
+	struct fr_trigger tr = { .source = "sigusr2" };
+	int wst;
+
+	if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return false;
+	switch (si.ssi_signo) {
+	case SIGUSR2:
+		if (l->o->forward) {
+			fr_info("forward mode streams every record: SIGUSR2 ignored");
+			return false;
+		}
+		tr.time = now_ns();
+		trigger(l, &tr, -1);
+		return false;
+	case SIGCHLD:
+		if (l->child > 0 && waitpid(l->child, &wst, WNOHANG) == l->child) {
+			l->child = -1;
+			l->ended = true;
+			return true;
+		}
+		while (waitpid(-1, &wst, WNOHANG) > 0)
+			;
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* "snapshot [after=NS]" */
+static void handle_client(struct loop *l)
+{
+	struct fr_trigger tr = { .source = "command" };
+	char req[256], *end;
+	int cl = fr_control__accept(l->ctl, req, sizeof(req));
+
+	if (cl < 0)
+		return;
+	if (strncmp(req, "snapshot", 8) || (req[8] && req[8] != ' ')) {
+		fr_control__reply(cl, "error unknown request");
+		return;
+	}
+	if (l->o->forward) {
+		fr_control__reply(cl, "error this recorder runs in forward mode: every record "
+				  "streams into its file already");
+		return;
+	}
+	if (!strncmp(req + 8, " after=", 7)) {
+		errno = 0;
+		tr.after_ns = strtoull(req + 15, &end, 10);
+		if (errno || *end || end == req + 15) {
+			fr_control__reply(cl, "error bad after= value");
+			return;
+		}
+	}
+	tr.time = now_ns();
+	trigger(l, &tr, cl);
+}
+
+static int trigger_cb(void *ctx, size_t ci, const struct perf_event_header *h)
+{
+	struct loop *l = ctx;
+	const struct fr_event *ev = fr_evlist__trigger_event(fr_session__evlist(l->s));
+	struct fr_trigger tr = { .source = "event", .event = ev->name,
+				 .after_ns = l->o->trigger_after_ns };
+	struct fr_sample smp;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (!fr_record__parse_sample(h, ev->attr.sample_type, 0, &smp)) {
+		tr.time = smp.time;
+		tr.pid = smp.pid;
+		tr.tid = smp.tid;
+	}
+	tr.cpu = (uint32_t)fr_evlist__cpu(fr_session__evlist(l->s), ci);
+	if (!tr.time)
+		tr.time = now_ns();
+	trigger(l, &tr, -1);
+	return 0;
+}
+
+/* The fds to poll: signals, control, live sideband rings, trigger rings. */
+static size_t build_fds(struct loop *l, int sfd, struct pollfd *sb, size_t nsb,
+			struct pollfd *tg, size_t ntg, struct pollfd *fds)
+{
+	size_t n = 2;
+
+	fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = fr_control__fd(l->ctl), .events = POLLIN };
+	for (size_t i = 0; i < nsb; i++)
+		if (sb[i].fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = sb[i].fd, .events = POLLIN };
+	for (size_t i = 0; i < ntg; i++)
+		if (tg[i].fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = tg[i].fd, .events = POLLIN };
+	return n;
+}
+
+static int poll_timeout(struct loop *l)
+{
+	int t = l->o->forward ? l->o->flush_ms : -1;
+
+	if (l->p.active) {
+		uint64_t now = now_ns(), ms = l->p.due > now ? (l->p.due - now + 999999) / 1000000 : 0;
+
+		if (t < 0 || ms < (uint64_t)t)
+			t = (int)(ms > INT_MAX ? INT_MAX : ms);
+	}
+	return t;
+}
+
+/* Mark hung-up fds (their task exited) so they leave the poll set. */
+static void drop_hups(const struct pollfd *fds, size_t from, size_t n, struct pollfd *set,
+		      size_t nset)
+{
+	for (size_t i = from; i < n; i++)
+		if (fds[i].revents & (POLLHUP | POLLERR))
+			for (size_t k = 0; k < nset; k++)
+				if (set[k].fd == fds[i].fd)
+					set[k].fd = -1;
+}
+
+int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr_loop_opts *o,
+		   bool *ended)
+{
+	struct fr_evlist *el = fr_session__evlist(s);
+	size_t ncpu = fr_evlist__nr_cpus(el), nsb, ntg;
+	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child };
+	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *tg = calloc(ncpu, sizeof(*tg));
+	struct pollfd *fds = calloc(2 * ncpu + 2, sizeof(*fds));
+
+	l.history = calloc(o->rate_n ? o->rate_n : 1, sizeof(*l.history));
+	if (!sb || !tg || !fds || !l.history)
+		goto out;
+	nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
+	ntg = fr_evlist__trigger_pollfds(el, tg, ncpu);
+	for (;;) {
+		size_t n = build_fds(&l, o->sfd, sb, nsb, tg, ntg, fds), nlive = n, live_sb = 0;
+		int r;
+
+		for (size_t i = 0; i < nsb; i++)
+			live_sb += sb[i].fd >= 0;
+		if (nsb && !live_sb && l.child <= 0) {
+			l.ended = true;    /* every -p target exited */
+			break;
+		}
+		r = poll(fds, n, poll_timeout(&l));
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && (fds[0].revents & POLLIN) && handle_signal(&l, o->sfd))
+			break;
+		if (r > 0 && (fds[1].revents & POLLIN))
+			handle_client(&l);
+		if (r > 0) {
+			drop_hups(fds, 2, nlive, sb, nsb);
+			drop_hups(fds, 2, nlive, tg, ntg);
+		}
+		if (o->forward)
+			fr_session__forward_tick(s);
+		else
+			fr_session__drain(s);
+		if (ntg)
+			fr_evlist__drain_trigger(el, trigger_cb, &l);
+		if (l.p.active && now_ns() >= l.p.due)
+			fire(&l);
+	}
+	/* a snapshot still waiting for its post-trigger window is written now */
+	if (l.p.active)
+		fire(&l);
+out:
+	if (l.refused)
+		fr_info("%llu trigger(s) refused by --max-snapshots", (unsigned long long)l.refused);
+	for (size_t i = 0; i < l.nr_files; i++)
+		free(l.files[i]);
+	free(l.files);
+	free(l.history);
+	free(sb);
+	free(tg);
+	free(fds);
+	*ended = l.ended;
+	return l.status;
+}

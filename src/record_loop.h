@@ -1,0 +1,34 @@
+/* src/record_loop.h: the recorder's main loop: signals, the control socket,
+ * the sideband and trigger rings, post-trigger windows, coalescing, the rate
+ * limit and file rotation.
+ */
+#ifndef FR_RECORD_LOOP_H
+#define FR_RECORD_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/control.h"
+#include "src/session.h"
+
+struct fr_loop_opts {
+	int sfd;                    /* signalfd: INT, TERM, HUP, USR2, CHLD */
+	pid_t child;                /* the recorded command, or -1 */
+	bool forward;
+	int flush_ms;               /* forward: sideband flush period */
+	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
+	unsigned max_files;         /* --max-files (0: keep all) */
+	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
+};
+
+/* Run until SIGINT/SIGTERM/SIGHUP, the command's exit, or every -p target's
+ * exit. *ended is true when the target ended (a final snapshot is due). Returns
+ * FR_EXIT_OK, or FR_EXIT_PARTIAL if a snapshot failed. */
+int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr_loop_opts *o,
+		   bool *ended);
+/* Write one snapshot now and report it (used for the final one too). */
+int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			   size_t len);
+
+#endif
