@@ -17,7 +17,6 @@
  *   fr                tid+time+raw+clock (flightrec's tracepoint default)
  *   perf              ip+tid+time+cpu+period+raw (perf record -a on a tracepoint)
  */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>

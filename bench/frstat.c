@@ -4,6 +4,8 @@
  * Student's t 95% intervals (pooled s, as ministat) of the difference of means
  * from the baseline and from the floor, in percent of theirs.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -2,6 +2,8 @@
  * user and system CPU seconds and peak RSS (wait4 rusage, threads included).
  * SIGINT, SIGTERM, SIGHUP and SIGUSR2 are passed on to the command.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>

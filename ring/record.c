@@ -120,6 +120,11 @@ static size_t id_trailer_size(uint64_t st)
 	return n;
 }
 
+size_t fr_record__id_size(uint64_t st)
+{
+	return id_trailer_size(st);
+}
+
 int fr_record__parse_id(const struct perf_event_header *h, uint64_t st, struct fr_sample *s)
 {
 	size_t n = id_trailer_size(st);

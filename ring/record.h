@@ -5,6 +5,7 @@
 #define FR_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -45,6 +46,9 @@ int fr_record__parse_sample(const struct perf_event_header *h, uint64_t sample_t
 /* Decode the sample_id_all trailer of a non-sample record (tid, time, id, cpu). */
 int fr_record__parse_id(const struct perf_event_header *h, uint64_t sample_type,
 			struct fr_sample *s);
+
+/* Bytes of the sample_id_all trailer for this sample_type. */
+size_t fr_record__id_size(uint64_t sample_type);
 
 /* The time of any record (sample or not, given sample_id_all). Returns 0 and
  * sets *time, or -ENOENT when the record carries no time. */

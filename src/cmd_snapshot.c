@@ -4,6 +4,7 @@
 #include "config.h"
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,11 +12,12 @@
 #include "src/flightrec.h"
 #include "src/parse.h"
 
-enum { OPT_NAME = 1000, OPT_RUN_DIR, OPT_TIMEOUT };
+enum { OPT_NAME = 1000, OPT_RUN_DIR, OPT_TIMEOUT, OPT_AFTER };
 
 struct snap_opts {
 	const char *name, *run_dir;
 	uint64_t timeout_s;
+	uint64_t after_ns;
 	int usage_err;
 };
 
@@ -23,7 +25,10 @@ static const struct argp_option snap_options[] = {
 	{ "name", OPT_NAME, "NAME", 0, "the recorder's name (default 'default')", 0 },
 	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
 	  "or $FLIGHTREC_RUN_DIR)", 0 },
-	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "how long to wait for the file (default 60)", 0 },
+	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "how long to wait for the file, after --after "
+	  "(default 60)", 0 },
+	{ "after", OPT_AFTER, "DURATION", 0, "keep recording DURATION (e.g. 5s) after this "
+	  "trigger, then write: the window before and after it", 0 },
 	{ 0 }
 };
 
@@ -37,6 +42,12 @@ static error_t snap_parse(int key, char *arg, struct argp_state *st)
 	case OPT_TIMEOUT:
 		if (fr_parse__u64(arg, 1, 3600, &o->timeout_s)) {
 			fr_err("--timeout", "expected seconds, 1..3600");
+			o->usage_err = 1;
+		}
+		break;
+	case OPT_AFTER:
+		if (fr_parse__duration(arg, &o->after_ns)) {
+			fr_err("--after", "expected a duration like 5s or 500ms (at most 7 days)");
 			o->usage_err = 1;
 		}
 		break;
@@ -54,7 +65,8 @@ static const struct argp snap_argp = {
 	"Ask a running recorder to write its window to a new file, and print its path.\v"
 	"Examples:\n"
 	"  flightrec snapshot\n"
-	"  flightrec snapshot --name web\n\n"
+	"  flightrec snapshot --name web\n"
+	"  flightrec snapshot --after 5s     (5 s more, then the file)\n\n"
 	"Exit codes: 0 file written; 2 no recorder runs, or it could not write; 64 usage.",
 	NULL, NULL, NULL
 };
@@ -63,7 +75,8 @@ int cmd_snapshot(int argc, char **argv)
 {
 	struct snap_opts o = { .name = "default", .timeout_s = 60 };
 	const char *dir;
-	char reply[4200];
+	char reply[4200], req[64];
+	uint64_t wait_ms;
 	int err;
 
 	int r = fr_parse_args(&snap_argp, argc, argv, "flightrec snapshot", &o);
@@ -77,8 +90,10 @@ int cmd_snapshot(int argc, char **argv)
 		return FR_EXIT_USAGE;
 	}
 	dir = fr_run_dir(o.run_dir);
-	err = fr_control__request(dir, o.name, "snapshot command", reply, sizeof(reply),
-				  (int)o.timeout_s * 1000);
+	snprintf(req, sizeof(req), "snapshot after=%llu", (unsigned long long)o.after_ns);
+	wait_ms = o.timeout_s * 1000 + o.after_ns / 1000000;
+	err = fr_control__request(dir, o.name, req, reply, sizeof(reply),
+				  wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
 	if (err == -ENOENT || err == -ECONNREFUSED) {
 		fr_err("snapshot", "no recorder named '%s' is running (no live socket %s/%s.sock)",
 		       o.name, dir, o.name);

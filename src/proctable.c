@@ -212,19 +212,33 @@ int fr_proctable__add_map(struct fr_proctable *pt, uint32_t pid, const struct fr
 	return im ? add_map(im, m) : -ENOMEM;
 }
 
-static int on_comm(struct fr_proctable *pt, const struct perf_event_header *h, uint64_t t)
+static int on_comm(struct fr_proctable *pt, const struct perf_event_header *h, uint64_t t,
+		   uint64_t sample_type)
 {
 	struct fr_comm c;
 	struct img *im;
 
-	if (fr_record__comm(h, &c))
+	/* the name must end before the sample_id trailer */
+	if (fr_record__comm(h, &c) ||
+	    16 + strlen(c.comm) + 1 + fr_record__id_size(sample_type) > h->size)
 		return -EBADMSG;
 	if (c.pid != c.tid && !c.exec)
 		return 0;   /* a thread's name: samples carry the tid's comm via dump */
 	if (c.exec) {
 		struct img *old = newest(pt, c.pid);
+		uint64_t late_exit = 0;
 
+		/* an exit seen before this (earlier) exec: it ends the new image */
+		if (old && old->p.exit_time > t && t > old->p.start_time) {
+			late_exit = old->p.exit_time;
+			old->p.exit_time = 0;
+			pt->exited--;
+		}
 		im = new_img(pt, c.pid, old ? old->p.ppid : 0, t);
+		if (im && late_exit) {
+			im->p.exit_time = late_exit;
+			pt->exited++;
+		}
 	} else {
 		im = img_at(pt, c.pid, t);
 	}
@@ -298,7 +312,7 @@ int fr_proctable__record(struct fr_proctable *pt, const struct perf_event_header
 	if (!fr_record__parse_id(h, sample_type, &id))
 		t = id.time;
 	switch (h->type) {
-	case PERF_RECORD_COMM: return on_comm(pt, h, t);
+	case PERF_RECORD_COMM: return on_comm(pt, h, t, sample_type);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: return on_task(pt, h);
 	case PERF_RECORD_MMAP2: return on_mmap2(pt, h, t);

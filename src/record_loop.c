@@ -234,26 +234,48 @@ static void handle_client(struct loop *l)
 	trigger(l, &tr, cl);
 }
 
+/* All trigger records waiting in the rings become one trigger: the first
+ * one's details, the rest counted as coalesced. */
+struct trig_batch {
+	struct loop *l;
+	struct fr_trigger tr;
+	unsigned n;
+};
+
 static int trigger_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
-	struct loop *l = ctx;
-	const struct fr_event *ev = fr_evlist__trigger_event(fr_session__evlist(l->s));
-	struct fr_trigger tr = { .source = "event", .event = ev->name,
-				 .after_ns = l->o->trigger_after_ns };
+	struct trig_batch *b = ctx;
+	struct fr_evlist *el = fr_session__evlist(b->l->s);
+	const struct fr_event *ev = fr_evlist__trigger_event(el);
 	struct fr_sample smp;
 
 	if (h->type != PERF_RECORD_SAMPLE)
 		return 0;
+	if (b->n++)
+		return 0;
+	b->tr.event = ev->name;
 	if (!fr_record__parse_sample(h, ev->attr.sample_type, 0, &smp)) {
-		tr.time = smp.time;
-		tr.pid = smp.pid;
-		tr.tid = smp.tid;
+		b->tr.time = smp.time;
+		b->tr.pid = smp.pid;
+		b->tr.tid = smp.tid;
 	}
-	tr.cpu = (uint32_t)fr_evlist__cpu(fr_session__evlist(l->s), ci);
-	if (!tr.time)
-		tr.time = now_ns();
-	trigger(l, &tr, -1);
+	b->tr.cpu = (uint32_t)fr_evlist__cpu(el, ci);
 	return 0;
+}
+
+static void drain_triggers(struct loop *l)
+{
+	struct trig_batch b = { .l = l, .tr = { .source = "event", .after_ns = l->o->trigger_after_ns } };
+
+	fr_evlist__drain_trigger(fr_session__evlist(l->s), trigger_cb, &b);
+	if (!b.n)
+		return;
+	if (!b.tr.time)
+		b.tr.time = now_ns();
+	b.tr.coalesced = b.n - 1;
+	if (l->p.active)
+		l->p.tr.coalesced += b.n - 1;   /* trigger() counts one more */
+	trigger(l, &b.tr, -1);
 }
 
 /* The fds to poll: signals, control, live sideband rings, trigger rings. */
@@ -337,7 +359,7 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 		else
 			fr_session__drain(s);
 		if (ntg)
-			fr_evlist__drain_trigger(el, trigger_cb, &l);
+			drain_triggers(&l);
 		if (l.p.active && now_ns() >= l.p.due)
 			fire(&l);
 	}

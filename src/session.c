@@ -101,6 +101,8 @@ void fr_session__delete(struct fr_session *s)
 	free(s->synth.buf);
 	free(s->snaps);
 	free(s->ids);
+	free(s->pend.buf);
+	free(s->pend_refs);
 	fr_proctable__delete(s->procs);
 	fr_kallsyms__delete(s->ksyms);
 	fr_evlist__delete(s->el);
@@ -172,12 +174,71 @@ static void sb_trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample
 	st->len -= off;
 }
 
+/* Records the table needs, gathered from every CPU's ring, fed in time order
+ * (a process may exec on one CPU and exit on another). */
+static int table_pending(struct fr_session *s, const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+	struct fr_sample id;
+
+	if (h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
+	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP2)
+		return 0;
+	if (!fr_record__parse_id(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &id))
+		t = id.time;
+	if (s->pend.len + h->size > s->pend.cap) {
+		size_t cap = s->pend.cap ? s->pend.cap * 2 : 65536;
+		uint8_t *n;
+
+		while (cap < s->pend.len + h->size)
+			cap *= 2;
+		n = realloc(s->pend.buf, cap);
+		if (!n)
+			return -ENOMEM;
+		s->pend.buf = n;
+		s->pend.cap = cap;
+	}
+	if (s->pend.nr == s->pend_cap) {
+		size_t cap = s->pend_cap ? s->pend_cap * 2 : 256;
+		struct pend_ref *n = realloc(s->pend_refs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->pend_refs = n;
+		s->pend_cap = cap;
+	}
+	s->pend_refs[s->pend.nr++] = (struct pend_ref){ t, s->pend.len };
+	memcpy(s->pend.buf + s->pend.len, h, h->size);
+	s->pend.len += h->size;
+	return 0;
+}
+
+static int cmp_pend(const void *a, const void *b)
+{
+	const struct pend_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void table_feed(struct fr_session *s)
+{
+	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type;
+
+	qsort(s->pend_refs, s->pend.nr, sizeof(*s->pend_refs), cmp_pend);
+	for (size_t i = 0; i < s->pend.nr; i++)
+		fr_proctable__record(s->procs, (const void *)(s->pend.buf + s->pend_refs[i].off), st);
+	s->pend.nr = 0;
+	s->pend.len = 0;
+}
+
 static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fr_session *s = ctx;
-	int err = fr_proctable__record(s->procs, h, fr_evlist__sideband_event(s->el)->attr.sample_type);
+	int err = table_pending(s, h);
 
-	if (err && err != -EBADMSG)
+	if (err)
 		return err;
 	if (s->o.forward) {
 		if (h->type == PERF_RECORD_LOST) {
@@ -235,6 +296,7 @@ int fr_session__drain(struct fr_session *s)
 {
 	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
 
+	table_feed(s);
 	maybe_gc(s);
 	return err;
 }
@@ -654,7 +716,9 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
 		st->samples += cs[ci].nr_samples;
 		st->sideband += cs[ci].nr_sideband;
-		st->lost += cs[ci].lost_records + cs[ci].lost_samples;
+		/* the same losses, counted two ways: records in the ring and the event's counter */
+		st->lost += cs[ci].lost_records > cs[ci].lost_samples ? cs[ci].lost_records
+								       : cs[ci].lost_samples;
 		st->raced_bytes += cs[ci].raced_bytes;
 	}
 	if (!err)

@@ -113,7 +113,9 @@ int fr_session__forward_stop(struct fr_session *s, struct fr_snapshot_stats *st)
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
 		st->samples += cs[ci].nr_samples;
 		st->sideband += cs[ci].nr_sideband;
-		st->lost += cs[ci].lost_records + cs[ci].lost_samples;
+		/* the same losses, counted two ways: records in the ring and the event's counter */
+		st->lost += cs[ci].lost_records > cs[ci].lost_samples ? cs[ci].lost_records
+								       : cs[ci].lost_samples;
 	}
 	if (s->w) {
 		fr_writer__add_chunks(s->w, chunks);

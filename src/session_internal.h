@@ -16,6 +16,11 @@ struct sb_store {
 	uint64_t nr, dropped, lost;
 };
 
+struct pend_ref {
+	uint64_t time;
+	size_t off;
+};
+
 struct id_map {
 	uint64_t id;
 	size_t event;
@@ -33,6 +38,9 @@ struct fr_session {
 	uint64_t start_ns;
 	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable */
 	struct fr_proctable *procs;
+	struct sb_store pend;      /* table records of one drain, before sorting */
+	struct pend_ref *pend_refs;
+	size_t pend_cap;
 	uint64_t gc_at;            /* exited images that trigger a collection */
 	/* forward mode */
 	int fd;

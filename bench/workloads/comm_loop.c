@@ -2,6 +2,8 @@
  * kernel emit a PERF_RECORD_COMM to each comm-tracking event (seed 004), and
  * hits syscalls:sys_enter_prctl once. Prints ns per prctl, one line per run.
  */
+#include "config.h"
+
 #include <getopt.h>
 #include <sys/prctl.h>
 

@@ -8,6 +8,8 @@
  *   main;run;fn_a;leaf        100  14.3%
  *   main;run;leaf             100  14.3%
  */
+#include "config.h"
+
 #include <getopt.h>
 #include <stdint.h>
 

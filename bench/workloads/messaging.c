@@ -3,6 +3,8 @@
  * every sender sends L 100-byte messages to every receiver of its group.
  * Prints ns per message (total time / (G*F*F*L)), one line per run.
  */
+#include "config.h"
+
 #include <getopt.h>
 #include <pthread.h>
 #include <sys/socket.h>

@@ -2,6 +2,8 @@
  * N times (seed 001's pipe-test-1m, `perf bench sched pipe`): two context
  * switches per round trip when pinned to one CPU. Prints ns per round trip.
  */
+#include "config.h"
+
 #include <getopt.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -2,6 +2,8 @@
  * syscalls:sys_enter_read workload of the design's cost table. Prints ns per
  * read(), one line per run.
  */
+#include "config.h"
+
 #include <fcntl.h>
 #include <getopt.h>
 

@@ -1,0 +1,239 @@
+# bench/lib.sh: sourced by bench/run: the workloads, and starting, stopping
+# and measuring each recorder configuration (baseline, floor, flightrec
+# --backward/--forward, perf record [--overwrite|-z], the ftrace ring).
+# Needs: BB (bench build dir), FLIGHTREC, PERF, RUNSTAT, RING, RING_KB, TRACEFS,
+# the N_* workload sizes and die/log from bench/run.
+
+# ---- workloads -------------------------------------------------------------
+
+wl_cmd() {
+	case $1 in
+	comm) echo "$BB/workloads/comm_loop -n $N_COMM" ;;
+	read) echo "$BB/workloads/read_loop -n $N_READ" ;;
+	pipe) echo "$BB/workloads/pipe_pingpong -n $N_PIPE" ;;
+	messaging) echo "$BB/workloads/messaging -g 2 -f 10 -n $N_MSG" ;;
+	cpu) echo "$BB/workloads/cpu_tree -n $N_CPU" ;;
+	*) die "unknown workload '$1'" ;;
+	esac
+}
+
+# The events every recorder configuration records for the workload.
+wl_events() {
+	case $1 in
+	comm) echo syscalls:sys_enter_prctl ;;
+	read) echo syscalls:sys_enter_read ;;
+	pipe) echo sched:sched_switch ;;
+	messaging) echo sched:sched_switch,sched:sched_wakeup ;;
+	cpu) echo cpu-clock ;;
+	esac
+}
+
+# Sampling options shared by flightrec, the floor and perf.
+wl_opts() {
+	case $1 in
+	cpu) echo "-F 4000 -g" ;;
+	*) echo "" ;;
+	esac
+}
+
+# tracefs event directories for the ftrace ring ("" when there is none).
+wl_ftrace() {
+	case $1 in
+	comm) echo syscalls/sys_enter_prctl ;;
+	read) echo syscalls/sys_enter_read ;;
+	pipe) echo sched/sched_switch ;;
+	messaging) echo "sched/sched_switch sched/sched_wakeup" ;;
+	*) echo "" ;;
+	esac
+}
+
+wl_unit() {
+	case $1 in
+	comm) echo "ns per prctl" ;;
+	read) echo "ns per read" ;;
+	pipe) echo "ns per round trip" ;;
+	messaging) echo "ns per message" ;;
+	cpu) echo "ns per iteration" ;;
+	esac
+}
+
+# ---- helpers ----------------------------------------------------------------
+
+# wait_for FILE PATTERN PID SECONDS: 0 when FILE has a line matching PATTERN;
+# 1 when PID exits first or time runs out.
+wait_for() {
+	local i=0 max=$(($4 * 100))
+	while [ "$i" -lt "$max" ]; do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || { grep -q -- "$2" "$1" 2>/dev/null && return 0; return 1; }
+		sleep 0.01
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# The first number before WORD on the last status line with WORD in FILE.
+num_before() {
+	grep -o "[0-9][0-9]* $2" "$1" 2>/dev/null | tail -n 1 | cut -d' ' -f1
+}
+
+# ---- the ftrace ring ----------------------------------------------------------
+
+FT_INST=""
+
+ftrace_start() {
+	local evs e
+	evs=$(wl_ftrace "$1")
+	[ -n "$evs" ] || return 1
+	[ -n "$TRACEFS" ] || return 1
+	FT_INST="$TRACEFS/instances/frbench_$$"
+	[ -d "$FT_INST" ] && rmdir "$FT_INST"
+	mkdir "$FT_INST" || return 2
+	echo "$RING_KB" >"$FT_INST/buffer_size_kb"
+	echo 1 >"$FT_INST/options/overwrite"
+	for e in $evs; do
+		echo 1 >"$FT_INST/events/$e/enable" || return 2
+	done
+	echo 1 >"$FT_INST/tracing_on"
+}
+
+# Records the workload CPU's ring statistics in $d/ftrace.stats, removes the instance.
+ftrace_stop() {
+	[ -n "$FT_INST" ] || return 0
+	echo 0 >"$FT_INST/tracing_on"
+	cat "$FT_INST/per_cpu/cpu$WCPU/stats" >"$1/ftrace.stats" 2>/dev/null || true
+	echo 0 >"$FT_INST/events/enable"
+	rmdir "$FT_INST" || log "warning: could not remove $FT_INST"
+	FT_INST=""
+}
+
+# ---- recorder configurations -------------------------------------------------
+
+REC_PID=""
+CTL_FD=""
+ACK_FD=""
+
+# rec_start CONFIG WORKLOAD RECORDER_CPU DIR: 0 started (REC_PID set, or
+# empty for baseline/ftrace); 1 the configuration is not available (reason in
+# DIR/na); 2 it failed (DIR/err says why).
+rec_start() {
+	local cfg=$1 wl=$2 rcpu=$3 d=$4 ev opts e line
+	local -a evargs=()
+	ev=$(wl_events "$wl")
+	opts=$(wl_opts "$wl")
+	REC_PID=""
+	mkdir -p "$d"
+	case $cfg in
+	baseline) return 0 ;;
+	ftrace)
+		if [ -z "$(wl_ftrace "$wl")" ]; then
+			echo "no ftrace equivalent of $ev" >"$d/na"
+			return 1
+		fi
+		[ -n "$TRACEFS" ] || { echo "tracefs not found" >"$d/na"; return 1; }
+		ftrace_start "$wl" 2>"$d/err" || return 2
+		return 0
+		;;
+	floor)
+		for e in ${ev//,/ }; do evargs+=(-e "$e"); done
+		# shellcheck disable=SC2086
+		taskset -c "$rcpu" "$RUNSTAT" -o "$d/rusage" "$BB/floor" "${evargs[@]}" $opts \
+			-m "$RING" >"$d/out" 2>"$d/err" &
+		REC_PID=$!
+		wait_for "$d/out" '^ready' "$REC_PID" 20 || return 2
+		;;
+	backward | forward)
+		if [ "$cfg" = forward ] && [ "$FORWARD" != yes ]; then
+			echo "$FORWARD" >"$d/na"
+			return 1
+		fi
+		mkdir -p "$d/files" "$d/run"
+		# shellcheck disable=SC2086
+		taskset -c "$rcpu" "$RUNSTAT" -o "$d/rusage" "$FLIGHTREC" record -a -e "$ev" $opts \
+			"--$cfg" -m "$RING" -o "$d/files" --name "frbench$$" --run-dir "$d/run" \
+			>"$d/out" 2>"$d/err" &
+		REC_PID=$!
+		if ! wait_for "$d/err" 'recording' "$REC_PID" 20; then
+			if [ "$cfg" = forward ] && grep -q 'not supported' "$d/err"; then
+				FORWARD="not available: $(head -n 1 "$d/err")"
+				echo "$FORWARD" >"$d/na"
+				wait "$REC_PID" 2>/dev/null || true
+				REC_PID=""
+				return 1
+			fi
+			return 2
+		fi
+		;;
+	perf | perf-overwrite | perf-z)
+		[ -n "$PERF" ] || { echo "perf is not installed" >"$d/na"; return 1; }
+		local -a pextra=()
+		[ "$cfg" = perf-overwrite ] && pextra=(--overwrite)
+		[ "$cfg" = perf-z ] && pextra=(-z)
+		mkfifo "$d/ctl" "$d/ack"
+		# shellcheck disable=SC2086
+		taskset -c "$rcpu" "$RUNSTAT" -o "$d/rusage" "$PERF" record -a -e "$ev" $opts \
+			"${pextra[@]}" -m "$RING" -k mono --buildid-mmap -D -1 \
+			--control "fifo:$d/ctl,$d/ack" -o "$d/perf.data" >"$d/out" 2>"$d/err" &
+		REC_PID=$!
+		exec {CTL_FD}<>"$d/ctl" {ACK_FD}<>"$d/ack"
+		echo enable >&"$CTL_FD"
+		if ! read -r -t 20 -u "$ACK_FD" line || [ "$line" != ack ]; then
+			return 2
+		fi
+		;;
+	*) die "unknown configuration '$cfg'" ;;
+	esac
+	return 0
+}
+
+# rec_stop CONFIG DIR: stops the recorder and writes DIR/metrics:
+# "cpu_s maxrss_kb bytes samples lost" ("NA" where a figure does not apply).
+rec_stop() {
+	local cfg=$1 d=$2 rc=0 cpu=NA rss=NA bytes=NA samples=NA lost=NA f
+	if [ "$cfg" = ftrace ]; then
+		ftrace_stop "$d"
+		if [ -f "$d/ftrace.stats" ]; then
+			# what the ring holds now: entries and their bytes
+			samples=$(awk '/^entries:/{print $2}' "$d/ftrace.stats")
+			bytes=$(awk '/^bytes:/{print $2}' "$d/ftrace.stats")
+			lost=0
+		fi
+	fi
+	if [ -n "$REC_PID" ]; then
+		kill -INT "$REC_PID" 2>/dev/null || true
+		wait "$REC_PID" || rc=$?
+		REC_PID=""
+		[ -n "$CTL_FD" ] && exec {CTL_FD}>&- {ACK_FD}>&-
+		CTL_FD=""
+		ACK_FD=""
+		if [ -s "$d/rusage" ]; then
+			cpu=$(awk '{printf "%.4f", $2 + $3}' "$d/rusage")
+			rss=$(awk '{print $4}' "$d/rusage")
+		fi
+		case $cfg in
+		floor)
+			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
+			;;
+		backward | forward)
+			samples=$(num_before "$d/err" samples)
+			lost=$(num_before "$d/err" lost)
+			bytes=0
+			for f in "$d"/files/*; do
+				[ -f "$f" ] && bytes=$((bytes + $(stat -c %s "$f")))
+			done
+			# a backward recorder writes its window once at the stop: its
+			# status line has the file's samples; forward files hold them all
+			;;
+		perf*)
+			if [ -f "$d/perf.data" ]; then
+				bytes=$(stat -c %s "$d/perf.data")
+				"$PERF" report --stats -i "$d/perf.data" >"$d/stats" 2>&1 || true
+				samples=$(awk '/^ *SAMPLE events:/{print $3; exit}' "$d/stats")
+				lost=$(awk '/^ *LOST(_SAMPLES)? events:/{s+=$3} END{print s+0}' "$d/stats")
+			fi
+			;;
+		esac
+	fi
+	echo "$cpu $rss ${bytes:-NA} ${samples:-NA} ${lost:-NA}" >"$d/metrics"
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 130 ]
+}

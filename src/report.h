@@ -1,0 +1,106 @@
+/* src/report.h: what the report's files share: a resolved sample (its
+ * thread's name and its stack as symbolized frames), the resolver that makes
+ * them from the file's records, and the output formats (doc/report.md).
+ */
+#ifndef FR_REPORT_H
+#define FR_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ring/record.h"
+#include "src/file.h"
+#include "symbolize/symbolize.h"
+
+#define FR_MAX_FRAMES 1024   /* frames kept per sample, inline frames included */
+
+/* A sample ready for output. Pointers are valid until the next sample. */
+struct fr_rsample {
+	const struct fr_file_event *event;
+	uint32_t pid, tid, cpu;          /* cpu: the stream's CPU */
+	uint64_t time, period;
+	const char *comm;                /* interned: equal names, equal pointers */
+	const struct fr_frame *frames;   /* leaf first */
+	size_t nr_frames;
+	bool has_stack;                  /* the event records an ip or a callchain */
+	const void *raw;                 /* tracepoint data or NULL */
+	uint32_t raw_size;
+};
+
+/* ---- report_stack.c: records to resolved samples ---- */
+struct fr_resolver;
+
+/* Reads the file's KSYMS blobs; keeps the process model and the symbolizer. */
+int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
+		     struct fr_resolver **out);
+void fr_resolver__delete(struct fr_resolver *r);
+/* Feed a sideband record (COMM, MMAP2, FORK, EXIT; others are ignored). */
+int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec);
+/* The name of a thread at a time (":TID" when unknown). */
+const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time);
+/* Fill out from a parsed sample; stack: resolve frames (else nr_frames = 0). */
+int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
+			const struct fr_sample *s, bool stack, struct fr_rsample *out);
+struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r);
+/* Samples whose user stack could not be unwound past the sampled ip. */
+uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r);
+bool fr_resolver__has_ksyms(const struct fr_resolver *r);
+
+/* The frames that describe the sampled address itself: frames[0] up to the
+ * first frame that is not an inline instance. */
+size_t fr_leaf_frames(const struct fr_rsample *s);
+
+/* ---- report_hist.c: the text report's histogram ---- */
+enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_NR_KEYS };
+
+struct fr_hist_opts {
+	enum fr_sort_key keys[FR_NR_KEYS];
+	int nr_keys;
+	bool period;             /* weigh by period instead of samples */
+	bool callchains;         /* -g: call paths under each entry */
+	double percent_limit;    /* hide entries below this share */
+	double chain_limit;      /* hide call path branches below this share */
+};
+struct fr_hist;
+
+/* Parse "comm,dso,sym" into keys: 0 or -EINVAL (unknown or repeated key). */
+int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o);
+int fr_hist__new(const struct fr_hist_opts *o, struct fr_hist **out);
+void fr_hist__delete(struct fr_hist *h);
+int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s);
+uint64_t fr_hist__samples(const struct fr_hist *h);
+/* The entries, heaviest first, with a header naming the event. */
+int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f);
+
+/* ---- report_folded.c: FlameGraph's collapsed stacks ---- */
+struct fr_folded;
+int fr_folded__new(bool period, struct fr_folded **out);
+void fr_folded__delete(struct fr_folded *fo);
+int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s);
+/* "comm;root;...;leaf count" lines, sorted. */
+int fr_folded__print(struct fr_folded *fo, FILE *f);
+
+/* ---- report_script.c: perf script's text layout ---- */
+struct fr_tpdecode;
+int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp);
+
+/* ---- report_json.c: Chrome trace event format ---- */
+struct fr_json;
+int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
+int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);
+/* Writes the stack frames, thread names and the closing brackets; frees j. */
+int fr_json__finish(struct fr_json *j, const char *file_name);
+void fr_json__delete(struct fr_json *j);
+/* A JSON string literal of s (quotes included), invalid UTF-8 replaced. */
+void fr_json__string(FILE *f, const char *s);
+
+/* ---- report_input.c: which file, and opening it ---- */
+/* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
+int fr_input__newest(const char *dir, char *out, size_t len);
+/* Open with one-line errors; returns an exit code. */
+int fr_input__open(const char *path, struct fr_reader **rd);
+/* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
+int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
+
+#endif

@@ -1,0 +1,230 @@
+/* src/report_stack.c: the report's resolver: feeds sideband records to the
+ * process model and turns a sample (ip, callchain, or user registers and
+ * stack) into symbolized frames, kernel frames first, leaf first.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/report.h"
+#include "symbolize/maps.h"
+#include "symbolize/strpool.h"
+#include "symbolize/unwind.h"
+
+#define MAX_USER_IPS 512
+
+struct fr_resolver {
+	struct fr_maps *maps;
+	struct fr_symbolizer *sym;
+	struct fr_unwind *unw;
+	struct fr_strpool *strs;        /* ":TID" names of unknown threads */
+	struct fr_frame frames[FR_MAX_FRAMES];
+	uint64_t ips[MAX_USER_IPS];
+	uint64_t unwind_failures;
+	bool ksyms;
+};
+
+int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
+		     struct fr_resolver **out)
+{
+	struct fr_resolver *r = calloc(1, sizeof(*r));
+	int err = -ENOMEM;
+
+	if (!r || fr_maps__new(&r->maps) || fr_symbolizer__new(so, &r->sym) ||
+	    fr_unwind__new(r->sym, &r->unw) || !(r->strs = fr_strpool__new()))
+		goto fail;
+	for (size_t i = 0; rd && i < fr_reader__nr_blobs(rd, FR_BLOB_KSYMS); i++) {
+		void *data = NULL;
+		size_t len = 0;
+
+		/* a bad blob costs kernel names, not the report */
+		if (!fr_reader__blob(rd, FR_BLOB_KSYMS, i, &data, &len) &&
+		    !fr_symbolizer__add_kallsyms(r->sym, data, len))
+			r->ksyms = true;
+		free(data);
+	}
+	*out = r;
+	return 0;
+fail:
+	fr_resolver__delete(r);
+	return err;
+}
+
+void fr_resolver__delete(struct fr_resolver *r)
+{
+	if (!r)
+		return;
+	fr_unwind__delete(r->unw);
+	fr_symbolizer__delete(r->sym);
+	fr_maps__delete(r->maps);
+	fr_strpool__delete(r->strs);
+	free(r);
+}
+
+struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r)
+{
+	return r->sym;
+}
+
+uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r)
+{
+	return r->unwind_failures;
+}
+
+bool fr_resolver__has_ksyms(const struct fr_resolver *r)
+{
+	return r->ksyms;
+}
+
+int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)
+{
+	const struct perf_event_header *h = rec->h;
+	struct fr_comm c;
+	struct fr_mmap2 mm;
+	struct fr_task t;
+
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+		if (fr_record__comm(h, &c) || !c.comm)
+			return 0;
+		return fr_maps__comm(r->maps, c.pid, c.tid, rec->time, c.comm, c.exec);
+	case PERF_RECORD_MMAP2:
+		if (fr_record__mmap2(h, &mm) || !mm.filename || !mm.len)
+			return 0;
+		return fr_maps__mmap(r->maps, mm.pid, rec->time, mm.addr, mm.len, mm.pgoff,
+				     mm.filename, mm.has_build_id ? mm.build_id : NULL,
+				     mm.has_build_id ? mm.build_id_size : 0);
+	case PERF_RECORD_FORK:
+		if (fr_record__task(h, &t))
+			return 0;
+		return fr_maps__fork(r->maps, t.pid, t.tid, t.ppid, t.ptid, rec->time);
+	case PERF_RECORD_EXIT:
+		if (fr_record__task(h, &t))
+			return 0;
+		return fr_maps__exit(r->maps, t.pid, t.tid, rec->time);
+	default:
+		return 0;
+	}
+}
+
+const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time)
+{
+	const char *c = fr_maps__thread_comm(r->maps, tid, time);
+	char buf[16];
+
+	if (c)
+		return c;
+	snprintf(buf, sizeof(buf), ":%u", tid);
+	return fr_strpool__str(r->strs, buf);
+}
+
+size_t fr_leaf_frames(const struct fr_rsample *s)
+{
+	size_t i = 0;
+
+	while (i < s->nr_frames && s->frames[i].sym->inlined)
+		i++;
+	return i < s->nr_frames ? i + 1 : s->nr_frames;
+}
+
+/* Append the frames of one address. */
+static int add_addr(struct fr_resolver *r, const struct fr_rsample *o, size_t *n, uint64_t addr,
+		    bool kernel, bool ret)
+{
+	int k;
+
+	if (*n >= FR_MAX_FRAMES)
+		return 0;
+	if (kernel)
+		k = fr_symbolizer__kernel(r->sym, addr, ret, &r->frames[*n], FR_MAX_FRAMES - *n);
+	else
+		k = fr_symbolizer__user(r->sym, r->maps, o->pid, o->time, addr, ret, &r->frames[*n],
+					FR_MAX_FRAMES - *n);
+	if (k < 0)
+		return k;
+	*n += (size_t)k;
+	return 0;
+}
+
+/* Callchain entries: context markers switch kernel/user; the first address
+ * after each marker is where that context was interrupted (no pc-1). With an
+ * unwound user stack, the callchain's user part (if any) is skipped. */
+static int add_callchain(struct fr_resolver *r, const struct fr_rsample *o,
+			 const struct fr_sample *s, bool skip_user, size_t *n)
+{
+	bool kernel = false, first = true;
+	int err = 0;
+
+	for (uint64_t i = 0; i < s->nr_ips && !err; i++) {
+		uint64_t a;
+
+		memcpy(&a, &s->ips[i], sizeof(a));
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			first = true;
+			continue;
+		}
+		if (!kernel && skip_user)
+			continue;
+		err = add_addr(r, o, n, a, kernel, !first);
+		first = false;
+	}
+	return err;
+}
+
+static int add_unwound(struct fr_resolver *r, const struct fr_rsample *o,
+		       const struct fr_sample *s, const struct perf_event_attr *a, size_t *n)
+{
+	struct fr_ustack st = { s->regs, a->sample_regs_user, s->regs_abi, s->stack,
+				s->stack_dyn_size ? s->stack_dyn_size : s->stack_size };
+	int k = fr_unwind__user(r->unw, r->maps, o->pid, o->time, &st, r->ips, MAX_USER_IPS);
+	int err = 0;
+
+	if (k <= 0)
+		return 0;   /* a kernel thread, or registers it cannot read */
+	if (k == 1)
+		r->unwind_failures++;
+	for (int i = 0; i < k && !err; i++)
+		err = add_addr(r, o, n, r->ips[i], false, i > 0);
+	return err;
+}
+
+int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
+			const struct fr_sample *s, bool stack, struct fr_rsample *out)
+{
+	const struct perf_event_attr *a = &rec->event->attr;
+	bool unwind = (a->sample_type & PERF_SAMPLE_STACK_USER) && s->regs_abi;
+	uint16_t mode = rec->h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	size_t n = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->event = rec->event;
+	out->pid = s->pid;
+	out->tid = s->tid;
+	out->cpu = rec->cpu;
+	out->time = rec->time;
+	out->period = (a->sample_type & PERF_SAMPLE_PERIOD) ? s->period : 1;
+	out->comm = fr_resolver__comm(r, s->tid, rec->time);
+	out->raw = s->raw;
+	out->raw_size = s->raw_size;
+	out->has_stack = (a->sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) != 0;
+	out->frames = r->frames;
+	if (!out->comm)
+		return -ENOMEM;
+	if (!stack || !out->has_stack)
+		return 0;
+	if (s->nr_ips)
+		err = add_callchain(r, out, s, unwind, &n);
+	else if ((a->sample_type & PERF_SAMPLE_IP) && (!unwind || mode == PERF_RECORD_MISC_KERNEL))
+		err = add_addr(r, out, &n, s->ip, mode == PERF_RECORD_MISC_KERNEL, false);
+	if (!err && unwind)
+		err = add_unwound(r, out, s, a, &n);
+	if (!err && !n && (a->sample_type & PERF_SAMPLE_IP))
+		err = add_addr(r, out, &n, s->ip, mode == PERF_RECORD_MISC_KERNEL, false);
+	out->nr_frames = n;
+	return err;
+}

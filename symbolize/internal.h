@@ -1,0 +1,64 @@
+/* symbolize/internal.h: what the files of symbolize/ share and nothing else
+ * sees: the file image of a mapped object, used by the unwinder to read
+ * unwind tables (.eh_frame_hdr, .eh_frame) at the addresses they are mapped.
+ */
+#ifndef FR_SYMBOLIZE_INTERNAL_H
+#define FR_SYMBOLIZE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+
+#include "symbolize/maps.h"
+#include "symbolize/symbolize.h"
+
+struct fr_dso_image {
+	const uint8_t *data;       /* the whole file, as libelf mapped it */
+	size_t size;
+	GElf_Phdr *load;           /* PT_LOAD headers */
+	size_t nr_load;
+	uint64_t eh_frame_hdr;     /* vaddr of PT_GNU_EH_FRAME, 0 if none */
+	uint64_t text_start, text_end;   /* vaddr range of executable PT_LOADs */
+};
+
+/* The image of dso (opened on first use), or NULL when the file is not
+ * usable for unwinding (missing, build id mismatch, only debuginfo). */
+const struct fr_dso_image *fr_symbolizer__image(struct fr_symbolizer *s, const struct fr_maps *m,
+						 uint32_t dso);
+
+/* addr = vaddr + bias for the mapping mp of the image's file. */
+uint64_t fr_dso_image__bias(const struct fr_dso_image *img, const struct fr_map *mp);
+
+/* Copy n bytes at vaddr from the file (a PT_LOAD's file-backed part):
+ * 0 or -EFAULT. */
+int fr_dso_image__read(const struct fr_dso_image *img, uint64_t vaddr, void *buf, size_t n);
+
+#endif
+
+/* ---- dso.c: one mapped file opened with libdw ---- */
+struct fr_dso;
+
+/* Find and open the file of id: symfs + path, each symdir/basename, then by
+ * build id (/usr/lib/debug/.build-id, debuginfod). *st says what happened;
+ * *out is NULL unless some file matched. *used: the file opened (malloc'd). */
+int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
+		 struct fr_dso **out, enum fr_dso_status *st, char **used);
+void fr_dso__delete(struct fr_dso *d);
+const struct fr_dso_image *fr_dso__image(const struct fr_dso *d);
+/* addr = file address + bias in mapping mp (from the program headers, also
+ * of a debuginfo-only file). */
+uint64_t fr_dso__bias(const struct fr_dso *d, const struct fr_map *mp);
+
+/* A frame before interning: strings point into libdw's data of the file. */
+struct fr_raw_frame {
+	const char *name;     /* NULL: no symbol */
+	const char *file;
+	uint32_t line;
+	bool inlined;
+	uint64_t off;         /* pc - start of the outer function's symbol */
+};
+/* Frames at file address pc, innermost first: inline instances (unless
+ * !inlines), then the function (ELF symbol table name, else DWARF name).
+ * Returns the number written (>= 1). */
+int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
+		    struct fr_raw_frame *out, size_t max);

@@ -1,0 +1,381 @@
+/* symbolize/symbolize.c: the symbolizer object (see symbolize.h): per file
+ * state opened on first use, a per-file cache from address to frames, interned
+ * functions, and kernel lookups in the captured kallsyms.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/internal.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/strpool.h"
+
+#define MAX_RAW 64                 /* inline depth kept per address */
+#define CACHE_MAX (1u << 20)       /* cached frames before the caches start afresh */
+
+struct cached {                    /* a frame without its per-process parts */
+	const struct fr_sym *sym;
+	const char *file;
+	uint32_t line;
+	uint32_t off;
+};
+
+struct cslot {
+	uint64_t pc;
+	uint32_t first;                /* index in the arena */
+	uint16_t n;                    /* 0: empty slot */
+};
+
+struct dso_state {
+	bool tried;
+	enum fr_dso_status status;
+	char *used;
+	struct fr_dso *dso;
+	const char *name, *short_name;
+	struct cslot *slots;
+	size_t cap, nused;
+};
+
+struct fr_symbolizer {
+	struct fr_symbolizer_opts o;
+	struct fr_strpool *strs;
+	struct dso_state *dsos;
+	size_t nr_dsos;
+	struct fr_sym **syms;          /* interned functions, open addressing */
+	size_t syms_cap, syms_used;
+	struct cached *arena;
+	size_t arena_n, arena_cap;
+	struct fr_kallsyms *ks;
+	const struct fr_sym *unk_user, *unk_kernel;
+	const char *kernel_dso;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static const struct fr_sym *intern_sym(struct fr_symbolizer *s, const char *name,
+				       const char *dso, const char *dso_short, bool kernel,
+				       bool inlined, bool unknown)
+{
+	uint64_t h = mix((uintptr_t)name ^ mix((uintptr_t)dso) ^
+			 (uint64_t)(kernel | inlined << 1 | unknown << 2));
+	struct fr_sym *sym;
+	size_t i;
+
+	if ((s->syms_used + 1) * 2 > s->syms_cap) {
+		size_t ncap = s->syms_cap ? s->syms_cap * 2 : 4096;
+		struct fr_sym **n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < s->syms_cap; j++) {
+			struct fr_sym *e = s->syms[j];
+			size_t k;
+
+			if (!e)
+				continue;
+			k = mix((uintptr_t)e->name ^ mix((uintptr_t)e->dso) ^
+				(uint64_t)(e->kernel | e->inlined << 1 | e->unknown << 2)) & (ncap - 1);
+			while (n[k])
+				k = (k + 1) & (ncap - 1);
+			n[k] = e;
+		}
+		free(s->syms);
+		s->syms = n;
+		s->syms_cap = ncap;
+	}
+	for (i = h & (s->syms_cap - 1); s->syms[i]; i = (i + 1) & (s->syms_cap - 1)) {
+		sym = s->syms[i];
+		if (sym->name == name && sym->dso == dso && sym->kernel == kernel &&
+		    sym->inlined == inlined && sym->unknown == unknown)
+			return sym;
+	}
+	sym = malloc(sizeof(*sym));
+	if (!sym)
+		return NULL;
+	*sym = (struct fr_sym){ name, dso, dso_short, kernel, inlined, unknown };
+	s->syms[i] = sym;
+	s->syms_used++;
+	return sym;
+}
+
+int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer **out)
+{
+	struct fr_symbolizer *s = calloc(1, sizeof(*s));
+	const char *unk, *udso;
+
+	if (!s || !(s->strs = fr_strpool__new()))
+		goto nomem;
+	if (o)
+		s->o = *o;
+	unk = fr_strpool__str(s->strs, "[unknown]");
+	s->kernel_dso = fr_strpool__str(s->strs, "[kernel.kallsyms]");
+	udso = unk;
+	if (!unk || !s->kernel_dso)
+		goto nomem;
+	s->unk_user = intern_sym(s, unk, udso, udso, false, false, true);
+	s->unk_kernel = intern_sym(s, unk, s->kernel_dso, s->kernel_dso, true, false, true);
+	if (!s->unk_user || !s->unk_kernel)
+		goto nomem;
+	*out = s;
+	return 0;
+nomem:
+	fr_symbolizer__delete(s);
+	return -ENOMEM;
+}
+
+void fr_symbolizer__delete(struct fr_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		fr_dso__delete(s->dsos[i].dso);
+		free(s->dsos[i].used);
+		free(s->dsos[i].slots);
+	}
+	free(s->dsos);
+	for (size_t i = 0; i < s->syms_cap; i++)
+		free(s->syms[i]);
+	free(s->syms);
+	free(s->arena);
+	fr_kallsyms__delete(s->ks);
+	fr_strpool__delete(s->strs);
+	free(s);
+}
+
+int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_t len)
+{
+	return fr_kallsyms__parse(blob, len, &s->ks);
+}
+
+const struct fr_sym *fr_symbolizer__unknown(struct fr_symbolizer *s, bool kernel)
+{
+	return kernel ? s->unk_kernel : s->unk_user;
+}
+
+/* The state of dso idx, its file opened on first use. */
+static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps *m,
+				   uint32_t idx)
+{
+	const struct fr_dso_id *id = fr_maps__dso(m, idx);
+	struct dso_state *d;
+	const char *slash;
+
+	if (!id)
+		return NULL;
+	if (idx >= s->nr_dsos) {
+		size_t n = fr_maps__nr_dsos(m);
+		struct dso_state *nd = realloc(s->dsos, n * sizeof(*nd));
+
+		if (!nd)
+			return NULL;
+		memset(nd + s->nr_dsos, 0, (n - s->nr_dsos) * sizeof(*nd));
+		s->dsos = nd;
+		s->nr_dsos = n;
+	}
+	d = &s->dsos[idx];
+	if (d->tried)
+		return d;
+	d->tried = true;
+	d->name = fr_strpool__str(s->strs, id->path[0] ? id->path : "[unknown]");
+	slash = strrchr(d->name ? d->name : "", '/');
+	d->short_name = slash && slash[1] ? fr_strpool__str(s->strs, slash + 1) : d->name;
+	if (!d->name || !d->short_name)
+		return NULL;
+	if (fr_dso__open(id, &s->o, &d->dso, &d->status, &d->used))
+		return NULL;
+	return d;
+}
+
+const struct fr_dso_image *fr_symbolizer__image(struct fr_symbolizer *s, const struct fr_maps *m,
+						 uint32_t dso)
+{
+	struct dso_state *d = dso_state(s, m, dso);
+
+	return d && d->dso ? fr_dso__image(d->dso) : NULL;
+}
+
+static void flush_caches(struct fr_symbolizer *s)
+{
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		free(s->dsos[i].slots);
+		s->dsos[i].slots = NULL;
+		s->dsos[i].cap = s->dsos[i].nused = 0;
+	}
+	s->arena_n = 0;
+}
+
+static struct cslot *cache_slot(struct dso_state *d, uint64_t pc)
+{
+	size_t i = mix(pc) & (d->cap - 1);
+
+	while (d->slots[i].n && d->slots[i].pc != pc)
+		i = (i + 1) & (d->cap - 1);
+	return &d->slots[i];
+}
+
+static int cache_grow(struct dso_state *d)
+{
+	struct dso_state n = { .cap = d->cap ? d->cap * 2 : 256 };
+
+	n.slots = calloc(n.cap, sizeof(*n.slots));
+	if (!n.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->cap; i++)
+		if (d->slots[i].n)
+			*cache_slot(&n, d->slots[i].pc) = d->slots[i];
+	free(d->slots);
+	d->slots = n.slots;
+	d->cap = n.cap;
+	return 0;
+}
+
+/* Resolve pc in d with libdw and cache the frames; NULL on allocation failure. */
+static const struct cslot *resolve_cached(struct fr_symbolizer *s, struct dso_state *d,
+					  uint64_t pc)
+{
+	struct fr_raw_frame raw[MAX_RAW];
+	struct cslot *sl;
+	int n;
+
+	if (d->cap && (sl = cache_slot(d, pc))->n)
+		return sl;
+	if (s->arena_n + MAX_RAW > CACHE_MAX)
+		flush_caches(s);
+	if ((d->nused + 1) * 2 > d->cap && cache_grow(d))
+		return NULL;
+	if (s->arena_n + MAX_RAW > s->arena_cap) {
+		size_t ncap = s->arena_cap ? s->arena_cap * 2 : 4096;
+		struct cached *na = realloc(s->arena, ncap * sizeof(*na));
+
+		if (!na)
+			return NULL;
+		s->arena = na;
+		s->arena_cap = ncap;
+	}
+	n = fr_dso__resolve(d->dso, pc, !s->o.no_inline, !s->o.no_srcline, raw, MAX_RAW);
+	sl = cache_slot(d, pc);
+	sl->pc = pc;
+	sl->first = (uint32_t)s->arena_n;
+	sl->n = (uint16_t)n;
+	d->nused++;
+	for (int i = 0; i < n; i++) {
+		struct cached *c = &s->arena[s->arena_n++];
+		const char *name = raw[i].name ? fr_strpool__str(s->strs, raw[i].name) : NULL;
+
+		c->sym = name ? intern_sym(s, name, d->name, d->short_name, false, raw[i].inlined,
+					   false)
+			      : intern_sym(s, s->unk_user->name, d->name, d->short_name, false,
+					   false, true);
+		c->file = raw[i].file ? fr_strpool__str(s->strs, raw[i].file) : NULL;
+		c->line = raw[i].line;
+		c->off = raw[i].off > UINT32_MAX ? UINT32_MAX : (uint32_t)raw[i].off;
+		if (!c->sym)
+			return NULL;
+	}
+	return sl;
+}
+
+static int one_frame(struct fr_frame *out, const struct fr_sym *sym, uint64_t addr,
+		     uint64_t vaddr)
+{
+	*out = (struct fr_frame){ sym, NULL, 0, addr, 0, vaddr };
+	return sym ? 1 : -ENOMEM;
+}
+
+int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max)
+{
+	const struct fr_map *mp = fr_maps__find(m, pid, time, addr);
+	const struct cslot *sl;
+	struct dso_state *d;
+	uint64_t vaddr;
+	size_t n;
+
+	if (!max)
+		return -EINVAL;
+	if (!mp)
+		return one_frame(out, s->unk_user, addr, 0);
+	d = dso_state(s, m, mp->dso);
+	if (!d)
+		return -ENOMEM;
+	if (!d->dso) {
+		return one_frame(out, intern_sym(s, s->unk_user->name, d->name, d->short_name,
+						 false, false, true), addr, addr - mp->start + mp->pgoff);
+	}
+	vaddr = addr - fr_dso__bias(d->dso, mp);
+	sl = resolve_cached(s, d, vaddr - (ret ? 1 : 0));
+	if (!sl)
+		return -ENOMEM;
+	n = sl->n < max ? sl->n : max;
+	for (size_t i = 0; i < n; i++) {
+		const struct cached *c = &s->arena[sl->first + (n < sl->n ? sl->n - n : 0) + i];
+
+		out[i] = (struct fr_frame){ c->sym, c->file, c->line, addr,
+					    c->off + (ret ? 1u : 0u), vaddr };
+	}
+	return (int)n;
+}
+
+int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
+			  struct fr_frame *out, size_t max)
+{
+	const char *module = NULL, *name, *dso = s->kernel_dso;
+	uint64_t off = 0;
+	char buf[80];
+
+	if (!max)
+		return -EINVAL;
+	name = fr_kallsyms__lookup(s->ks, addr - (ret ? 1 : 0), &off, &module);
+	if (module) {
+		snprintf(buf, sizeof(buf), "[%s]", module);
+		dso = fr_strpool__str(s->strs, buf);
+	}
+	if (!name)
+		return one_frame(out, module ? intern_sym(s, s->unk_kernel->name, dso, dso, true,
+							  false, true)
+					     : s->unk_kernel, addr, addr);
+	name = fr_strpool__str(s->strs, name);
+	if (one_frame(out, name && dso ? intern_sym(s, name, dso, dso, true, false, false) : NULL,
+		      addr, addr) < 0)
+		return -ENOMEM;
+	out->off = off + (ret ? 1 : 0);
+	return 1;
+}
+
+size_t fr_symbolizer__nr_dsos(const struct fr_symbolizer *s)
+{
+	return s->nr_dsos;
+}
+
+int fr_symbolizer__dso_status(const struct fr_symbolizer *s, size_t i, const char **path,
+			      enum fr_dso_status *status, const char **used)
+{
+	if (i >= s->nr_dsos || !s->dsos[i].tried)
+		return -ENOENT;
+	*path = s->dsos[i].name;
+	*status = s->dsos[i].status;
+	*used = s->dsos[i].used;
+	return 0;
+}
+
+const char *fr_dso_status__str(enum fr_dso_status st)
+{
+	switch (st) {
+	case FR_DSO_OK: return "ok";
+	case FR_DSO_MISSING: return "not found (nor by build id)";
+	case FR_DSO_BUILD_ID: return "build id differs from the recorded one";
+	case FR_DSO_BAD: return "not a readable ELF file";
+	case FR_DSO_DEBUG_ONLY: return "only separate debuginfo found (no unwind tables)";
+	case FR_DSO_SPECIAL: return "no file to read";
+	}
+	return "?";
+}
