@@ -235,5 +235,6 @@ rec_stop() {
 		esac
 	fi
 	echo "$cpu $rss ${bytes:-NA} ${samples:-NA} ${lost:-NA}" >"$d/metrics"
-	[ "$rc" -eq 0 ] || [ "$rc" -eq 130 ]
+	# flightrec exits 1 when it lost records (counted above); perf may say 130
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 130 ] || { [ "$rc" -eq 1 ] && [ "$lost" != NA ] && [ "$lost" != 0 ]; }
 }

@@ -71,6 +71,7 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	}
 	s->el = el;
 	s->o = *o;
+	s->fd = -1;
 	s->sb = calloc(ncpu, sizeof(*s->sb));
 	s->snaps = calloc(ncpu, sizeof(*s->snaps));
 	if (!s->sb || !s->snaps || build_id_map(s)) {
@@ -103,6 +104,20 @@ void fr_session__delete(struct fr_session *s)
 	free(s->ids);
 	free(s->pend.buf);
 	free(s->pend_refs);
+	if (s->fwd) {
+		uint64_t chunks;
+
+		fr_forward__stop(s->fwd, NULL, &chunks);
+	}
+	for (size_t i = 0; s->sbw && i < fr_evlist__nr_cpus(s->el); i++)
+		fr_writer__close(s->sbw[i]);
+	free(s->sbw);
+	free(s->sb_nr);
+	free(s->sb_lost);
+	if (s->w)
+		fr_writer__abort(s->w);
+	if (s->fd >= 0)
+		close(s->fd);
 	fr_proctable__delete(s->procs);
 	fr_kallsyms__delete(s->ksyms);
 	fr_evlist__delete(s->el);
@@ -122,6 +137,8 @@ static void sb_trim(struct sb_store *st)
 		st->nr--;
 		st->dropped++;
 	}
+	if (!off)
+		return;
 	memmove(st->buf, st->buf + off, st->len - off);
 	st->len -= off;
 }
@@ -170,6 +187,8 @@ static void sb_trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample
 		st->nr--;
 		st->dropped++;
 	}
+	if (!off)
+		return;
 	memmove(st->buf, st->buf + off, st->len - off);
 	st->len -= off;
 }

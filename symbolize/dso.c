@@ -279,9 +279,18 @@ int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
 	}
 	if (inlines || !symname) {
 		Dwarf_Addr bias = 0;
-		Dwarf_Die *cu = dwfl_module_addrdie(d->mod, pc, &bias), *scopes = NULL;
+		Dwarf_Die *cu = dwfl_module_addrdie(d->mod, pc, &bias), *scopes = NULL, inner;
 		int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
 
+		/* dwarf_getscopes continues an inline instance with its abstract
+		 * origin's parents; the physical nesting (inline instances, then the
+		 * function they are in) comes from the innermost DIE's parents. */
+		if (ns > 0) {
+			inner = scopes[0];
+			free(scopes);
+			scopes = NULL;
+			ns = dwarf_getscopes_die(&inner, &scopes);
+		}
 		for (int i = 0; i < ns; i++) {
 			int tag = dwarf_tag(&scopes[i]);
 

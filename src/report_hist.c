@@ -1,0 +1,461 @@
+/* src/report_hist.c: the text report's histogram: samples grouped by any
+ * subset of comm, pid, dso, sym, srcline, heaviest first, with the call paths
+ * that led to each entry (callee first, as perf report --no-children).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/report.h"
+#include "symbolize/strpool.h"
+
+#define NODE_BLOCK 4096
+#define PREFIX_MAX 8192
+
+static const char *const key_names[FR_NR_KEYS] = { "comm", "pid", "dso", "sym", "srcline" };
+static const char *const key_headers[FR_NR_KEYS] = { "Command", "Pid", "Shared Object",
+						     "Symbol", "Source:Line" };
+
+struct cnode {
+	const struct fr_sym *sym;
+	uint64_t weight;
+	struct cnode *child, *next;
+};
+
+struct hentry {
+	uintptr_t key[FR_NR_KEYS];       /* by position in o.keys; 0: none */
+	const struct fr_sym *sym;        /* for [k]/[.] */
+	uint64_t samples, weight;
+	struct cnode root;               /* call paths, leaf first */
+	char *text[FR_NR_KEYS];          /* filled when printing */
+};
+
+struct node_block {
+	struct node_block *next;
+	size_t used;
+	struct cnode nodes[NODE_BLOCK];
+};
+
+struct fr_hist {
+	struct fr_hist_opts o;
+	struct hentry **entries;
+	size_t n, cap;
+	uint32_t *slots;                 /* entry index + 1, open addressing */
+	size_t nslots;
+	struct fr_strpool *strs;
+	struct node_block *blocks;
+	uint64_t samples, weight;
+};
+
+int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o)
+{
+	const char *p = spec;
+
+	o->nr_keys = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < FR_NR_KEYS; k++)
+			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
+				break;
+		if (k == FR_NR_KEYS || o->nr_keys == FR_NR_KEYS)
+			return -EINVAL;
+		for (int i = 0; i < o->nr_keys; i++)
+			if (o->keys[i] == (enum fr_sort_key)k)
+				return -EINVAL;
+		o->keys[o->nr_keys++] = (enum fr_sort_key)k;
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			return -EINVAL;
+	}
+	return o->nr_keys ? 0 : -EINVAL;
+}
+
+int fr_hist__new(const struct fr_hist_opts *o, struct fr_hist **out)
+{
+	struct fr_hist *h = calloc(1, sizeof(*h));
+
+	if (!h || !(h->strs = fr_strpool__new())) {
+		free(h);
+		return -ENOMEM;
+	}
+	h->o = *o;
+	*out = h;
+	return 0;
+}
+
+void fr_hist__delete(struct fr_hist *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++) {
+		for (int k = 0; k < FR_NR_KEYS; k++)
+			free(h->entries[i]->text[k]);
+		free(h->entries[i]);
+	}
+	while (h->blocks) {
+		struct node_block *b = h->blocks;
+
+		h->blocks = b->next;
+		free(b);
+	}
+	free(h->entries);
+	free(h->slots);
+	fr_strpool__delete(h->strs);
+	free(h);
+}
+
+uint64_t fr_hist__samples(const struct fr_hist *h)
+{
+	return h->samples;
+}
+
+static uint64_t hash_key(const uintptr_t *key, int n)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < n; i++) {
+		x ^= (uint64_t)key[i];
+		x *= 0xff51afd7ed558ccdull;
+		x ^= x >> 32;
+	}
+	return x;
+}
+
+static int grow_slots(struct fr_hist *h)
+{
+	size_t n = h->nslots ? h->nslots * 2 : 1024;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++) {
+		size_t j = hash_key(h->entries[i]->key, h->o.nr_keys) & (n - 1);
+
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = (uint32_t)(i + 1);
+	}
+	free(h->slots);
+	h->slots = s;
+	h->nslots = n;
+	return 0;
+}
+
+static struct hentry *find_entry(struct fr_hist *h, const uintptr_t *key)
+{
+	size_t j;
+	struct hentry *e;
+
+	if ((h->n + 1) * 2 > h->nslots && grow_slots(h))
+		return NULL;
+	for (j = hash_key(key, h->o.nr_keys) & (h->nslots - 1); h->slots[j];
+	     j = (j + 1) & (h->nslots - 1)) {
+		e = h->entries[h->slots[j] - 1];
+		if (!memcmp(e->key, key, sizeof(e->key[0]) * (size_t)h->o.nr_keys))
+			return e;
+	}
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 256;
+		struct hentry **ne = realloc(h->entries, ncap * sizeof(*ne));
+
+		if (!ne || h->n >= UINT32_MAX - 1)
+			return NULL;
+		h->entries = ne;
+		h->cap = ncap;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	memcpy(e->key, key, sizeof(e->key[0]) * (size_t)h->o.nr_keys);
+	h->entries[h->n++] = e;
+	h->slots[j] = (uint32_t)h->n;
+	return e;
+}
+
+static struct cnode *new_node(struct fr_hist *h, const struct fr_sym *sym)
+{
+	struct cnode *c;
+
+	if (!h->blocks || h->blocks->used == NODE_BLOCK) {
+		struct node_block *b = malloc(sizeof(*b));
+
+		if (!b)
+			return NULL;
+		b->next = h->blocks;
+		b->used = 0;
+		h->blocks = b;
+	}
+	c = &h->blocks->nodes[h->blocks->used++];
+	*c = (struct cnode){ sym, 0, NULL, NULL };
+	return c;
+}
+
+static int add_path(struct fr_hist *h, struct cnode *node, const struct fr_rsample *s,
+		    uint64_t w)
+{
+	node->weight += w;
+	for (size_t i = 0; i < s->nr_frames; i++) {
+		const struct fr_sym *sym = s->frames[i].sym;
+		struct cnode *c = node->child;
+
+		while (c && c->sym != sym)
+			c = c->next;
+		if (!c) {
+			c = new_node(h, sym);
+			if (!c)
+				return -ENOMEM;
+			c->next = node->child;
+			node->child = c;
+		}
+		c->weight += w;
+		node = c;
+	}
+	return 0;
+}
+
+static uintptr_t srcline_key(struct fr_hist *h, const struct fr_rsample *s)
+{
+	const struct fr_frame *f = &s->frames[0];
+	char buf[512];
+
+	if (f->file && f->line) {
+		const char *base = strrchr(f->file, '/');
+
+		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : f->file, f->line);
+	} else {
+		snprintf(buf, sizeof(buf), "%s[%llx]", f->sym->dso_short,
+			 (unsigned long long)(f->sym->kernel ? f->addr : f->vaddr));
+	}
+	return (uintptr_t)fr_strpool__str(h->strs, buf);
+}
+
+int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
+{
+	const struct fr_sym *leaf = s->nr_frames ? s->frames[fr_leaf_frames(s) - 1].sym : NULL;
+	uint64_t w = h->o.period ? s->period : 1;
+	uintptr_t key[FR_NR_KEYS] = { 0 };
+	struct hentry *e;
+
+	for (int i = 0; i < h->o.nr_keys; i++) {
+		switch (h->o.keys[i]) {
+		case FR_KEY_COMM: key[i] = (uintptr_t)s->comm; break;
+		case FR_KEY_PID: key[i] = (uintptr_t)s->pid + 1; break;
+		case FR_KEY_DSO: key[i] = leaf ? (uintptr_t)leaf->dso : 0; break;
+		case FR_KEY_SYM: key[i] = (uintptr_t)leaf; break;
+		case FR_KEY_SRCLINE:
+			key[i] = s->nr_frames ? srcline_key(h, s) : 0;
+			if (s->nr_frames && !key[i])
+				return -ENOMEM;
+			break;
+		case FR_NR_KEYS: break;
+		}
+	}
+	e = find_entry(h, key);
+	if (!e)
+		return -ENOMEM;
+	if (!e->sym)
+		e->sym = leaf;
+	e->samples++;
+	e->weight += w;
+	h->samples++;
+	h->weight += w;
+	return h->o.callchains && s->nr_frames ? add_path(h, &e->root, s, w) : 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct hentry *x = *(const struct hentry *const *)a;
+	const struct hentry *y = *(const struct hentry *const *)b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	for (int k = 0; k < FR_NR_KEYS; k++) {
+		int c = strcmp(x->text[k] ? x->text[k] : "", y->text[k] ? y->text[k] : "");
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct cnode *x = *(const struct cnode *const *)a;
+	const struct cnode *y = *(const struct cnode *const *)b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->sym->name, y->sym->name);
+}
+
+static const char *node_name(const struct cnode *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", c->sym->name, c->sym->inlined ? " [inlined]" : "");
+	return buf;
+}
+
+struct chain_print {
+	FILE *f;
+	uint64_t total, min;
+	char prefix[PREFIX_MAX];
+};
+
+static int print_chain(struct chain_print *cp, const struct cnode *node, size_t plen)
+{
+	char name[1024];
+
+	for (;;) {
+		const struct cnode **kids, *c;
+		size_t n = 0;
+
+		for (c = node->child; c; c = c->next)
+			n += c->weight >= cp->min;
+		if (!n)
+			return 0;
+		kids = malloc(n * sizeof(*kids));
+		if (!kids)
+			return -ENOMEM;
+		n = 0;
+		for (c = node->child; c; c = c->next)
+			if (c->weight >= cp->min)
+				kids[n++] = c;
+		qsort(kids, n, sizeof(kids[0]), cmp_node);
+		if (n == 1 && kids[0]->weight == node->weight) {
+			fprintf(cp->f, "%.*s%s\n", (int)plen, cp->prefix,
+				node_name(kids[0], name, sizeof(name)));
+			node = kids[0];
+			free(kids);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			bool last = i + 1 == n;
+			char head[32];
+			int hl = snprintf(head, sizeof(head), "%s--%.2f%%--", last ? " " : "|",
+					  100.0 * (double)kids[i]->weight / (double)cp->total);
+
+			fprintf(cp->f, "%.*s|\n%.*s%s%s\n", (int)plen, cp->prefix, (int)plen,
+				cp->prefix, head, node_name(kids[i], name, sizeof(name)));
+			if (plen + (size_t)hl >= PREFIX_MAX) {
+				fprintf(cp->f, "%.*s ...\n", (int)plen, cp->prefix);
+				continue;
+			}
+			memset(cp->prefix + plen, ' ', (size_t)hl);
+			cp->prefix[plen] = last ? ' ' : '|';
+			print_chain(cp, kids[i], plen + (size_t)hl);
+		}
+		free(kids);
+		return 0;
+	}
+}
+
+static void print_entry_chain(FILE *f, const struct hentry *e, uint64_t total, double limit)
+{
+	struct chain_print *cp = malloc(sizeof(*cp));
+	const struct cnode *top;
+	char name[1024];
+
+	if (!cp || !e->root.child)
+		goto out;
+	cp->f = f;
+	cp->total = total;
+	cp->min = (uint64_t)(limit * (double)total / 100.0);
+	memset(cp->prefix, ' ', 15);
+	top = e->root.child;
+	if (!top->next) {
+		/* one leaf function: "---leaf", then its callers under it */
+		fprintf(f, "            |\n            ---%s\n", node_name(top, name, sizeof(name)));
+		print_chain(cp, top, 15);
+	} else {
+		memset(cp->prefix, ' ', 12);
+		print_chain(cp, &e->root, 12);
+	}
+	fputc('\n', f);
+out:
+	free(cp);
+}
+
+static char *entry_text(const struct hentry *e, enum fr_sort_key k, uintptr_t v)
+{
+	char buf[1100];
+
+	switch (k) {
+	case FR_KEY_COMM: snprintf(buf, sizeof(buf), "%s", (const char *)v); break;
+	case FR_KEY_PID: snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v - 1)); break;
+	case FR_KEY_DSO: snprintf(buf, sizeof(buf), "%s", e->sym ? e->sym->dso_short : "-"); break;
+	case FR_KEY_SYM:
+		snprintf(buf, sizeof(buf), "[%c] %s", e->sym->kernel ? 'k' : '.', e->sym->name);
+		break;
+	case FR_KEY_SRCLINE: snprintf(buf, sizeof(buf), "%s", (const char *)v); break;
+	default: buf[0] = '\0'; break;
+	}
+	return strdup(buf);
+}
+
+int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
+{
+	size_t width[FR_NR_KEYS] = { 0 };
+	bool shown[FR_NR_KEYS] = { false };
+	uint64_t total = h->weight;
+
+	for (size_t i = 0; i < h->n; i++) {
+		for (int k = 0; k < h->o.nr_keys; k++) {
+			if (!h->entries[i]->key[k])
+				continue;
+			shown[k] = true;
+			h->entries[i]->text[k] = entry_text(h->entries[i], h->o.keys[k],
+							    h->entries[i]->key[k]);
+			if (!h->entries[i]->text[k])
+				return -ENOMEM;
+		}
+	}
+	qsort(h->entries, h->n, sizeof(*h->entries), cmp_entry);
+	for (int k = 0; k < h->o.nr_keys; k++) {
+		width[k] = strlen(key_headers[h->o.keys[k]]);
+		for (size_t i = 0; i < h->n; i++)
+			if (h->entries[i]->text[k] && strlen(h->entries[i]->text[k]) > width[k])
+				width[k] = strlen(h->entries[i]->text[k]);
+	}
+	fprintf(f, "# event: %s\n# samples: %llu  event count: %llu  (overhead by %s)\n#\n",
+		event_name, (unsigned long long)h->samples, (unsigned long long)h->weight,
+		h->o.period ? "period" : "samples");
+	fprintf(f, "# Overhead    Samples");
+	for (int k = 0; k < h->o.nr_keys; k++)
+		if (shown[k])
+			fprintf(f, "  %-*s", (int)width[k], key_headers[h->o.keys[k]]);
+	fprintf(f, "\n# ........  .........");
+	for (int k = 0; k < h->o.nr_keys; k++) {
+		if (!shown[k])
+			continue;
+		fputs("  ", f);
+		for (size_t i = 0; i < width[k]; i++)
+			fputc('.', f);
+	}
+	fputs("\n#\n", f);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct hentry *e = h->entries[i];
+		double pct = total ? 100.0 * (double)e->weight / (double)total : 0;
+		int last = -1;
+
+		if (pct < h->o.percent_limit)
+			continue;
+		for (int k = 0; k < h->o.nr_keys; k++)
+			if (shown[k])
+				last = k;
+		fprintf(f, "%9.2f%%  %9llu", pct, (unsigned long long)e->samples);
+		for (int k = 0; k < h->o.nr_keys; k++)
+			if (shown[k])
+				fprintf(f, "  %-*s", k == last ? 0 : (int)width[k],
+					e->text[k] ? e->text[k] : "-");
+		fputc('\n', f);
+		if (h->o.callchains)
+			print_entry_chain(f, e, total, h->o.chain_limit);
+	}
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
