@@ -280,7 +280,7 @@ target_bpe() {
 			v=$(awk -F, -v c="$cfg" -v w="$wl" '$2 == c && $1 ~ ("/" w "$") {print $4; exit}' "$f")
 			[ -n "$v" ] || continue
 			awk -v c="$cfg" -v w="$wl" -v v="$v" 'BEGIN {
-				printf "| %s: ≤ 3.2 B/event, %s | %.2f B/event | %s |\n", c, w, v, v <= 3.2 ? "met" : "**missed**" }'
+				printf "| %s: ≤ 3.2 B/event, %s | %.2f B/event | %s |\n", c, w, v, (v <= 3.2) ? "met" : "**missed**" }'
 		done
 	done
 }
@@ -291,7 +291,7 @@ target_snapshot() {
 	awk '$1 == "trigger" { n++; t = $6 + 0; if (t > mx) mx = t; tot[n] = t; miss += $10 }
 		$1 == "union_lost" { lost = $2 }
 		END { if (!n) exit
-			printf "| snapshot ≤ 50 ms, trigger to file closed | worst %.1f ms of %d | %s |\n", mx, n, mx <= 50 ? "met" : "**missed**"
+			printf "| snapshot ≤ 50 ms, trigger to file closed | worst %.1f ms of %d | %s |\n", mx, n, (mx <= 50) ? "met" : "**missed**"
 			printf "| snapshot: 0 newest events lost | %d newest missing, %d lost from every file | %s |\n", miss, lost, (miss + lost) == 0 ? "met" : "**missed**" }' "$s"
 }
 
@@ -306,6 +306,6 @@ target_report() {
 			a = w[fr] / n[fr]; b = w[pz] / n[pz]; x = b / a; rss = m[fr] / 1024
 			printf "| report ≥ 10× faster than perf report on -z data | %s %.2f s vs %.2f s: %.1f×%s | %s |\n", \
 				(symb == "yes") ? "flightrec report" : "flightrec dump", a, b, x, \
-				(symb == "yes") ? "" : " (report not symbolized yet)", x >= 10 ? "met" : "**missed**"
-			printf "| report ≤ 64 MiB peak RSS | %.1f MiB | %s |\n", rss, rss <= 64 ? "met" : "**missed**" }' "$r"
+				(symb == "yes") ? "" : " (report not symbolized yet)", (x >= 10) ? "met" : "**missed**"
+			printf "| report ≤ 64 MiB peak RSS | %.1f MiB | %s |\n", rss, (rss <= 64) ? "met" : "**missed**" }' "$r"
 }
