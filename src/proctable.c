@@ -296,9 +296,12 @@ static int on_mmap2(struct fr_proctable *pt, const struct perf_event_header *h, 
 	pm.pgoff = m.pgoff;
 	pm.prot = m.prot;
 	pm.path = (char *)m.filename;
-	if (m.has_build_id) {
+	if (m.has_build_id && m.build_id_size) {
 		pm.build_id_size = m.build_id_size;
 		memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
+	} else if (m.filename[0] == '/') {
+		/* the kernel gave none: read the note while the file still exists */
+		pm.build_id_size = fr_proctable_read_build_id(m.filename, pm.build_id);
 	}
 	return fr_proctable__add_map(pt, m.pid, &pm);
 }

@@ -33,7 +33,7 @@ static struct bid_entry *bid_cache;
 static size_t bid_nr, bid_cap;
 
 /* The GNU build id note of an ELF file; 0 when it has none or is not ELF. */
-static uint8_t read_build_id(const char *path, uint8_t id[20])
+uint8_t fr_proctable_read_build_id(const char *path, uint8_t id[20])
 {
 	struct stat st;
 	const void *p = NULL;
@@ -131,7 +131,7 @@ static int scan_maps(struct fr_proctable *pt, int pid)
 		m.prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
 			 (perms[1] == 'w' ? PROT_WRITE : 0);
 		m.path = file;
-		m.build_id_size = read_build_id(file, m.build_id);
+		m.build_id_size = fr_proctable_read_build_id(file, m.build_id);
 		err = fr_proctable__add_map(pt, (uint32_t)pid, &m);
 	}
 	fclose(f);

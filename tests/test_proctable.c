@@ -250,6 +250,25 @@ static void test_scan_self(void)
 	fr_proctable__delete(pt);
 }
 
+/* An MMAP2 without a kernel build id: the table reads the ELF note. */
+static void test_build_id_fallback(void)
+{
+	struct fr_proctable *pt = fr_proctable__new();
+	char exe[256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const struct fr_proc *p;
+
+	CU_ASSERT_FATAL(n > 0);
+	exe[n] = '\0';
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, mmap2(7, 0x1000, 0x1000, exe, PROT_EXEC, 1, 0), ST), 0);
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, mmap2(7, 0x4000, 0x1000, "/nonexistent/x", PROT_EXEC, 1, 0), ST), 0);
+	p = fr_proctable__find(pt, 7, 2);
+	CU_ASSERT_FATAL(p != NULL && p->nr_maps == 2);
+	CU_ASSERT_EQUAL(p->maps[0].build_id_size, 20);
+	CU_ASSERT_EQUAL(p->maps[1].build_id_size, 0);
+	fr_proctable__delete(pt);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -260,7 +279,8 @@ int main(void)
 	s = CU_add_suite("proctable", NULL, NULL);
 	if (!s || !CU_add_test(s, "fork, exec, rename, map, exit, reuse, gc", test_lifecycle) ||
 	    !CU_add_test(s, "PROCS payload: round trip, truncation, splitting", test_serialize) ||
-	    !CU_add_test(s, "scan /proc/self", test_scan_self)) {
+	    !CU_add_test(s, "scan /proc/self", test_scan_self) ||
+	    !CU_add_test(s, "build id read from the ELF file", test_build_id_fallback)) {
 		CU_cleanup_registry();
 		return 99;
 	}
