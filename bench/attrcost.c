@@ -1,9 +1,10 @@
 /* bench/attrcost.c: what each sample_type bit and option costs per event: one
- * tracepoint (syscalls:sys_enter_read or sys_enter_prctl) opened on this CPU
- * into a backward ring with a chosen sample_type, then the workload runs here.
- *
+ * tracepoint opened on this CPU into a backward ring, the workload run here.
+ */
+
+/*
  * Configurations (interleaved, rotated each round; one line "CONFIG NS" per
- * measurement on stdout):
+ * measurement on stdout), on syscalls:sys_enter_read or sys_enter_prctl:
  *   none              nothing enabled
  *   ftrace            ftrace's own ring (a tracefs instance, overwrite on),
  *                     the same tracepoint enabled
@@ -12,8 +13,9 @@
  *                     streamid addr; options: clock (use_clockid MONOTONIC);
  *                     comm, all: a sideband dummy event (comm, comm_exec, mmap2,
  *                     task, TID|TIME) in its own backward ring; "all" sets its
- *                     sample_id_all (the tracepoint is left out unless a bit,
- *                     "clock" or "bare" is given)
+ *                     sample_id_all, "alltime" too but with TIME alone (the
+ *                     tracepoint is left out unless a bit, "clock" or "bare"
+ *                     is given)
  *   fr                tid+time+raw+clock (flightrec's tracepoint default)
  *   perf              ip+tid+time+cpu+period+raw (perf record -a on a tracepoint)
  */
@@ -46,7 +48,7 @@ enum workload { WL_READ, WL_PRCTL };
 
 struct config {
 	const char *name;
-	bool none, ftrace, tracepoint, sideband, sb_all, clock;
+	bool none, ftrace, tracepoint, sideband, sb_all, sb_time_only, clock;
 	unsigned long long sample_type;
 };
 
@@ -83,7 +85,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-w read|prctl] [-n OPS] [-r ROUNDS] [-m PAGES] CONFIG...\n"
 		"CONFIG: none | ftrace | fr | perf | bare | BIT[+BIT...] with BIT one of ip tid "
-		"time cpu period raw callchain id identifier streamid addr clock comm all\n", prog);
+		"time cpu period raw callchain id identifier streamid addr clock comm all alltime\n",
+		prog);
 	exit(EXIT_USAGE);
 }
 
@@ -137,6 +140,8 @@ static int parse_token(struct config *c, const char *tok, size_t len)
 		c->sideband = true;
 	else if (len == 3 && !strncmp(tok, "all", 3))
 		c->sideband = c->sb_all = true;
+	else if (len == 7 && !strncmp(tok, "alltime", 7))
+		c->sideband = c->sb_all = c->sb_time_only = true;
 	else
 		return -1;
 	return 0;
@@ -187,14 +192,14 @@ static int open_ring(struct perf_event_attr *a, struct run_ctx *x, int *fd, stru
 	return 0;
 }
 
-static void sideband_attr(struct perf_event_attr *a, bool all)
+static void sideband_attr(struct perf_event_attr *a, bool all, bool time_only)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_DUMMY;
 	a->disabled = 1;
-	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->sample_type = time_only ? PERF_SAMPLE_TIME : PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a->sample_id_all = all;
 	a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
 	a->use_clockid = 1;
@@ -245,7 +250,7 @@ static int arm(const struct config *c, struct run_ctx *x, struct armed *a)
 		a->n++;
 	}
 	if (c->sideband) {
-		sideband_attr(&attr, c->sb_all);
+		sideband_attr(&attr, c->sb_all, c->sb_time_only);
 		err = open_ring(&attr, x, &a->fds[a->n], &a->rings[a->n]);
 		if (err)
 			return err;

@@ -1,7 +1,8 @@
-/* bench/floor.c: the kernel-only floor: opens the events `flightrec record
- * --backward` opens, with the same attributes (ring/ does it, as for the
- * recorder), maps the rings and never reads the sample rings.
- *
+/* bench/floor.c: the kernel-only floor: the events and attributes of `flightrec
+ * record --backward` (opened by ring/, as the recorder does), rings mapped, never read.
+ */
+
+/*
  * The forward sideband ring is emptied on each wakeup with a no-op callback:
  * left full, the kernel would drop COMM/MMAP records early and cheaply, and
  * the floor would cost less than the kernel's real work. Use --no-drain to see

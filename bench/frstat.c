@@ -1,8 +1,12 @@
-/* bench/frstat.c: the statistics of the benchmark harness: reads "KEY CONFIG
- * VALUE" lines (or "CONFIG VALUE"), and per KEY and CONFIG prints n, median,
- * mean, stddev (Welford), min, max, the ratio of medians to the baseline, and
- * Student's t 95% intervals (pooled s, as ministat) of the difference of means
- * from the baseline and from the floor, in percent of theirs.
+/* bench/frstat.c: the harness's statistics: median, mean, stddev (Welford), ratios,
+ * and Student's t 95% intervals of differences from the baseline and the floor.
+ */
+
+/*
+ * Reads "KEY CONFIG VALUE" lines (or "CONFIG VALUE"); per KEY and CONFIG prints
+ * n, median, mean, stddev, min, max, the ratio of medians to the baseline, and
+ * the difference of the means from the baseline and from the floor in percent
+ * of theirs, each with a Student's t 95% interval (pooled s, as ministat).
  */
 #include "config.h"
 

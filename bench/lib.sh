@@ -187,15 +187,17 @@ rec_start() {
 }
 
 # rec_stop CONFIG DIR: stops the recorder and writes DIR/metrics:
-# "cpu_s maxrss_kb bytes samples lost" ("NA" where a figure does not apply).
+# "cpu_s maxrss_kb bytes samples lost records" ("NA" where a figure does not
+# apply); records: every kernel record in the file (samples and sideband).
 rec_stop() {
-	local cfg=$1 d=$2 rc=0 cpu=NA rss=NA bytes=NA samples=NA lost=NA f
+	local cfg=$1 d=$2 rc=0 cpu=NA rss=NA bytes=NA samples=NA lost=NA records=NA f sb
 	if [ "$cfg" = ftrace ]; then
 		ftrace_stop "$d"
 		if [ -f "$d/ftrace.stats" ]; then
 			# what the ring holds now: entries and their bytes
 			samples=$(awk '/^entries:/{print $2}' "$d/ftrace.stats")
 			bytes=$(awk '/^bytes:/{print $2}' "$d/ftrace.stats")
+			records=$samples
 			lost=0
 		fi
 	fi
@@ -216,7 +218,9 @@ rec_stop() {
 			;;
 		backward | forward)
 			samples=$(num_before "$d/err" samples)
+			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)
+			[ -n "$samples" ] && records=$((samples + ${sb:-0}))
 			bytes=0
 			for f in "$d"/files/*; do
 				[ -f "$f" ] && bytes=$((bytes + $(stat -c %s "$f")))
@@ -230,11 +234,13 @@ rec_stop() {
 				"$PERF" report --stats -i "$d/perf.data" >"$d/stats" 2>&1 || true
 				samples=$(awk '/^ *SAMPLE events:/{print $3; exit}' "$d/stats")
 				lost=$(awk '/^ *LOST(_SAMPLES)? events:/{s+=$3} END{print s+0}' "$d/stats")
+				# kernel records: the aggregated counts less perf's own records
+				records=$(awk '/ stats:$/ && !/^Aggregated/ {exit} / events:/ && $1 !~ /^(TOTAL|FINISHED_ROUND|FINISHED_INIT|COMPRESSED|COMPRESSED2|ID_INDEX|THREAD_MAP|CPU_MAP|TIME_CONV|BUILD_ID|HEADER_.*|STAT|STAT_ROUND|STAT_CONFIG|EVENT_UPDATE|FEATURE|AUXTRACE_INFO)$/ {s += $3} END {print s + 0}' "$d/stats")
 			fi
 			;;
 		esac
 	fi
-	echo "$cpu $rss ${bytes:-NA} ${samples:-NA} ${lost:-NA}" >"$d/metrics"
+	echo "$cpu $rss ${bytes:-NA} ${samples:-NA} ${lost:-NA} ${records:-NA}" >"$d/metrics"
 	# flightrec exits 1 when it lost records (counted above); perf may say 130
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 130 ] || { [ "$rc" -eq 1 ] && [ "$lost" != NA ] && [ "$lost" != 0 ]; }
 }

@@ -1,8 +1,11 @@
-/* bench/snapseq.c: a numbered event stream for the snapshot benchmark: event
- * i is read(-1, NULL, i) (syscalls:sys_enter_read with fd -1 and count i), so
- * a snapshot's dump says exactly which events it holds. Emits WARMUP events,
- * then per trigger sends SIGUSR2 to the recorder and emits AFTER more; prints
- * "trigger K SEQ TIME_NS" (SEQ: the last event before the signal).
+/* bench/snapseq.c: a numbered event stream for the snapshot benchmark: event i
+ * is read(-1, NULL, i), so a snapshot's dump says exactly which events it holds.
+ */
+
+/*
+ * Emits WARMUP events (syscalls:sys_enter_read with fd -1 and count i), then per
+ * trigger sends SIGUSR2 to the recorder and emits AFTER more; prints
+ * "trigger K SEQ TIME_NS" (SEQ: the last event before the signal), then "last SEQ".
  */
 #include "config.h"
 

@@ -367,9 +367,10 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 
 		a->write_backward = o->backward;
 		if (!o->backward) {
-			/* wake the reader when half the ring is full, not per event */
+			/* wake the reader when a quarter of the ring is full, not per
+			 * event: three quarters are left for its scheduling latency */
 			a->watermark = 1;
-			a->wakeup_watermark = (uint32_t)(o->data_pages * page / 2);
+			a->wakeup_watermark = (uint32_t)(o->data_pages * page / 4);
 		}
 		a->inherit = t->kind != FR_TARGET_SYSTEM;
 		a->enable_on_exec = t->kind == FR_TARGET_CHILD;

@@ -1,21 +1,19 @@
 /* src/cmd_dump.c: `flightrec dump` (and `report --raw`): every record of a
  * file, merged by time, one line each, with comms tracked from COMM records
- * and tracepoint fields decoded from the recorded format text; and the small
- * `report` summary (samples per event and per command).
+ * and tracepoint fields decoded from the recorded format text.
  */
 #include "config.h"
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ring/record.h"
 #include "src/file.h"
 #include "src/flightrec.h"
+#include "src/report.h"
 #include "src/tpdecode.h"
 
 /* tid -> comm, open addressing; tid 0 is the empty slot marker + 1 offset */
@@ -23,7 +21,6 @@ struct comm_slot {
 	uint32_t key;   /* tid + 1; 0 = empty */
 	uint32_t pid;
 	char comm[16];
-	uint64_t count;
 };
 
 struct comm_map {
@@ -85,9 +82,6 @@ static const char *comm_get(struct comm_map *m, uint32_t tid)
 struct dump_ctx {
 	struct comm_map comms;
 	struct fr_tpdecode *tp;
-	bool summary;
-	uint64_t *per_event;    /* report: samples per event index */
-	size_t nr_events;
 };
 
 static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_sample *s,
@@ -170,21 +164,6 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		if (!fr_record__comm(h, &cm))
 			comm_set(&c->comms, cm.pid, cm.tid, cm.comm);
 	}
-	if (c->summary) {
-		if (h->type == PERF_RECORD_SAMPLE) {
-			struct comm_slot *sl;
-
-			if (r->event && r->event->index < c->nr_events)
-				c->per_event[r->event->index]++;
-			sl = comm_find(&c->comms, s.tid, true);
-			if (sl) {
-				if (!sl->comm[0])
-					sl->pid = s.pid;
-				sl->count++;
-			}
-		}
-		return 0;
-	}
 	if (r->cpu == FR_CPU_NONE)
 		snprintf(cpu, sizeof(cpu), "[---]");
 	else
@@ -237,89 +216,20 @@ static void print_header(struct fr_reader *rd, const char *path)
 	}
 }
 
-/* The newest *.frec in dir, for `report` without a file. */
-static int newest_file(const char *dir, char *out, size_t len)
+int fr_dump__file(const char *path, bool header)
 {
-	struct timespec best = { 0, 0 };
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int found = 0;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		char p[PATH_MAX];
-		struct stat sb;
-
-		if (n < 6 || strcmp(de->d_name + n - 5, ".frec"))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (stat(p, &sb) || !S_ISREG(sb.st_mode))
-			continue;
-		if (!found || sb.st_mtim.tv_sec > best.tv_sec ||
-		    (sb.st_mtim.tv_sec == best.tv_sec && sb.st_mtim.tv_nsec > best.tv_nsec) ||
-		    (sb.st_mtim.tv_sec == best.tv_sec && sb.st_mtim.tv_nsec == best.tv_nsec &&
-		     strcmp(p, out) > 0)) {
-			best = sb.st_mtim;
-			snprintf(out, len, "%s", p);
-			found = 1;
-		}
-	}
-	closedir(d);
-	return found ? 0 : -ENOENT;
-}
-
-static int open_file(const char *path, struct fr_reader **rd)
-{
-	int err = fr_reader__open(path, rd);
-
-	if (!err)
-		return FR_EXIT_OK;
-	if (err == -EBADMSG)
-		fr_err(path, "not a flightrec file (bad magic)");
-	else if (err == -EPROTONOSUPPORT)
-		fr_err(path, "written by a newer flightrec (unsupported format version)");
-	else
-		fr_err(path, "%s", strerror(-err));
-	return FR_EXIT_ERROR;
-}
-
-static void print_summary(struct dump_ctx *c, struct fr_reader *rd)
-{
-	printf("# samples per event\n");
-	for (size_t i = 0; i < c->nr_events; i++) {
-		const struct fr_file_event *e = fr_reader__event(rd, i);
-
-		if (!(e->flags & FR_EVENT_SIDEBAND))
-			printf("%10llu  %s\n", (unsigned long long)c->per_event[i], e->name);
-	}
-	printf("# samples per thread (comm pid/tid)\n");
-	for (size_t i = 0; i < c->comms.cap; i++) {
-		const struct comm_slot *s = &c->comms.slots[i];
-
-		if (s->key && s->count)
-			printf("%10llu  %s %u/%u\n", (unsigned long long)s->count,
-			       s->comm[0] ? s->comm : ":unknown", s->pid, s->key - 1);
-	}
-}
-
-/* dump (summary=false) or report (summary=true) of one file. */
-static int run(const char *path, bool summary, bool header)
-{
-	struct dump_ctx c = { .summary = summary };
+	struct dump_ctx c = { .tp = NULL };
 	struct fr_reader *rd = NULL;
-	int ret = open_file(path, &rd), err;
+	int ret = fr_input__open(path, &rd), err;
 
 	if (ret)
 		return ret;
-	c.nr_events = fr_reader__nr_events(rd);
-	c.per_event = calloc(c.nr_events + 1, sizeof(*c.per_event));
-	if (!c.per_event || fr_tpdecode__new(&c.tp)) {
+	if (fr_tpdecode__new(&c.tp)) {
+		fr_err(path, "%s", strerror(ENOMEM));
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
-	for (size_t i = 0; i < c.nr_events; i++) {
+	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
 		const struct fr_file_event *e = fr_reader__event(rd, i);
 
 		if (e->format && e->format_len)
@@ -328,8 +238,6 @@ static int run(const char *path, bool summary, bool header)
 	if (header)
 		print_header(rd, path);
 	err = fr_reader__for_each(rd, dump_cb, &c);
-	if (summary)
-		print_summary(&c, rd);
 	fflush(stdout);
 	if (err < 0) {
 		fr_err(path, "corrupt chunk: %s (records before it were listed)", strerror(-err));
@@ -341,24 +249,22 @@ static int run(const char *path, bool summary, bool header)
 	}
 out:
 	fr_tpdecode__delete(c.tp);
-	free(c.per_event);
 	free(c.comms.slots);
 	fr_reader__close(rd);
 	return ret;
 }
 
-enum { OPT_RAW = 1000, OPT_NO_HEADER };
+enum { OPT_NO_HEADER = 1000 };
 
 struct dump_opts {
 	const char *input, *dir;
-	bool raw, no_header, report;
+	bool no_header;
 	int usage_err;
 };
 
 static const struct argp_option dump_options[] = {
 	{ "input", 'i', "FILE", 0, "the file (default: the newest *.frec in the directory)", 0 },
 	{ "dir", 'd', "DIR", 0, "where to look for the newest file (default .)", 0 },
-	{ "raw", OPT_RAW, NULL, 0, "report: list every record, as dump does", 0 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "omit the '#' header lines", 0 },
 	{ 0 }
 };
@@ -370,7 +276,6 @@ static error_t dump_parse(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case 'i': o->input = arg; break;
 	case 'd': o->dir = arg; break;
-	case OPT_RAW: o->raw = true; break;
 	case OPT_NO_HEADER: o->no_header = true; break;
 	case ARGP_KEY_ARG:
 		if (o->input) {
@@ -384,30 +289,24 @@ static error_t dump_parse(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
-static int dump_main(int argc, char **argv, bool report)
+int cmd_dump(int argc, char **argv)
 {
-	static const char doc_dump[] =
+	static const char doc[] =
 		"List every record of a flightrec file, merged by time:\n"
 		"TIME [CPU] PID/TID TYPE COMM DETAILS (see doc/format.md, 'dump output').\n\n"
 		"Exit codes: 0 ok; 1 the file is truncated or corrupt (what could be read was "
 		"listed); 2 not readable or not a flightrec file; 64 usage.";
-	static const char doc_report[] =
-		"Summarize a flightrec file: samples per event and per thread.\n"
-		"--raw lists every record (as `flightrec dump`).\n\n"
-		"Exit codes: 0 ok; 1 the file is truncated or corrupt; 2 not readable; 64 usage.";
-	struct argp a = { dump_options, dump_parse, "[FILE]", report ? doc_report : doc_dump,
-			  NULL, NULL, NULL };
-	struct dump_opts o = { .dir = ".", .report = report };
+	struct argp a = { dump_options, dump_parse, "[FILE]", doc, NULL, NULL, NULL };
+	struct dump_opts o = { .dir = "." };
 	char path[PATH_MAX] = "";
-
-	int r = fr_parse_args(&a, argc, argv, report ? "flightrec report" : "flightrec dump", &o);
+	int r = fr_parse_args(&a, argc, argv, "flightrec dump", &o);
 
 	if (r)
 		return r < 0 ? FR_EXIT_OK : r;
 	if (o.usage_err)
 		return FR_EXIT_USAGE;
 	if (!o.input) {
-		int err = newest_file(o.dir, path, sizeof(path));
+		int err = fr_input__newest(o.dir, path, sizeof(path));
 
 		if (err) {
 			fr_err(o.dir, "no flightrec file (*.frec) here: %s", strerror(-err));
@@ -415,15 +314,5 @@ static int dump_main(int argc, char **argv, bool report)
 		}
 		o.input = path;
 	}
-	return run(o.input, report && !o.raw, !o.no_header);
-}
-
-int cmd_dump(int argc, char **argv)
-{
-	return dump_main(argc, argv, false);
-}
-
-int cmd_report(int argc, char **argv)
-{
-	return dump_main(argc, argv, true);
+	return fr_dump__file(o.input, !o.no_header);
 }

@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ring/record.h"
+
+#define READER_NICE (-10)
 
 struct fwd_cpu {
 	struct fr_forward *f;
@@ -34,6 +38,7 @@ struct fr_forward {
 	size_t ncpu;
 	int flush_ms;
 	fr_time_fn time_fn;
+	fr_note_fn note_fn;
 	void *time_ctx;
 	struct fwd_cpu *cpus;
 };
@@ -63,6 +68,8 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 		c->st.last_time = t;
 	}
 	c->st.nr_samples++;
+	if (c->f->note_fn)
+		c->f->note_fn(c->f->time_ctx, h);
 	return fr_writer__record(c->app, h);
 }
 
@@ -82,6 +89,9 @@ static void *reader(void *arg)
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	/* a reader that waits behind the workload loses records: run it at a
+	 * higher weight where allowed (its CPU time is bounded by the event rate) */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
 	for (;;) {
 		int r = poll(p, n, f->flush_ms);
 		bool stop = r > 0 && (p[0].revents & POLLIN);
@@ -121,7 +131,7 @@ static void free_forward(struct fr_forward *f)
 }
 
 int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
-		      fr_time_fn time_fn, void *time_ctx, struct fr_forward **out)
+		      fr_time_fn time_fn, fr_note_fn note_fn, void *time_ctx, struct fr_forward **out)
 {
 	struct fr_forward *f = calloc(1, sizeof(*f));
 	int err = 0;
@@ -132,6 +142,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
 	f->ncpu = fr_evlist__nr_cpus(el);
 	f->flush_ms = flush_ms;
 	f->time_fn = time_fn;
+	f->note_fn = note_fn;
 	f->time_ctx = time_ctx;
 	f->cpus = calloc(f->ncpu, sizeof(*f->cpus));
 	if (!f->cpus) {

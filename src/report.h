@@ -45,7 +45,8 @@ int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r);
 /* Samples whose user stack could not be unwound past the sampled ip. */
 uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r);
-bool fr_resolver__has_ksyms(const struct fr_resolver *r);
+/* Kernel addresses were looked up but the file has no kernel symbols. */
+bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
 
 /* The frames that describe the sampled address itself: frames[0] up to the
  * first frame that is not an inline instance. */
@@ -84,6 +85,8 @@ int fr_folded__print(struct fr_folded *fo, FILE *f);
 /* ---- report_script.c: perf script's text layout ---- */
 struct fr_tpdecode;
 int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp);
+/* Print a name with control characters (line breaks, tabs) as '_'. */
+void fr_put_name(FILE *f, const char *s);
 
 /* ---- report_json.c: Chrome trace event format ---- */
 struct fr_json;
@@ -102,5 +105,8 @@ int fr_input__newest(const char *dir, char *out, size_t len);
 int fr_input__open(const char *path, struct fr_reader **rd);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
+
+/* ---- cmd_dump.c: every record (report --raw) ---- */
+int fr_dump__file(const char *path, bool header);
 
 #endif

@@ -297,6 +297,9 @@ static int cmp_node(const void *a, const void *b)
 static const char *node_name(const struct cnode *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s", c->sym->name, c->sym->inlined ? " [inlined]" : "");
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '_';
 	return buf;
 }
 
@@ -364,7 +367,7 @@ static void print_entry_chain(FILE *f, const struct hentry *e, uint64_t total, d
 		goto out;
 	cp->f = f;
 	cp->total = total;
-	cp->min = (uint64_t)(limit * (double)total / 100.0);
+	cp->min = (uint64_t)(limit * (double)e->weight / 100.0);
 	memset(cp->prefix, ' ', 15);
 	top = e->root.child;
 	if (!top->next) {
@@ -394,6 +397,9 @@ static char *entry_text(const struct hentry *e, enum fr_sort_key k, uintptr_t v)
 	case FR_KEY_SRCLINE: snprintf(buf, sizeof(buf), "%s", (const char *)v); break;
 	default: buf[0] = '\0'; break;
 	}
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '_';   /* one entry, one line */
 	return strdup(buf);
 }
 
@@ -425,9 +431,13 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 		event_name, (unsigned long long)h->samples, (unsigned long long)h->weight,
 		h->o.period ? "period" : "samples");
 	fprintf(f, "# Overhead    Samples");
-	for (int k = 0; k < h->o.nr_keys; k++)
+	for (int k = 0, last = -1; k < h->o.nr_keys; k++) {
+		for (int j = k; j < h->o.nr_keys; j++)
+			if (shown[j])
+				last = j;
 		if (shown[k])
-			fprintf(f, "  %-*s", (int)width[k], key_headers[h->o.keys[k]]);
+			fprintf(f, "  %-*s", k == last ? 0 : (int)width[k], key_headers[h->o.keys[k]]);
+	}
 	fprintf(f, "\n# ........  .........");
 	for (int k = 0; k < h->o.nr_keys; k++) {
 		if (!shown[k])

@@ -57,8 +57,15 @@ void fr_json__string(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (*p) {
+		const unsigned char *run = p;
 		size_t n;
 
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (!*p)
+			break;
 		if (*p == '"' || *p == '\\') {
 			fputc('\\', f);
 			fputc(*p++, f);

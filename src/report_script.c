@@ -11,11 +11,18 @@
 #include "src/report.h"
 #include "src/tpdecode.h"
 
+void fr_put_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '_' : *s, f);
+}
+
 static void print_frame(FILE *f, const struct fr_frame *fr)
 {
 	uint64_t addr = fr->sym->kernel || !fr->vaddr ? fr->addr : fr->vaddr;
 
-	fprintf(f, "\t%16llx %s", (unsigned long long)addr, fr->sym->name);
+	fprintf(f, "\t%16llx ", (unsigned long long)addr);
+	fr_put_name(f, fr->sym->name);
 	if (fr->sym->inlined) {
 		fputs(" (inlined)\n", f);
 		return;
@@ -30,7 +37,8 @@ int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *t
 	const char *name = s->event ? s->event->name : "unknown";
 	char fields[4096];
 
-	fprintf(f, "%s %5u/%-5u [%03u] %5llu.%06llu: ", s->comm, s->pid, s->tid,
+	fr_put_name(f, s->comm);
+	fprintf(f, " %5u/%-5u [%03u] %5llu.%06llu: ", s->pid, s->tid,
 		s->cpu == FR_CPU_NONE ? 0 : s->cpu, (unsigned long long)(s->time / 1000000000ull),
 		(unsigned long long)(s->time % 1000000000ull / 1000ull));
 	if (s->event && (s->event->attr.sample_type & PERF_SAMPLE_PERIOD))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/proctable.h"
 #include "src/report.h"
 #include "symbolize/maps.h"
 #include "symbolize/strpool.h"
@@ -24,8 +25,59 @@ struct fr_resolver {
 	struct fr_frame frames[FR_MAX_FRAMES];
 	uint64_t ips[MAX_USER_IPS];
 	uint64_t unwind_failures;
+	uint64_t kernel_addrs;          /* looked up */
 	bool ksyms;
 };
+
+/* One image of the retained process table: a generation of its own, its
+ * names and its mappings (those copied from a parent count from its start). */
+static int add_image(struct fr_maps *m, const struct fr_proc *p)
+{
+	int err = fr_maps__image(m, p->pid, p->start_time);
+
+	for (size_t i = 0; !err && i < p->nr_comms; i++) {
+		char comm[17];
+
+		memcpy(comm, p->comms[i].comm, 16);
+		comm[16] = '\0';
+		err = fr_maps__comm(m, p->pid, p->pid, p->comms[i].time, comm, false);
+	}
+	for (size_t i = 0; !err && i < p->nr_maps; i++) {
+		const struct fr_pmap *mp = &p->maps[i];
+
+		if (!mp->len || !mp->path)
+			continue;
+		err = fr_maps__mmap(m, p->pid, mp->time > p->start_time ? mp->time : p->start_time,
+				    mp->start, mp->len, mp->pgoff, mp->path,
+				    mp->build_id_size ? mp->build_id : NULL, mp->build_id_size);
+		if (err == -EINVAL)
+			err = 0;
+	}
+	return err;
+}
+
+/* The PROCS blobs: processes whose sideband the window no longer holds. A
+ * blob that does not parse costs its processes' names and symbols only. */
+static int load_procs(struct fr_resolver *r, struct fr_reader *rd)
+{
+	struct fr_proctable *pt = fr_proctable__new();
+	int err = 0;
+
+	if (!pt)
+		return -ENOMEM;
+	for (size_t i = 0; i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
+		void *data = NULL;
+		size_t len = 0;
+
+		if (!fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
+			fr_proctable__parse(pt, data, len);
+		free(data);
+	}
+	for (size_t i = 0; !err && i < fr_proctable__nr(pt); i++)
+		err = add_image(r->maps, fr_proctable__get(pt, i));
+	fr_proctable__delete(pt);
+	return err;
+}
 
 int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 		     struct fr_resolver **out)
@@ -46,6 +98,8 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 			r->ksyms = true;
 		free(data);
 	}
+	if (rd && (err = load_procs(r, rd)))
+		goto fail;
 	*out = r;
 	return 0;
 fail:
@@ -74,9 +128,9 @@ uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r)
 	return r->unwind_failures;
 }
 
-bool fr_resolver__has_ksyms(const struct fr_resolver *r)
+bool fr_resolver__missed_ksyms(const struct fr_resolver *r)
 {
-	return r->ksyms;
+	return !r->ksyms && r->kernel_addrs;
 }
 
 int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)
@@ -117,6 +171,8 @@ const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time
 
 	if (c)
 		return c;
+	if (!tid)
+		return fr_strpool__str(r->strs, "swapper");   /* the idle task, as perf names it */
 	snprintf(buf, sizeof(buf), ":%u", tid);
 	return fr_strpool__str(r->strs, buf);
 }
@@ -138,6 +194,7 @@ static int add_addr(struct fr_resolver *r, const struct fr_rsample *o, size_t *n
 
 	if (*n >= FR_MAX_FRAMES)
 		return 0;
+	r->kernel_addrs += kernel;
 	if (kernel)
 		k = fr_symbolizer__kernel(r->sym, addr, ret, &r->frames[*n], FR_MAX_FRAMES - *n);
 	else

@@ -532,7 +532,15 @@ static void note_kernel_addrs(struct fr_session *s, const struct perf_event_head
 	}
 }
 
-static int write_ksyms(struct fr_session *s, struct fr_writer *w)
+void fr_session_note(void *ctx, const struct perf_event_header *h)
+{
+	struct fr_session *s = ctx;
+
+	if (s->ksyms && h->type == PERF_RECORD_SAMPLE)
+		note_kernel_addrs(s, h, fr_session_record_event(s, h));
+}
+
+int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w)
 {
 	void *data = NULL;
 	size_t len = 0;
@@ -743,7 +751,7 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 	if (!err)
 		err = fr_session_write_procs(s, c->w, c->pids.keys, pid_set_flatten(&c->pids));
 	if (!err)
-		err = write_ksyms(s, c->w);
+		err = fr_session_write_ksyms(s, c->w);
 	if (!err)
 		err = write_trigger(c->w, tr, t0);
 	if (!err)

@@ -70,7 +70,7 @@ int fr_session__forward_start(struct fr_session *s, char *path, size_t len)
 	}
 	if (!err)
 		err = fr_forward__start(s->el, s->fd, s->o.zstd_level, s->o.flush_ms,
-					fr_session_record_time, s, &s->fwd);
+					fr_session_record_time, fr_session_note, s, &s->fwd);
 	return err;
 }
 
@@ -121,6 +121,8 @@ int fr_session__forward_stop(struct fr_session *s, struct fr_snapshot_stats *st)
 		fr_writer__add_chunks(s->w, chunks);
 		if (!err)
 			err = fr_session_write_procs(s, s->w, NULL, 0);
+		if (!err)
+			err = fr_session_write_ksyms(s, s->w);
 		if (!err) {
 			char buf[128];
 			int n = snprintf(buf, sizeof(buf), "source=%s\ntrigger_time_ns=%llu\n",

@@ -5,6 +5,7 @@
 #include "src/tpdecode.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,10 @@
 
 struct fr_tpdecode {
 	struct tep_handle *tep;
+	char last_name[272];        /* the last event looked up */
+	struct tep_event *last;
+	struct trace_seq seq;       /* reused for every record */
+	bool seq_init;
 };
 
 int fr_tpdecode__new(struct fr_tpdecode **out)
@@ -36,6 +41,8 @@ void fr_tpdecode__delete(struct fr_tpdecode *d)
 {
 	if (!d)
 		return;
+	if (d->seq_init)
+		trace_seq_destroy(&d->seq);
 	tep_free(d->tep);
 	free(d);
 }
@@ -65,23 +72,35 @@ int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format
 int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 			char *buf, size_t len)
 {
-	struct tep_event *event;
-	struct trace_seq s;
+	struct tep_event *event = d->last && !strcmp(name, d->last_name) ? d->last : NULL;
 	char sys[256];
 	const char *ev;
 
-	if (split(name, sys, sizeof(sys), &ev))
-		return -EINVAL;
-	event = tep_find_event_by_name(d->tep, sys, ev);
-	if (!event)
-		return -ENOENT;
-	trace_seq_init(&s);
-	tep_print_fields(&s, (void *)raw, (int)size, event);
-	trace_seq_terminate(&s);
-	if (len) {
-		strncpy(buf, s.buffer ? s.buffer : "", len - 1);
-		buf[len - 1] = '\0';
+	if (!event) {
+		if (split(name, sys, sizeof(sys), &ev))
+			return -EINVAL;
+		event = tep_find_event_by_name(d->tep, sys, ev);
+		if (!event)
+			return -ENOENT;
+		if (strlen(name) < sizeof(d->last_name)) {
+			strcpy(d->last_name, name);
+			d->last = event;
+		}
 	}
-	trace_seq_destroy(&s);
+	if (!d->seq_init) {
+		trace_seq_init(&d->seq);
+		d->seq_init = true;
+	}
+	trace_seq_reset(&d->seq);
+	tep_print_fields(&d->seq, (void *)raw, (int)size, event);
+	trace_seq_terminate(&d->seq);
+	if (len) {
+		size_t n = d->seq.buffer ? d->seq.len : 0;
+
+		if (n > len - 1)
+			n = len - 1;
+		memcpy(buf, d->seq.buffer, n);
+		buf[n] = '\0';
+	}
 	return 0;
 }

@@ -350,8 +350,13 @@ void fr_kallsyms__note(struct fr_kallsyms *ks, uint64_t addr)
 	if (!ks || !ks->noted)
 		return;
 	i = find(ks, addr);
-	if (i >= 0)
-		ks->noted[(size_t)i / 64] |= 1ull << ((size_t)i % 64);
+	if (i >= 0) {
+		uint64_t *w = &ks->noted[(size_t)i / 64], bit = 1ull << ((size_t)i % 64);
+
+		/* safe from several threads; the load keeps a set bit's line shared */
+		if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+			__atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+	}
 }
 
 static uint8_t *put(uint8_t *p, const void *v, size_t n)
@@ -364,14 +369,21 @@ int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len)
 {
 	size_t words = ks && ks->noted ? (ks->n + 63) / 64 : 0, size = 16;
 	uint32_t nsyms = 0, nmods = ks ? (uint32_t)ks->nmods : 0, v;
+	uint64_t *noted;
 	uint8_t *buf, *p;
 
 	if (!ks || !ks->noted)
 		return -EINVAL;
+	noted = malloc(words * sizeof(*noted) + 1);
+	if (!noted)
+		return -ENOMEM;
+	/* take the notes (and clear them) word by word: threads may note meanwhile */
+	for (size_t w = 0; w < words; w++)
+		noted[w] = __atomic_exchange_n(&ks->noted[w], 0, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < ks->nmods; i++)
 		size += 18 + strlen(ks->mods[i].name);
 	for (size_t w = 0; w < words; w++) {
-		for (uint64_t bits = ks->noted[w]; bits; bits &= bits - 1) {
+		for (uint64_t bits = noted[w]; bits; bits &= bits - 1) {
 			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
 
 			size += 16 + strlen(ks->names + ks->syms[i].name);
@@ -379,8 +391,12 @@ int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len)
 		}
 	}
 	buf = p = malloc(size);
-	if (!buf)
+	if (!buf) {
+		for (size_t w = 0; w < words; w++)   /* give the notes back */
+			__atomic_fetch_or(&ks->noted[w], noted[w], __ATOMIC_RELAXED);
+		free(noted);
 		return -ENOMEM;
+	}
 	v = KSYMS_MAGIC;
 	p = put(p, &v, 4);
 	v = KSYMS_VERSION;
@@ -396,7 +412,7 @@ int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len)
 		p = put(p, ks->mods[i].name, nl);
 	}
 	for (size_t w = 0; w < words; w++) {
-		for (uint64_t bits = ks->noted[w]; bits; bits &= bits - 1) {
+		for (uint64_t bits = noted[w]; bits; bits &= bits - 1) {
 			const struct ksym *s = &ks->syms[w * 64 + (size_t)__builtin_ctzll(bits)];
 			const char *name = ks->names + s->name;
 			uint16_t nl = (uint16_t)strlen(name);
@@ -407,8 +423,8 @@ int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len)
 			p = put(p, &nl, 2);
 			p = put(p, name, nl);
 		}
-		ks->noted[w] = 0;
 	}
+	free(noted);
 	*data = buf;
 	*len = size;
 	return 0;

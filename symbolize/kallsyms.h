@@ -15,10 +15,12 @@ struct fr_kallsyms;
 /* Record side: load the text symbols and module list (paths: NULL = /proc). */
 int fr_kallsyms__load(const char *kallsyms, const char *modules, struct fr_kallsyms **out);
 void fr_kallsyms__delete(struct fr_kallsyms *ks);
-/* A kernel address some sample holds (ip or callchain entry). Cheap. */
+/* A kernel address some sample holds (ip or callchain entry). A binary
+ * search (about 40 ns); safe to call from several threads at once. */
 void fr_kallsyms__note(struct fr_kallsyms *ks, uint64_t addr);
-/* The noted symbols (and the modules they are in) as a blob payload
- * (doc/report.md); clears the notes. *data is malloc'd. */
+/* The noted symbols and the module list as a blob payload (doc/report.md);
+ * takes and clears the notes (notes made meanwhile go to the next one).
+ * *data is malloc'd. */
 int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len);
 
 /* Report side: a table from one or more blobs. */

@@ -217,11 +217,16 @@ static long gen_index(const struct proc *p, uint64_t time)
 	return (long)lo - 1;
 }
 
+/* The generation starting at start, created unless one already does (a
+ * fork or exec seen twice: in the sideband and in a retained table). */
 static struct gen *add_gen(struct proc *p, uint64_t start)
 {
+	long gi = gen_index(p, start);
 	struct gen *g;
 	size_t at;
 
+	if (gi >= 0 && p->gens[gi]->start == start)
+		return p->gens[gi];
 	if (grow((void **)&p->gens, &p->cap, p->n, sizeof(*p->gens)))
 		return NULL;
 	g = calloc(1, sizeof(*g));
@@ -303,7 +308,7 @@ static int dso_index(struct fr_maps *m, const char *path, const uint8_t *bid, si
 			break;
 		d = &m->dsos[v - 1];
 		if (d->path == path && d->build_id_size == bid_size &&
-		    !memcmp(d->build_id, bid, bid_size)) {
+		    (!bid_size || !memcmp(d->build_id, bid, bid_size))) {
 			*idx = (uint32_t)(v - 1);
 			return 0;
 		}
@@ -394,6 +399,13 @@ int fr_maps__fork(struct fr_maps *m, uint32_t pid, uint32_t tid, uint32_t ppid, 
 	g->ppid = ppid;
 	g->ptime = time;
 	return 0;
+}
+
+int fr_maps__image(struct fr_maps *m, uint32_t pid, uint64_t start)
+{
+	struct proc *p = get_proc(m, pid);
+
+	return p && add_gen(p, start) ? 0 : -ENOMEM;
 }
 
 int fr_maps__exit(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time)

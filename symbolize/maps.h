@@ -40,6 +40,10 @@ int fr_maps__mmap(struct fr_maps *m, uint32_t pid, uint64_t time, uint64_t start
  * (pid != ppid) sees its parent's mappings as of that time. */
 int fr_maps__fork(struct fr_maps *m, uint32_t pid, uint32_t tid, uint32_t ppid, uint32_t ptid,
 		  uint64_t time);
+/* A process image (from a retained process table) begins at start: like an
+ * exec, the mappings added for pid from start on are its own. Feed its
+ * mappings with times no earlier than start. */
+int fr_maps__image(struct fr_maps *m, uint32_t pid, uint64_t start);
 int fr_maps__exit(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time);
 
 /* The mapping that held addr in process pid at time, or NULL. */

@@ -269,7 +269,12 @@ static const struct cslot *resolve_cached(struct fr_symbolizer *s, struct dso_st
 	d->nused++;
 	for (int i = 0; i < n; i++) {
 		struct cached *c = &s->arena[s->arena_n++];
-		const char *name = raw[i].name ? fr_strpool__str(s->strs, raw[i].name) : NULL;
+		const char *at = raw[i].name && raw[i].name[0] ? strchr(raw[i].name, '@') : NULL;
+		/* "memcpy@@GLIBC_2.14": the symbol version is no part of the name */
+		const char *name = !raw[i].name ? NULL
+				   : fr_strpool__intern(s->strs, raw[i].name,
+							at ? (size_t)(at - raw[i].name)
+							   : strlen(raw[i].name));
 
 		c->sym = name ? intern_sym(s, name, d->name, d->short_name, false, raw[i].inlined,
 					   false)

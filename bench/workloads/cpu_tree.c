@@ -1,8 +1,10 @@
 /* bench/workloads/cpu_tree.c: a CPU-bound loop with a known call tree, for
- * cpu-clock sampling with -g (built with frame pointers, no inlining, no
- * sibling calls). Prints ns per iteration of run(), one line per run.
- *
- * Work per iteration, in leaf() steps (700 in all), so a profile must show:
+ * cpu-clock sampling with -g. Prints ns per iteration of run(), one line per run.
+ */
+
+/*
+ * Built with frame pointers, no inlining, no sibling calls. Work per iteration,
+ * in leaf() steps (700 in all), so a profile must show:
  *   main;run;fn_a;fn_b;leaf   300  42.9%
  *   main;run;fn_c;leaf        200  28.6%
  *   main;run;fn_a;leaf        100  14.3%

@@ -1,7 +1,10 @@
-/* bench/workloads/messaging.c: `perf bench sched messaging` / hackbench in
- * threads: G groups of F senders and F receivers over AF_UNIX stream sockets;
- * every sender sends L 100-byte messages to every receiver of its group.
- * Prints ns per message (total time / (G*F*F*L)), one line per run.
+/* bench/workloads/messaging.c: `perf bench sched messaging` (hackbench) in threads
+ * over AF_UNIX sockets. Prints ns per message, one line per run.
+ */
+
+/*
+ * G groups of F senders and F receivers; every sender sends L 100-byte messages
+ * to every receiver of its group; ns per message = total time / (G*F*F*L).
  */
 #include "config.h"
 

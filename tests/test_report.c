@@ -1,0 +1,365 @@
+/* tests/test_report.c: CUnit suite for the report's outputs on synthetic
+ * samples: the text histogram with call paths, --folded, perf-script and
+ * JSON (golden files in tests/fixtures, and the JSON must parse), and the
+ * parsing of --sort keys and --time values.
+ */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/flightrec.h"
+#include "src/report.h"
+
+#ifndef FIXTURES
+#error "FIXTURES must name the fixture directory (absolute)"
+#endif
+
+/* report_input.c reports errors through the command line's helper. */
+void fr_err(const char *what, const char *fmt, ...)
+{
+	(void)what;
+	(void)fmt;
+}
+
+static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_run = { "run", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_hot = { "hot", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_mix = { "mix", "/usr/bin/app", "app", false, true, false };
+static const struct fr_sym s_read = { "read", "/lib/libc.so.6", "libc.so.6", false, false, false };
+static const struct fr_sym s_ksys = { "ksys_read", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
+				      false, false };
+static const struct fr_sym s_odd = { "odd;name\nx \"q\" \xc3\xa9\xff", "/usr/bin/app", "app",
+				     false, false, false };
+static const struct fr_sym s_unk = { "[unknown]", "[unknown]", "[unknown]", false, false, true };
+
+static struct fr_file_event ev_clock, ev_tp;
+
+#define F(sym, addr, off, vaddr) { &(sym), NULL, 0, (addr), (off), (vaddr) }
+
+static const struct fr_frame st_hot[] = {   /* leaf first */
+	{ &s_mix, "/src/app.c", 12, 0x5555000011c0, 0x10, 0x11c0 },
+	{ &s_hot, "/src/app.c", 30, 0x5555000011c0, 0x10, 0x11c0 },
+	F(s_run, 0x555500001235, 0x5, 0x1235), F(s_main, 0x55550000108c, 0x1c, 0x108c),
+};
+static const struct fr_frame st_hot2[] = {
+	{ &s_hot, "/src/app.c", 31, 0x5555000011d0, 0x20, 0x11d0 },
+	F(s_run, 0x555500001235, 0x5, 0x1235), F(s_main, 0x55550000108c, 0x1c, 0x108c),
+};
+static const struct fr_frame st_read[] = {
+	F(s_ksys, 0xffffffff81000610ull, 0x10, 0xffffffff81000610ull),
+	F(s_read, 0x7f00000f82ad, 0xd, 0xf82ad), F(s_main, 0x555500001099, 0x29, 0x1099),
+};
+static const struct fr_frame st_odd[] = { F(s_odd, 0x555500001300, 0, 0x1300),
+					  F(s_unk, 0x1234, 0, 0) };
+
+static struct fr_rsample sample(const struct fr_file_event *e, const char *comm, uint32_t pid,
+				uint64_t time, const struct fr_frame *f, size_t n)
+{
+	struct fr_rsample s = { .event = e, .pid = pid, .tid = pid, .cpu = 1, .time = time,
+				.period = 1000000, .comm = comm, .frames = f, .nr_frames = n,
+				.has_stack = true };
+
+	return s;
+}
+
+static const char *const comm_app = "app", *const comm_other = "other";
+
+/* The synthetic profile: 3x hot via mix, 1x hot, 1x read in another
+ * process, 1x an odd name. */
+static size_t make_samples(struct fr_rsample *out)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 3; i++)
+		out[n++] = sample(&ev_clock, comm_app, 100, 1000000000ull + (uint64_t)i * 1000123,
+				  st_hot, 4);
+	out[n++] = sample(&ev_clock, comm_app, 100, 1004000000ull, st_hot2, 3);
+	out[n++] = sample(&ev_clock, comm_other, 200, 1005000000ull, st_read, 3);
+	out[n++] = sample(&ev_clock, comm_app, 100, 1006000000ull, st_odd, 2);
+	return n;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static void check_golden(const char *name, const char *got)
+{
+	char path[4096];
+	char *want;
+
+	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
+	want = read_file(path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	if (strcmp(want, got)) {
+		fprintf(stderr, "\n%s differs; got:\n%s", name, got);
+		if (getenv("FR_WRITE_GOLDEN")) {
+			FILE *f = fopen(name, "w");
+
+			if (f) {
+				fputs(got, f);
+				fclose(f);
+			}
+		}
+	}
+	CU_ASSERT_STRING_EQUAL(got, want);
+	free(want);
+}
+
+static void setup_events(void)
+{
+	ev_clock.name = "cpu-clock";
+	ev_clock.attr.type = PERF_TYPE_SOFTWARE;
+	ev_clock.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	ev_tp.name = "syscalls:sys_enter_read";
+	ev_tp.index = 1;
+	ev_tp.attr.type = PERF_TYPE_TRACEPOINT;
+	ev_tp.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+}
+
+static void test_text(void)
+{
+	struct fr_hist_opts o = { .callchains = true, .chain_limit = 0.5 };
+	struct fr_rsample s[8];
+	struct fr_hist *h;
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(fr_hist__parse_keys("comm,dso,sym", &o) == 0);
+	CU_ASSERT_FATAL(fr_hist__new(&o, &h) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_hist__add(h, &s[i]), 0);
+	CU_ASSERT_EQUAL(fr_hist__samples(h), 6);
+	CU_ASSERT_EQUAL(fr_hist__print(h, "cpu-clock", f), 0);
+	fr_hist__delete(h);
+	/* by srcline and pid, without call paths */
+	o.callchains = false;
+	CU_ASSERT_FATAL(fr_hist__parse_keys("pid,srcline", &o) == 0);
+	CU_ASSERT_FATAL(fr_hist__new(&o, &h) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_hist__add(h, &s[i]), 0);
+	CU_ASSERT_EQUAL(fr_hist__print(h, "cpu-clock", f), 0);
+	fr_hist__delete(h);
+	fclose(f);
+	check_golden("report_text.golden", buf);
+	free(buf);
+}
+
+static void test_folded(void)
+{
+	struct fr_rsample s[8];
+	struct fr_folded *fo;
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_folded__add(fo, &s[i]), 0);
+	CU_ASSERT_EQUAL(fr_folded__print(fo, f), 0);
+	fr_folded__delete(fo);
+	fclose(f);
+	check_golden("report_folded.golden", buf);
+	/* every line: no ';' inside names, "stack count" */
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char *sp = strrchr(line, ' ');
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+		CU_ASSERT(strspn(sp + 1, "0123456789") == strlen(sp + 1) && sp[1]);
+	}
+	free(buf);
+}
+
+static void test_script(void)
+{
+	struct fr_rsample s[8];
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_script__sample(f, &s[i], NULL), 0);
+	s[0] = sample(&ev_tp, comm_other, 200, 1007000000ull, NULL, 0);
+	s[0].has_stack = false;
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL), 0);
+	fclose(f);
+	check_golden("report_script.golden", buf);
+	free(buf);
+}
+
+/* A small JSON validator: value := object | array | string | number | literal. */
+static const char *json_value(const char *p);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)p[i]))
+						return NULL;
+				p += 4;
+			} else if (!strchr("\"\\/bfnrt", *p)) {
+				return NULL;
+			}
+		}
+		p++;
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *json_seq(const char *p, char close, bool object)
+{
+	p = json_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (object) {
+			p = json_string(json_ws(p));
+			if (!p || *(p = json_ws(p)) != ':')
+				return NULL;
+			p++;
+		}
+		p = json_value(p);
+		if (!p)
+			return NULL;
+		p = json_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *json_value(const char *p)
+{
+	p = json_ws(p);
+	if (*p == '{')
+		return json_seq(p, '}', true);
+	if (*p == '[')
+		return json_seq(p, ']', false);
+	if (*p == '"')
+		return json_string(p);
+	if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	if (*p == '-' || isdigit((unsigned char)*p)) {
+		char *end;
+
+		strtod(p, &end);
+		return end;
+	}
+	return NULL;
+}
+
+static void test_json(void)
+{
+	struct fr_rsample s[8];
+	struct fr_json *j;
+	size_t n = make_samples(s), len;
+	char *buf;
+	const char *end;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(fr_json__new(f, NULL, &j) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_json__sample(j, &s[i]), 0);
+	s[0] = sample(&ev_tp, comm_other, 200, 1007000000ull, NULL, 0);
+	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
+	CU_ASSERT_EQUAL(fr_json__finish(j, "/tmp/x.frec"), 0);
+	fclose(f);
+	check_golden("report_json.golden", buf);
+	end = json_value(buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	CU_ASSERT_EQUAL(*json_ws(end), '\0');
+	CU_ASSERT_PTR_NULL(json_value("{\"a\":[1,2,}"));   /* the validator can fail */
+	CU_ASSERT_PTR_NULL(json_value("\"\x01\""));
+	free(buf);
+}
+
+static void test_parse(void)
+{
+	struct fr_hist_opts o;
+	uint64_t ns = 0;
+
+	CU_ASSERT_EQUAL(fr_hist__parse_keys("sym", &o), 0);
+	CU_ASSERT(o.nr_keys == 1 && o.keys[0] == FR_KEY_SYM);
+	CU_ASSERT_EQUAL(fr_hist__parse_keys("srcline,comm,pid,dso,sym", &o), 0);
+	CU_ASSERT(o.nr_keys == 5 && o.keys[0] == FR_KEY_SRCLINE && o.keys[4] == FR_KEY_SYM);
+	CU_ASSERT_EQUAL(fr_hist__parse_keys("sym,sym", &o), -EINVAL);
+	CU_ASSERT_EQUAL(fr_hist__parse_keys("sym,", &o), -EINVAL);
+	CU_ASSERT_EQUAL(fr_hist__parse_keys("", &o), -EINVAL);
+	CU_ASSERT_EQUAL(fr_hist__parse_keys("symbol", &o), -EINVAL);
+	CU_ASSERT_EQUAL(fr_hist__parse_keys(",sym", &o), -EINVAL);
+	CU_ASSERT_EQUAL(fr_input__parse_time("1372.400885701", "1372.400885701" + 14, &ns), 0);
+	CU_ASSERT_EQUAL(ns, 1372400885701ull);
+	CU_ASSERT_EQUAL(fr_input__parse_time("12.5", "12.5" + 4, &ns), 0);
+	CU_ASSERT_EQUAL(ns, 12500000000ull);
+	CU_ASSERT_EQUAL(fr_input__parse_time("7", "7" + 1, &ns), 0);
+	CU_ASSERT_EQUAL(ns, 7000000000ull);
+	CU_ASSERT_EQUAL(fr_input__parse_time("1.1234567891", "1.1234567891" + 12, &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_input__parse_time("1.", "1." + 2, &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_input__parse_time(".5", ".5" + 2, &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_input__parse_time("1x", "1x" + 2, &ns), -EINVAL);
+	CU_ASSERT_EQUAL(fr_input__parse_time("99999999999999999999", "99999999999999999999" + 20,
+					     &ns), -EINVAL);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	setup_events();
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 99;
+	s = CU_add_suite("report", NULL, NULL);
+	if (!s || !CU_add_test(s, "text histogram (golden)", test_text) ||
+	    !CU_add_test(s, "folded (golden)", test_folded) ||
+	    !CU_add_test(s, "perf-script (golden)", test_script) ||
+	    !CU_add_test(s, "json (golden, parses)", test_json) ||
+	    !CU_add_test(s, "sort keys and times", test_parse)) {
+		CU_cleanup_registry();
+		return 99;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

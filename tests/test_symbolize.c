@@ -1,0 +1,403 @@
+/* tests/test_symbolize.c: CUnit suite for symbolize/: the process model over
+ * time, kallsyms capture and lookup, libdw symbolization of a committed -O2 -g
+ * fixture with inline functions (golden output), build id checks, and the
+ * libunwind unwinder on a committed recording (tests/fixtures/README.md).
+ */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "src/proctable.h"
+#include "src/report.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/maps.h"
+#include "symbolize/symbolize.h"
+
+#ifndef FIXTURES
+#error "FIXTURES must name the fixture directory (absolute)"
+#endif
+
+#define BASE 0x555555554000ull
+
+static void test_maps_time(void)
+{
+	struct fr_maps *m;
+	const struct fr_map *mp;
+	uint8_t bid[3] = { 1, 2, 3 };
+
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0);
+	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 100, "a", false), 0);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 100, 0x1000, 0x1000, 0, "/A", bid, 3), 0);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 200, 0x1000, 0x1000, 0, "/B", NULL, 0), 0);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 210, 0x8000, 0x100, 0, "/A", bid, 3), 0);
+	/* a mapping applies from its time on, the newest wins */
+	CU_ASSERT_PTR_NULL(fr_maps__find(m, 10, 50, 0x1800));
+	mp = fr_maps__find(m, 10, 150, 0x1800);
+	CU_ASSERT_FATAL(mp != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/A");
+	mp = fr_maps__find(m, 10, 250, 0x1800);
+	CU_ASSERT_FATAL(mp != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
+	CU_ASSERT_PTR_NULL(fr_maps__find(m, 10, 250, 0x2000));
+	/* the same file and build id is one dso */
+	CU_ASSERT_EQUAL(fr_maps__find(m, 10, 250, 0x8000)->dso, fr_maps__find(m, 10, 150, 0x1000)->dso);
+	CU_ASSERT_EQUAL(fr_maps__nr_dsos(m), 2);
+	/* fork at 260: the child sees the parent's mappings as of then */
+	CU_ASSERT_EQUAL(fr_maps__fork(m, 11, 11, 10, 10, 260), 0);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 280, 0x5000, 0x1000, 0, "/D", NULL, 0), 0);
+	mp = fr_maps__find(m, 11, 290, 0x1800);
+	CU_ASSERT_FATAL(mp != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
+	CU_ASSERT_PTR_NULL(fr_maps__find(m, 11, 290, 0x5800));
+	CU_ASSERT_PTR_NOT_NULL(fr_maps__find(m, 10, 290, 0x5800));
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 11, 270, 0x1000, 0x1000, 0, "/E", NULL, 0), 0);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 11, 275, 0x1800)->dso)->path, "/E");
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 11, 265, 0x1800)->dso)->path, "/B");
+	/* exec at 300: a new image, nothing mapped until its own MMAP2s */
+	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 300, "b", true), 0);
+	CU_ASSERT_PTR_NULL(fr_maps__find(m, 10, 305, 0x1800));
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 310, 0x1000, 0x1000, 0, "/C", NULL, 0), 0);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 10, 350, 0x1800)->dso)->path, "/C");
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 10, 250, 0x1800)->dso)->path, "/B");
+	/* names over time; a new thread starts with its creator's name */
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 10, 150), "a");
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 10, 350), "b");
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 10, 50), "a");
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 11, 270), "a");
+	CU_ASSERT_EQUAL(fr_maps__fork(m, 10, 12, 10, 10, 400), 0);
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 12, 401), "b");
+	CU_ASSERT_PTR_EQUAL(fr_maps__thread_comm(m, 12, 401), fr_maps__thread_comm(m, 10, 401));
+	CU_ASSERT_PTR_NULL(fr_maps__thread_comm(m, 99, 1));
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 1, 0x1000, 0, 0, "/X", NULL, 0), -EINVAL);
+	fr_maps__delete(m);
+}
+
+static void test_kallsyms(void)
+{
+	struct fr_kallsyms *ks = NULL, *rep = NULL;
+	const char *mod;
+	uint64_t off;
+	void *data = NULL;
+	size_t len;
+
+	CU_ASSERT_FATAL(fr_kallsyms__load(FIXTURES "/kallsyms.txt", FIXTURES "/modules.txt", &ks) == 0);
+	fr_kallsyms__note(ks, 0xffffffff81000210ull);   /* do_syscall_64 */
+	fr_kallsyms__note(ks, 0xffffffff81000410ull);   /* data is no symbol: still do_syscall_64 */
+	fr_kallsyms__note(ks, 0xffffffffc0001004ull);   /* ext4_read [ext4] */
+	fr_kallsyms__note(ks, 0xffffffffc0000810ull);   /* out of order in the file */
+	fr_kallsyms__note(ks, 0x1000);                  /* user address: nothing */
+	CU_ASSERT_FATAL(fr_kallsyms__serialize(ks, &data, &len) == 0);
+	CU_ASSERT_FATAL(fr_kallsyms__parse(data, len, &rep) == 0);
+	CU_ASSERT_STRING_EQUAL(fr_kallsyms__lookup(rep, 0xffffffff81000211ull, &off, &mod),
+			       "do_syscall_64");
+	CU_ASSERT_EQUAL(off, 0x11);
+	CU_ASSERT_PTR_NULL(mod);
+	CU_ASSERT_STRING_EQUAL(fr_kallsyms__lookup(rep, 0xffffffffc0001004ull, &off, &mod),
+			       "ext4_read");
+	CU_ASSERT_STRING_EQUAL(mod, "ext4");
+	CU_ASSERT_STRING_EQUAL(fr_kallsyms__lookup(rep, 0xffffffffc0000810ull, &off, &mod),
+			       "early_mod_fn");
+	/* not noted: not in the blob; the module is still known by its range */
+	CU_ASSERT_PTR_NULL(fr_kallsyms__lookup(rep, 0xffffffffc0002010ull, &off, &mod));
+	CU_ASSERT_STRING_EQUAL(mod, "xfs");
+	CU_ASSERT_PTR_NULL(fr_kallsyms__lookup(rep, 0xffffffff81000610ull, &off, &mod));
+	/* a truncated or damaged blob is refused */
+	CU_ASSERT_EQUAL(fr_kallsyms__parse(data, len - 1, &rep), -EBADMSG);
+	((uint8_t *)data)[0] ^= 0xff;
+	CU_ASSERT_EQUAL(fr_kallsyms__parse(data, len, &rep), -EBADMSG);
+	free(data);
+	/* serializing clears the notes */
+	CU_ASSERT_FATAL(fr_kallsyms__serialize(ks, &data, &len) == 0);
+	CU_ASSERT_EQUAL(len, 16 + 3 * 18 + 4 + 3 + 5);   /* header and the three modules */
+	free(data);
+	fr_kallsyms__delete(ks);
+	fr_kallsyms__delete(rep);
+	CU_ASSERT_EQUAL(fr_kallsyms__load(FIXTURES "/no-such-file", NULL, &ks), -ENOENT);
+	CU_ASSERT_PTR_NULL(ks);
+}
+
+/* "  name[+0xoff][ [inlined]] file:line" per frame, as in inline.golden. */
+static void format_frames(const struct fr_frame *f, int n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < n && used < len; i++) {
+		const char *file = f[i].file ? strrchr(f[i].file, '/') : NULL;
+		char off[32] = "";
+
+		if (!f[i].sym->inlined && !f[i].sym->unknown)
+			snprintf(off, sizeof(off), "+0x%llx", (unsigned long long)f[i].off);
+		file = file ? file + 1 : f[i].file;
+		if (file)
+			used += (size_t)snprintf(out + used, len - used, "  %s%s%s %s:%u\n",
+						 f[i].sym->name, off, f[i].sym->inlined ? " [inlined]" : "",
+						 file, f[i].line);
+		else
+			used += (size_t)snprintf(out + used, len - used, "  %s%s -\n", f[i].sym->name,
+						 off);
+	}
+}
+
+static void check_block(struct fr_symbolizer *s, struct fr_maps *m, const char *addr_line,
+			const char *expect)
+{
+	char *end, got[2048];
+	uint64_t a = strtoull(addr_line, &end, 16);
+	bool ret = !strcmp(end, " r");
+	struct fr_frame f[16];
+	int n;
+
+	CU_ASSERT_FATAL(end != addr_line && (!*end || ret));
+	n = fr_symbolizer__user(s, m, 1, 10, BASE + a, ret, f, 16);
+	CU_ASSERT_FATAL(n > 0);
+	format_frames(f, n, got, sizeof(got));
+	if (strcmp(got, expect))
+		fprintf(stderr, "\n%s: expected\n%sgot\n%s", addr_line, expect, got);
+	CU_ASSERT_STRING_EQUAL(got, expect);
+	for (int i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(f[i].addr, BASE + a);
+}
+
+static void test_inline_golden(void)
+{
+	FILE *g = fopen(FIXTURES "/inline.golden", "r");
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	char line[256], addr[256] = "", expect[2048] = "";
+	int blocks = 0;
+
+	CU_ASSERT_FATAL(g != NULL);
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	/* the whole file mapped at BASE: runtime address = BASE + file address */
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/inline.bin", NULL, 0) == 0);
+	while (fgets(line, sizeof(line), g)) {
+		if (line[0] == '#')
+			continue;
+		if (line[0] != ' ') {
+			if (addr[0]) {
+				check_block(s, m, addr, expect);
+				blocks++;
+			}
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(addr, sizeof(addr), "%s", line);
+			expect[0] = '\0';
+		} else {
+			strncat(expect, line, sizeof(expect) - strlen(expect) - 1);
+		}
+	}
+	if (addr[0]) {
+		check_block(s, m, addr, expect);
+		blocks++;
+	}
+	CU_ASSERT(blocks >= 10);
+	fclose(g);
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+}
+
+static void test_build_id(void)
+{
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	uint8_t wrong[20];
+	struct fr_frame f[4];
+	enum fr_dso_status st = FR_DSO_OK;
+	const char *path, *used;
+	int n;
+
+	memset(wrong, 0xab, sizeof(wrong));
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/inline.bin", wrong,
+				      sizeof(wrong)) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 2, 0, BASE, 0x10000, 0, "[vdso]", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 3, 0, BASE, 0x10000, 0, FIXTURES "/missing.bin", NULL, 0) == 0);
+	n = fr_symbolizer__user(s, m, 1, 1, BASE + 0x11c0, false, f, 4);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT(f[0].sym->unknown);
+	CU_ASSERT_STRING_EQUAL(f[0].sym->dso_short, "inline.bin");
+	CU_ASSERT_EQUAL(fr_symbolizer__dso_status(s, 0, &path, &st, &used), 0);
+	CU_ASSERT_EQUAL(st, FR_DSO_BUILD_ID);
+	n = fr_symbolizer__user(s, m, 2, 1, BASE + 0x10, false, f, 4);
+	CU_ASSERT(n == 1 && f[0].sym->unknown);
+	CU_ASSERT_STRING_EQUAL(f[0].sym->dso, "[vdso]");
+	fr_symbolizer__dso_status(s, 1, &path, &st, &used);
+	CU_ASSERT_EQUAL(st, FR_DSO_SPECIAL);
+	n = fr_symbolizer__user(s, m, 3, 1, BASE + 0x10, false, f, 4);
+	fr_symbolizer__dso_status(s, 2, &path, &st, &used);
+	CU_ASSERT_EQUAL(st, FR_DSO_MISSING);
+	/* no mapping at all */
+	n = fr_symbolizer__user(s, m, 4, 1, BASE, false, f, 4);
+	CU_ASSERT(n == 1 && f[0].sym == fr_symbolizer__unknown(s, false));
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+}
+
+struct unwind_check {
+	struct fr_resolver *res;
+	int full, samples;
+};
+
+static int unwind_cb(void *ctx, const struct fr_rec *r)
+{
+	static const char *const want[] = { "leaf", "level2", "level1", "main" };
+	struct unwind_check *uc = ctx;
+	struct fr_rsample rs;
+	struct fr_sample s;
+	size_t k = 0;
+
+	if (!r->event)
+		return 0;
+	if (r->kind == FR_STREAM_SIDEBAND)
+		return fr_resolver__sideband(uc->res, r) ? 1 : 0;
+	if (r->h->type != PERF_RECORD_SAMPLE ||
+	    fr_record__parse_sample(r->h, r->event->attr.sample_type,
+				    r->event->attr.sample_regs_user, &s) ||
+	    fr_resolver__sample(uc->res, r, &s, true, &rs))
+		return 0;
+	uc->samples++;
+	for (size_t i = 0; i < rs.nr_frames && k < 4; i++) {
+		if (rs.frames[i].sym->inlined)
+			continue;
+		if (strcmp(rs.frames[i].sym->name, want[k]))
+			break;
+		k++;
+	}
+	if (k == 4)
+		uc->full++;
+	else if (rs.nr_frames && !strcmp(rs.frames[fr_leaf_frames(&rs) - 1].sym->name, "leaf"))
+		uc->full = -1000;   /* a sample in leaf() that did not unwind to main */
+	return 0;
+}
+
+static void test_unwind_fixture(void)
+{
+	const char *dirs[] = { FIXTURES };
+	struct fr_symbolizer_opts o = { .symdirs = dirs, .nr_symdirs = 1 };
+	struct unwind_check uc = { 0 };
+	struct fr_reader *rd;
+
+	CU_ASSERT_FATAL(fr_reader__open(FIXTURES "/unwind.frec", &rd) == 0);
+	CU_ASSERT_FATAL(fr_resolver__new(rd, &o, &uc.res) == 0);
+	CU_ASSERT_EQUAL(fr_reader__for_each(rd, unwind_cb, &uc), 0);
+	CU_ASSERT_EQUAL(uc.samples, 14);
+	CU_ASSERT(uc.full >= 12);
+	fr_resolver__delete(uc.res);
+	fr_reader__close(rd);
+}
+
+static int write_blob(void *ctx, const void *data, size_t len)
+{
+	return fr_writer__blob(ctx, FR_BLOB_PROCS, data, len);
+}
+
+struct procs_check {
+	struct fr_resolver *res;
+	int samples;
+	char frames[512];
+	const char *comm;
+};
+
+static int procs_cb(void *ctx, const struct fr_rec *r)
+{
+	struct procs_check *pc = ctx;
+	struct fr_rsample rs;
+	struct fr_sample s;
+	size_t used = 0;
+
+	if (!r->event || r->h->type != PERF_RECORD_SAMPLE ||
+	    fr_record__parse_sample(r->h, r->event->attr.sample_type, 0, &s) ||
+	    fr_resolver__sample(pc->res, r, &s, true, &rs))
+		return 0;
+	pc->samples++;
+	pc->comm = rs.comm;
+	for (size_t i = 0; i < rs.nr_frames && used < sizeof(pc->frames); i++)
+		used += (size_t)snprintf(pc->frames + used, sizeof(pc->frames) - used, "%s%s",
+					 i ? ";" : "", rs.frames[i].sym->name);
+	return 0;
+}
+
+/* A process known only from the retained table (its sideband is gone): its
+ * sample still gets its name and its symbols. */
+static void test_procs_blob(void)
+{
+	char path[] = "/tmp/fr-test-procs-XXXXXX";
+	struct fr_proctable *pt = fr_proctable__new();
+	struct fr_pmap pm = { .time = 5, .start = BASE, .len = 0x10000, .pgoff = 0,
+			      .prot = PROT_READ | PROT_EXEC, .path = (char *)FIXTURES "/inline.bin" };
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" }, sb = { .index = 1 };
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+	} rec = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) }, BASE + 0x11c0, 4242,
+		  4242, 100 };
+	struct procs_check pc = { 0 };
+	struct fr_writer *w;
+	struct fr_reader *rd;
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0 && pt != NULL);
+	close(fd);
+	unlink(path);
+	CU_ASSERT_EQUAL(fr_proctable__add_proc(pt, 4242, 1, "gone"), 0);
+	CU_ASSERT_EQUAL(fr_proctable__add_map(pt, 4242, &pm), 0);
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	sb.flags = FR_EVENT_SIDEBAND;
+	sb.name = "sideband";
+	sb.attr.size = sizeof(sb.attr);
+	sb.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	sb.attr.sample_id_all = 1;
+	CU_ASSERT_FATAL(fr_writer__open(path, 1, &w) == 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &ev), 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &sb), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 0, FR_STREAM_SAMPLES), 0);
+	CU_ASSERT_EQUAL(fr_writer__record(w, &rec.h), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+	CU_ASSERT_EQUAL(fr_proctable__serialize(pt, NULL, 0, FR_CHUNK_RAW_MAX, write_blob, w), 0);
+	CU_ASSERT_FATAL(fr_writer__close(w) == 0);
+	fr_proctable__delete(pt);
+	CU_ASSERT_FATAL(fr_reader__open(path, &rd) == 0);
+	CU_ASSERT_FATAL(fr_resolver__new(rd, NULL, &pc.res) == 0);
+	CU_ASSERT_EQUAL(fr_reader__for_each(rd, procs_cb, &pc), 0);
+	CU_ASSERT_EQUAL(pc.samples, 1);
+	CU_ASSERT_STRING_EQUAL(pc.comm ? pc.comm : "", "gone");
+	CU_ASSERT_STRING_EQUAL(pc.frames, "mix;step;work");
+	fr_resolver__delete(pc.res);
+	fr_reader__close(rd);
+	unlink(path);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 99;
+	s = CU_add_suite("symbolize", NULL, NULL);
+	if (!s || !CU_add_test(s, "maps over time", test_maps_time) ||
+	    !CU_add_test(s, "kallsyms", test_kallsyms) ||
+	    !CU_add_test(s, "inline fixture (golden)", test_inline_golden) ||
+	    !CU_add_test(s, "build ids and special files", test_build_id) ||
+	    !CU_add_test(s, "unwind a recorded stack", test_unwind_fixture) ||
+	    !CU_add_test(s, "a process from the PROCS blob", test_procs_blob)) {
+		CU_cleanup_registry();
+		return 99;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}
