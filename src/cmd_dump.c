@@ -12,6 +12,7 @@
 
 #include "ring/record.h"
 #include "src/file.h"
+#include "src/proctable.h"
 #include "src/flightrec.h"
 #include "src/report.h"
 #include "src/tpdecode.h"
@@ -82,7 +83,38 @@ static const char *comm_get(struct comm_map *m, uint32_t tid)
 struct dump_ctx {
 	struct comm_map comms;
 	struct fr_tpdecode *tp;
+	struct fr_proctable *procs;   /* the file's PROCS blobs: comms older than the window */
 };
+
+/* The comm of a record's thread: its COMM records, else the process table. */
+static const char *comm_of(struct dump_ctx *c, const struct fr_sample *s, uint64_t t)
+{
+	const char *name = comm_get(&c->comms, s->tid);
+	const struct fr_proc *p;
+
+	if (strcmp(name, ":unknown") || !c->procs)
+		return name;
+	p = fr_proctable__find(c->procs, s->pid, t);
+	name = p ? fr_proc__comm(p, t) : NULL;
+	return name && *name ? name : ":unknown";
+}
+
+/* Load every PROCS blob; a bad one is skipped (the records still list). */
+static struct fr_proctable *load_procs(struct fr_reader *rd)
+{
+	struct fr_proctable *pt = fr_reader__nr_blobs(rd, FR_BLOB_PROCS) ? fr_proctable__new() : NULL;
+
+	for (size_t i = 0; pt && i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
+		void *data;
+		size_t len;
+
+		if (fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
+			continue;
+		fr_proctable__parse(pt, data, len);
+		free(data);
+	}
+	return pt;
+}
 
 static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_sample *s,
 		    char *buf, size_t len)
@@ -174,7 +206,7 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		snprintf(det, sizeof(det), "(record of an unknown event id)");
 	printf("%llu.%09llu %s %7u/%-7u %-8s %-16s %s\n", (unsigned long long)(r->time / 1000000000ull),
 	       (unsigned long long)(r->time % 1000000000ull), cpu, s.pid, s.tid,
-	       fr_record__type_name(h->type), s.has_tid ? comm_get(&c->comms, s.tid) : "-", det);
+	       fr_record__type_name(h->type), s.has_tid ? comm_of(c, &s, r->time) : "-", det);
 	return 0;
 }
 
@@ -182,7 +214,8 @@ static void print_header(struct fr_reader *rd, const char *path)
 {
 	static const char *keys[] = { "flightrec_version", "kernel_release", "machine", "hostname",
 				      "clock", "nr_cpus_online", "name", "target", "trigger",
-				      "snapshot_time_ns", "realtime_offset_ns", "pinned_copy" };
+				      "snapshot_time_ns", "realtime_offset_ns", "pinned_copy", "mode",
+				      "window_time_ns" };
 
 	printf("# file: %s\n", path);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -190,6 +223,18 @@ static void print_header(struct fr_reader *rd, const char *path)
 
 		if (v)
 			printf("# %s: %s\n", keys[i], v);
+	}
+	for (size_t i = 0; i < fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER); i++) {
+		char *text, *line, *save = NULL;
+		void *data;
+		size_t len;
+
+		if (fr_reader__blob(rd, FR_BLOB_TRIGGER, i, &data, &len))
+			continue;
+		text = data;
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			printf("# trigger.%s\n", line);
+		free(data);
 	}
 	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
 		const struct fr_file_event *e = fr_reader__event(rd, i);
@@ -237,6 +282,7 @@ int fr_dump__file(const char *path, bool header)
 	}
 	if (header)
 		print_header(rd, path);
+	c.procs = load_procs(rd);
 	err = fr_reader__for_each(rd, dump_cb, &c);
 	fflush(stdout);
 	if (err < 0) {
@@ -249,6 +295,7 @@ int fr_dump__file(const char *path, bool header)
 	}
 out:
 	fr_tpdecode__delete(c.tp);
+	fr_proctable__delete(c.procs);
 	free(c.comms.slots);
 	fr_reader__close(rd);
 	return ret;

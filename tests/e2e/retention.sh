@@ -19,5 +19,11 @@ grep -qE "^proc $bp ppid=[0-9]+ start=[0-9]+ exit=[1-9][0-9]* comm=busy maps=" "
 	fail "the process table lacks the exited process: $(grep "^proc $bp" "$T/b.txt")"
 grep -qE "^map $bp 0x[0-9a-f]+ 0x[0-9a-f]+ $HELPERS/busy bid=20$" "$T/b.txt" ||
 	fail "the process table lacks its executable mapping with a build id"
-pass "exited pid $bp: $n samples in the window, named 'busy' with its mapping by the process table"
+bad=$(awk -v p=$bp '$4=="SAMPLE" {split($3,a,"/"); if (a[1]==p && $5!="busy") n++} END{print n+0}' "$T/d.txt")
+[ "$bad" -eq 0 ] || fail "dump: $bad samples of the exited process not named busy"
+"$FLIGHTREC" report --pid $bp --sort comm,dso,sym "$f" >"$T/r.txt" || fail "report exited $?"
+top=$(grep -E '^ +[0-9.]+%' "$T/r.txt" | head -n 1)
+echo "$top" | grep -qE ' busy +busy +\[\.\] (spin|work)' ||
+	fail "report does not name the exited process, its binary and function: $top"
+pass "exited pid $bp: $n samples in the window; dump and report name it: $(echo "$top" | tr -s ' ')"
 exit 0
