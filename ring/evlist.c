@@ -239,7 +239,7 @@ static void setup_sideband_attr(struct fr_evlist *el, const struct fr_evlist_opt
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(o->sb_pages * page / 2);
+	a->wakeup_watermark = (uint32_t)(o->sb_pages * page / 4);
 	el->sb_event.kind = FR_EVENT_SOFTWARE;
 }
 

@@ -27,7 +27,7 @@
 #include "src/session.h"
 
 #define MAX_EVENTS 64
-#define SB_PAGES 64                      /* 256 KiB sideband ring per CPU */
+#define SB_PAGES 256                     /* 1 MiB sideband ring per CPU: a COMM storm fits */
 #define SB_CAP (64u << 20)               /* sideband bytes kept per CPU */
 
 enum {

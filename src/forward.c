@@ -40,6 +40,7 @@ struct fr_forward {
 	fr_time_fn time_fn;
 	fr_note_fn note_fn;
 	void *time_ctx;
+	cpu_set_t allowed;          /* the recorder's affinity when it started */
 	struct fwd_cpu *cpus;
 };
 
@@ -86,9 +87,13 @@ static void *reader(void *arg)
 	nfds_t n = p[1].fd >= 0 ? 2 : 1;
 	cpu_set_t one;
 
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	/* pinned to its ring's CPU where the recorder may run there; a recorder
+	 * confined (taskset) to other CPUs keeps its readers on those */
+	if (CPU_ISSET(cpu, &f->allowed)) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	}
 	/* a reader that waits behind the workload loses records: run it at a
 	 * higher weight where allowed (its CPU time is bounded by the event rate) */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
@@ -141,6 +146,8 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
 	f->el = el;
 	f->ncpu = fr_evlist__nr_cpus(el);
 	f->flush_ms = flush_ms;
+	if (sched_getaffinity(0, sizeof(f->allowed), &f->allowed))
+		CPU_ZERO(&f->allowed);
 	f->time_fn = time_fn;
 	f->note_fn = note_fn;
 	f->time_ctx = time_ctx;

@@ -28,7 +28,8 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
  * range; cpu ids); return the chunks they wrote in *chunks and the first
  * error (-errno) any thread met. Frees f. */
 int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chunks);
-/* Threads that could not pin themselves to their CPU. */
+/* Threads not pinned to their ring's CPU (outside the recorder's affinity,
+ * or refused). */
 size_t fr_forward__unpinned(const struct fr_forward *f);
 
 #endif
