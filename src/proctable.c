@@ -15,7 +15,14 @@
 struct img {
 	struct fr_proc p;
 	size_t prev;                /* older image of the same pid, or NONE */
+	size_t cap_comms, cap_maps;
 };
+
+/* A process that renames itself or maps code without end keeps only its
+ * newest history: older entries predate any window a snapshot can still hold
+ * (the renames and mappings of one image between two snapshots). */
+#define MAX_COMMS 4096
+#define MAX_MAPS 65536
 #define NONE ((size_t)-1)
 
 struct slot {
@@ -139,11 +146,14 @@ static int add_comm(struct img *im, uint64_t t, const char *comm)
 
 	if (im->p.nr_comms && !strncmp(im->p.comms[im->p.nr_comms - 1].comm, comm, 15))
 		return 0;
-	c = realloc(im->p.comms, (im->p.nr_comms + 1) * sizeof(*c));
-	if (!c)
+	if (im->p.nr_comms == MAX_COMMS) {
+		memmove(im->p.comms, im->p.comms + MAX_COMMS / 2,
+			(MAX_COMMS / 2) * sizeof(*im->p.comms));
+		im->p.nr_comms = MAX_COMMS / 2;
+	}
+	if (grow((void **)&im->p.comms, &im->cap_comms, im->p.nr_comms + 1, sizeof(*c)))
 		return -ENOMEM;
-	im->p.comms = c;
-	c += im->p.nr_comms++;
+	c = im->p.comms + im->p.nr_comms++;
 	memset(c, 0, sizeof(*c));
 	c->time = t;
 	strncpy(c->comm, comm, sizeof(c->comm) - 1);
@@ -152,12 +162,17 @@ static int add_comm(struct img *im, uint64_t t, const char *comm)
 
 static int add_map(struct img *im, const struct fr_pmap *m)
 {
-	struct fr_pmap *n = realloc(im->p.maps, (im->p.nr_maps + 1) * sizeof(*n));
+	struct fr_pmap *n;
 
-	if (!n)
+	if (im->p.nr_maps == MAX_MAPS) {
+		for (size_t i = 0; i < MAX_MAPS / 2; i++)
+			free(im->p.maps[i].path);
+		memmove(im->p.maps, im->p.maps + MAX_MAPS / 2, (MAX_MAPS / 2) * sizeof(*im->p.maps));
+		im->p.nr_maps = MAX_MAPS / 2;
+	}
+	if (grow((void **)&im->p.maps, &im->cap_maps, im->p.nr_maps + 1, sizeof(*n)))
 		return -ENOMEM;
-	im->p.maps = n;
-	n += im->p.nr_maps;
+	n = im->p.maps + im->p.nr_maps;
 	*n = *m;
 	n->path = strdup(m->path ? m->path : "");
 	if (!n->path)
@@ -310,10 +325,14 @@ int fr_proctable__record(struct fr_proctable *pt, const struct perf_event_header
 			 uint64_t sample_type)
 {
 	struct fr_sample id;
-	uint64_t t = 0;
 
-	if (!fr_record__parse_id(h, sample_type, &id))
-		t = id.time;
+	return fr_proctable__record_at(pt, h, sample_type,
+				       fr_record__parse_id(h, sample_type, &id) ? 0 : id.time);
+}
+
+int fr_proctable__record_at(struct fr_proctable *pt, const struct perf_event_header *h,
+			    uint64_t sample_type, uint64_t t)
+{
 	switch (h->type) {
 	case PERF_RECORD_COMM: return on_comm(pt, h, t, sample_type);
 	case PERF_RECORD_FORK:
@@ -370,10 +389,26 @@ const struct fr_pmap *fr_proc__map(const struct fr_proc *p, uint64_t addr, uint6
 	return NULL;
 }
 
+/* Comms renamed away before `before`: keep the last of them (the name at
+ * `before`) and the newer ones. */
+static void trim_comms(struct img *im, uint64_t before)
+{
+	size_t k = 0;
+
+	while (k + 1 < im->p.nr_comms && im->p.comms[k + 1].time <= before)
+		k++;
+	if (!k)
+		return;
+	memmove(im->p.comms, im->p.comms + k, (im->p.nr_comms - k) * sizeof(*im->p.comms));
+	im->p.nr_comms -= k;
+}
+
 size_t fr_proctable__gc(struct fr_proctable *pt, uint64_t before)
 {
 	size_t w = 0, dropped = 0;
 
+	for (size_t i = 0; i < pt->nr; i++)
+		trim_comms(&pt->imgs[i], before);
 	for (size_t i = 0; i < pt->nr; i++) {
 		struct img *im = &pt->imgs[i];
 

@@ -47,6 +47,9 @@ void fr_proctable__delete(struct fr_proctable *pt);
  * sample_type is the sideband event's (for the sample_id trailer time). */
 int fr_proctable__record(struct fr_proctable *pt, const struct perf_event_header *h,
 			 uint64_t sample_type);
+/* The same when the caller has decoded the record's time already. */
+int fr_proctable__record_at(struct fr_proctable *pt, const struct perf_event_header *h,
+			    uint64_t sample_type, uint64_t time);
 /* What the recorder learns from /proc at start (time 0 = before recording). */
 int fr_proctable__add_proc(struct fr_proctable *pt, uint32_t pid, uint32_t ppid, const char *comm);
 int fr_proctable__add_map(struct fr_proctable *pt, uint32_t pid, const struct fr_pmap *m);

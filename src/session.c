@@ -198,13 +198,11 @@ static void sb_trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample
 static int table_pending(struct fr_session *s, const struct perf_event_header *h)
 {
 	uint64_t t = 0;
-	struct fr_sample id;
 
 	if (h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
 	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP2)
 		return 0;
-	if (!fr_record__parse_id(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &id))
-		t = id.time;
+	fr_record__time(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &t);
 	if (s->pend.len + h->size > s->pend.cap) {
 		size_t cap = s->pend.cap ? s->pend.cap * 2 : 65536;
 		uint8_t *n;
@@ -244,10 +242,16 @@ static int cmp_pend(const void *a, const void *b)
 static void table_feed(struct fr_session *s)
 {
 	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type;
+	bool sorted = true;
 
-	qsort(s->pend_refs, s->pend.nr, sizeof(*s->pend_refs), cmp_pend);
+	/* one CPU's records are in order already: sort only a mix of CPUs */
+	for (size_t i = 1; i < s->pend.nr && sorted; i++)
+		sorted = s->pend_refs[i - 1].time <= s->pend_refs[i].time;
+	if (!sorted)
+		qsort(s->pend_refs, s->pend.nr, sizeof(*s->pend_refs), cmp_pend);
 	for (size_t i = 0; i < s->pend.nr; i++)
-		fr_proctable__record(s->procs, (const void *)(s->pend.buf + s->pend_refs[i].off), st);
+		fr_proctable__record_at(s->procs, (const void *)(s->pend.buf + s->pend_refs[i].off),
+					st, s->pend_refs[i].time);
 	s->pend.nr = 0;
 	s->pend.len = 0;
 }

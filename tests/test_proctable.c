@@ -4,6 +4,7 @@
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -269,6 +270,32 @@ static void test_build_id_fallback(void)
 	fr_proctable__delete(pt);
 }
 
+/* A process renaming itself without end keeps a bounded history. */
+static void test_rename_storm(void)
+{
+	struct fr_proctable *pt = fr_proctable__new();
+	const struct fr_proc *p;
+	char name[16];
+
+	fr_proctable__add_proc(pt, 9, 1, "start");
+	for (int i = 1; i <= 10000; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		CU_ASSERT_EQUAL_FATAL(fr_proctable__record(pt, comm(9, 9, name, (uint64_t)i, 0), ST), 0);
+	}
+	p = fr_proctable__find(pt, 9, 20000);
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(p->nr_comms <= 4096);
+	CU_ASSERT_STRING_EQUAL(fr_proc__comm(p, 20000), "n10000");
+	CU_ASSERT_STRING_EQUAL(fr_proc__comm(p, 9990), "n9990");
+	/* gc keeps the name in force at `before` and what came after */
+	fr_proctable__gc(pt, 9995);
+	p = fr_proctable__find(pt, 9, 20000);
+	CU_ASSERT_EQUAL(p->nr_comms, 6);
+	CU_ASSERT_STRING_EQUAL(fr_proc__comm(p, 9995), "n9995");
+	CU_ASSERT_STRING_EQUAL(fr_proc__comm(p, 9997), "n9997");
+	fr_proctable__delete(pt);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -280,7 +307,8 @@ int main(void)
 	if (!s || !CU_add_test(s, "fork, exec, rename, map, exit, reuse, gc", test_lifecycle) ||
 	    !CU_add_test(s, "PROCS payload: round trip, truncation, splitting", test_serialize) ||
 	    !CU_add_test(s, "scan /proc/self", test_scan_self) ||
-	    !CU_add_test(s, "build id read from the ELF file", test_build_id_fallback)) {
+	    !CU_add_test(s, "build id read from the ELF file", test_build_id_fallback) ||
+	    !CU_add_test(s, "a rename storm keeps a bounded history", test_rename_storm)) {
 		CU_cleanup_registry();
 		return 99;
 	}
