@@ -17,8 +17,8 @@ echo "== workload: 5000 x prctl(PR_SET_NAME) (the ring keeps only the newest)"
 echo "== flightrec snapshot"
 file=$("$F" snapshot)
 echo "$file"
-echo "== flightrec report -i $file"
-"$F" report -i "$file"
-echo "== flightrec dump $file | head -40"
-"$F" dump "$file" | head -n 40
+echo "== flightrec report --sort pid -i $file"
+"$F" report --sort pid -i "$file"
+echo "== flightrec dump $file   (the newest prctl records: each call is a sample and a COMM)"
+"$F" dump --no-header "$file" | grep -E ' (SAMPLE|COMM) +prctl_' | tail -n 8
 echo "== the snapshot is in $D"
