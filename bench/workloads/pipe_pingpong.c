@@ -63,17 +63,8 @@ static double one_run(long n)
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { 100000, 1 };
-	int c;
 
-	while ((c = getopt(argc, argv, "n:r:h")) != -1) {
-		switch (c) {
-		case 'n': o.ops = wl_parse(prog, "-n", optarg, 1, 1000000000); break;
-		case 'r': o.runs = wl_parse(prog, "-r", optarg, 1, 100000); break;
-		default: wl_usage(prog, "");
-		}
-	}
-	if (optind != argc)
-		wl_usage(prog, "");
+	wl_parse_common(argc, argv, prog, &o);
 	signal(SIGPIPE, SIG_IGN);
 	for (long r = 0; r < o.runs; r++)
 		wl_print(one_run(o.ops));

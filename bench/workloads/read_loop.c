@@ -26,17 +26,9 @@ static double one_run(int fd, long n)
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { 1000000, 1 };
-	int c, fd;
+	int fd;
 
-	while ((c = getopt(argc, argv, "n:r:h")) != -1) {
-		switch (c) {
-		case 'n': o.ops = wl_parse(prog, "-n", optarg, 1, 1000000000); break;
-		case 'r': o.runs = wl_parse(prog, "-r", optarg, 1, 100000); break;
-		default: wl_usage(prog, "");
-		}
-	}
-	if (optind != argc)
-		wl_usage(prog, "");
+	wl_parse_common(argc, argv, prog, &o);
 	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		wl_die(prog, "/dev/zero");

@@ -60,6 +60,22 @@ static inline void wl_usage(const char *prog, const char *extra)
 	exit(WL_EXIT_USAGE);
 }
 
+/* Parse the common options (-n OPS, -r RUNS) of a workload that has no others. */
+static inline void wl_parse_common(int argc, char **argv, const char *prog, struct wl_opts *o)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "n:r:h")) != -1) {
+		switch (c) {
+		case 'n': o->ops = wl_parse(prog, "-n", optarg, 1, 1000000000); break;
+		case 'r': o->runs = wl_parse(prog, "-r", optarg, 1, 100000); break;
+		default: wl_usage(prog, "");
+		}
+	}
+	if (optind != argc)
+		wl_usage(prog, "");
+}
+
 static inline void wl_print(double ns_per_op)
 {
 	printf("%.2f\n", ns_per_op);
