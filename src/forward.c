@@ -37,9 +37,8 @@ struct fr_forward {
 	struct fr_evlist *el;
 	size_t ncpu;
 	int flush_ms;
-	fr_time_fn time_fn;
-	fr_note_fn note_fn;
-	void *time_ctx;
+	fr_record_fn record_fn;
+	void *ctx;
 	cpu_set_t allowed;          /* the recorder's affinity when it started */
 	struct fwd_cpu *cpus;
 };
@@ -55,7 +54,7 @@ static uint64_t mono_ms(void)
 static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fwd_cpu *c = ctx;
-	uint64_t t = c->f->time_fn(c->f->time_ctx, h);
+	uint64_t t = c->f->record_fn(c->f->ctx, h);
 
 	if (h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
@@ -69,8 +68,6 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 		c->st.last_time = t;
 	}
 	c->st.nr_samples++;
-	if (c->f->note_fn)
-		c->f->note_fn(c->f->time_ctx, h);
 	return fr_writer__record(c->app, h);
 }
 
@@ -136,7 +133,7 @@ static void free_forward(struct fr_forward *f)
 }
 
 int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
-		      fr_time_fn time_fn, fr_note_fn note_fn, void *time_ctx, struct fr_forward **out)
+		      fr_record_fn record_fn, void *ctx, struct fr_forward **out)
 {
 	struct fr_forward *f = calloc(1, sizeof(*f));
 	int err = 0;
@@ -148,9 +145,8 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
 	f->flush_ms = flush_ms;
 	if (sched_getaffinity(0, sizeof(f->allowed), &f->allowed))
 		CPU_ZERO(&f->allowed);
-	f->time_fn = time_fn;
-	f->note_fn = note_fn;
-	f->time_ctx = time_ctx;
+	f->record_fn = record_fn;
+	f->ctx = ctx;
 	f->cpus = calloc(f->ncpu, sizeof(*f->cpus));
 	if (!f->cpus) {
 		free(f);

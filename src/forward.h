@@ -13,17 +13,16 @@
 
 struct fr_forward;
 
-/* The time of a sample-ring record (0 if none), for the per-CPU time range. */
-typedef uint64_t (*fr_time_fn)(void *ctx, const struct perf_event_header *h);
-/* Called by the reader threads for every record (must be thread-safe): the
- * session notes kernel addresses for the KSYMS blob. May be NULL. */
-typedef void (*fr_note_fn)(void *ctx, const struct perf_event_header *h);
+/* Called by the reader threads for every record (must be thread-safe):
+ * returns its time (0 if none), for the per-CPU time range; the session also
+ * notes the record's kernel addresses there. */
+typedef uint64_t (*fr_record_fn)(void *ctx, const struct perf_event_header *h);
 
 /* Start one thread per CPU of el, each appending to a dup of fd (opened
  * O_APPEND). A thread writes its chunk in progress at least every flush_ms,
  * so a killed recorder loses at most that much. */
 int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
-		      fr_time_fn time_fn, fr_note_fn note_fn, void *ctx, struct fr_forward **out);
+		      fr_record_fn record_fn, void *ctx, struct fr_forward **out);
 /* Stop the threads after a last drain; fill st[ncpu] (samples, lost, time
  * range; cpu ids); return the chunks they wrote in *chunks and the first
  * error (-errno) any thread met. Frees f. */

@@ -514,21 +514,16 @@ int fr_session_write_events(struct fr_session *s, struct fr_writer *w)
 	return fr_writer__event(w, &fe);
 }
 
-/* Note the kernel addresses a sample holds, for the KSYMS blob. */
+/* Note the kernel addresses a decoded sample holds, for the KSYMS blob. */
 static void note_kernel_addrs(struct fr_session *s, const struct perf_event_header *h,
-			      const struct fr_event *ev)
+			      const struct fr_sample *smp)
 {
-	struct fr_sample smp;
-
-	if (!s->ksyms || h->type != PERF_RECORD_SAMPLE ||
-	    fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, &smp))
-		return;
-	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL && smp.ip)
-		fr_kallsyms__note(s->ksyms, smp.ip);
-	for (uint64_t i = 0; i < smp.nr_ips; i++) {
+	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL && smp->ip)
+		fr_kallsyms__note(s->ksyms, smp->ip);
+	for (uint64_t i = 0; i < smp->nr_ips; i++) {
 		uint64_t a;
 
-		memcpy(&a, &smp.ips[i], sizeof(a));
+		memcpy(&a, &smp->ips[i], sizeof(a));
 		if (a >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;   /* PERF_CONTEXT_KERNEL/USER markers */
 		if (a >= 0xffff800000000000ull)
@@ -536,12 +531,30 @@ static void note_kernel_addrs(struct fr_session *s, const struct perf_event_head
 	}
 }
 
-void fr_session_note(void *ctx, const struct perf_event_header *h)
+/* Decode a sample once for what the snapshot needs of it: its pid and, when
+ * its event records addresses, the kernel ones. Returns 0 or -errno. */
+static int decode_sample(struct fr_session *s, const struct perf_event_header *h,
+			 const struct fr_event *ev, struct fr_sample *smp)
+{
+	int err = fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, smp);
+
+	if (!err && s->ksyms &&
+	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		note_kernel_addrs(s, h, smp);
+	return err;
+}
+
+uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h)
 {
 	struct fr_session *s = ctx;
+	const struct fr_event *ev = fr_session_record_event(s, h);
+	struct fr_sample smp;
+	uint64_t t;
 
-	if (s->ksyms && h->type == PERF_RECORD_SAMPLE)
-		note_kernel_addrs(s, h, fr_session_record_event(s, h));
+	if (h->type == PERF_RECORD_SAMPLE && s->ksyms &&
+	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		decode_sample(s, h, ev, &smp);
+	return fr_record__time(h, ev->attr.sample_type, &t) ? 0 : t;
 }
 
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w)
@@ -652,14 +665,13 @@ static int write_samples(struct write_ctx *c, size_t ci, struct fr_cpu_stat *cs)
 
 			if (!fr_record__lost(h, &l))
 				cs->lost_records += l.lost;
-		} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 16) {
+		} else if (h->type == PERF_RECORD_SAMPLE) {
 			struct fr_sample smp;
 
-			if (!fr_record__parse_sample(h, ev->attr.sample_type, 0, &smp) && smp.has_tid)
+			if (!decode_sample(c->s, h, ev, &smp) && smp.has_tid)
 				pid_set_add(&c->pids, smp.pid);
 		}
 		cs->nr_samples++;
-		note_kernel_addrs(c->s, h, ev);
 		err = fr_writer__record(c->w, h);
 	}
 	if (!err)

@@ -70,7 +70,7 @@ int fr_session__forward_start(struct fr_session *s, char *path, size_t len)
 	}
 	if (!err)
 		err = fr_forward__start(s->el, s->fd, s->o.zstd_level, s->o.flush_ms,
-					fr_session_record_time, fr_session_note, s, &s->fwd);
+					fr_session_forward_record, s, &s->fwd);
 	return err;
 }
 

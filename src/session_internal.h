@@ -62,7 +62,9 @@ int fr_session_write_store(struct fr_writer *w, uint32_t cpu, const struct sb_st
 			   uint64_t cutoff, uint64_t sample_type);
 int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
 			   size_t nr);
-void fr_session_note(void *ctx, const struct perf_event_header *h);
+/* Forward mode's per-record hook (reader threads): the record's time, and its
+ * kernel addresses noted for the KSYMS blob. */
+uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h);
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w);
 int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len);
 
