@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "ring/record.h"
-#include "src/file.h"
-#include "src/proctable.h"
+#include "src/file/file.h"
+#include "src/proc/proctable.h"
 #include "src/flightrec.h"
-#include "src/report.h"
-#include "src/tpdecode.h"
+#include "src/report/report.h"
+#include "src/report/tpdecode.h"
 
 /* tid -> comm, open addressing; tid 0 is the empty slot marker + 1 offset */
 struct comm_slot {

@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 #include "ring/evlist.h"
-#include "src/control.h"
+#include "src/record/control.h"
 #include "src/flightrec.h"
 #include "src/parse.h"
-#include "src/record_loop.h"
-#include "src/session.h"
+#include "src/record/loop.h"
+#include "src/record/session.h"
 
 #define MAX_EVENTS 64
 #define SB_PAGES 256                     /* 1 MiB sideband ring per CPU: a COMM storm fits */

@@ -12,8 +12,8 @@
 
 #include "src/flightrec.h"
 #include "src/parse.h"
-#include "src/report.h"
-#include "src/tpdecode.h"
+#include "src/report/report.h"
+#include "src/report/tpdecode.h"
 
 #define MAX_SYMDIRS 16
 #define MAX_LIST 64

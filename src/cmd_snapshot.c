@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/control.h"
+#include "src/record/control.h"
 #include "src/flightrec.h"
 #include "src/parse.h"
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/file.h"
-#include "src/proctable.h"
+#include "src/file/file.h"
+#include "src/proc/proctable.h"
 
 int main(int argc, char **argv)
 {

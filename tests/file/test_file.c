@@ -2,8 +2,8 @@
  * kernel: hand-built perf records are written, read back and merged; files are cut,
  * corrupted and hand-crafted to check the trust rules of doc/format.md.
  */
-#include "src/file.h"
-#include "src/file_internal.h"
+#include "src/file/file.h"
+#include "src/file/internal.h"
 
 #include <CUnit/Basic.h>
 #include <dirent.h>

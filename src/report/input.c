@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "src/flightrec.h"
-#include "src/report.h"
+#include "src/report/report.h"
 
 int fr_input__newest(const char *dir, char *out, size_t len)
 {

@@ -4,10 +4,10 @@
 #ifndef FR_SESSION_INTERNAL_H
 #define FR_SESSION_INTERNAL_H
 
-#include "src/file.h"
-#include "src/forward.h"
-#include "src/proctable.h"
-#include "src/session.h"
+#include "src/file/file.h"
+#include "src/record/readers.h"
+#include "src/proc/proctable.h"
+#include "src/record/session.h"
 #include "symbolize/kallsyms.h"
 
 struct sb_store {

@@ -2,7 +2,7 @@
  * tep_handle per file, events parsed from their recorded format text.
  */
 #include "config.h"
-#include "src/tpdecode.h"
+#include "src/report/tpdecode.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/proctable.h"
-#include "src/report.h"
+#include "src/proc/proctable.h"
+#include "src/report/report.h"
 #include "symbolize/maps.h"
 #include "symbolize/strpool.h"
 #include "symbolize/unwind.h"

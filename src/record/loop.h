@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/control.h"
-#include "src/session.h"
+#include "src/record/control.h"
+#include "src/record/session.h"
 
 struct fr_loop_opts {
 	int sfd;                    /* signalfd: INT, TERM, HUP, USR2, CHLD */

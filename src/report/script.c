@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "src/report.h"
-#include "src/tpdecode.h"
+#include "src/report/report.h"
+#include "src/report/tpdecode.h"
 
 void fr_put_name(FILE *f, const char *s)
 {

@@ -3,7 +3,7 @@
  * the client sends "snapshot [TRIGGER]\n", the recorder answers "ok PATH\n" or "error MSG\n".
  */
 #include "config.h"
-#include "src/control.h"
+#include "src/record/control.h"
 
 #include <errno.h>
 #include <fcntl.h>

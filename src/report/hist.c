@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report.h"
+#include "src/report/report.h"
 #include "symbolize/strpool.h"
 
 #define NODE_BLOCK 4096

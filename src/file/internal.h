@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "src/file.h"
+#include "src/file/file.h"
 
 /* Records are stored in the kernel's native layout and the headers are
  * written with memcpy: the format is little-endian, so is the host. */

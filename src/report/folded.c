@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report.h"
+#include "src/report/report.h"
 
 struct stack {
 	uint64_t hash, weight;

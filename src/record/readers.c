@@ -3,7 +3,7 @@
  * a per-thread appender; stats are thread-local until the join.
  */
 #include "config.h"
-#include "src/forward.h"
+#include "src/record/readers.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "ring/evlist.h"
-#include "src/file.h"
+#include "src/file/file.h"
 
 struct fr_forward;
 

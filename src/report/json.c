@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report.h"
-#include "src/tpdecode.h"
+#include "src/report/report.h"
+#include "src/report/tpdecode.h"
 
 struct jnode {                 /* a stack frame under a parent frame */
 	uint32_t parent;       /* id, 0: root */

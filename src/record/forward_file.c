@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/session_internal.h"
+#include "src/record/internal.h"
 
 static int open_stream_file(struct fr_session *s, char *path, size_t len)
 {

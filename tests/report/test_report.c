@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "src/flightrec.h"
-#include "src/report.h"
+#include "src/report/report.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name the fixture directory (absolute)"

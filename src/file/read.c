@@ -12,8 +12,8 @@
 #include <zstd.h>
 
 #include "ring/record.h"
-#include "src/file.h"
-#include "src/file_internal.h"
+#include "src/file/file.h"
+#include "src/file/internal.h"
 
 struct chunk_ref {
 	uint64_t off;           /* of the zstd frame */

@@ -3,7 +3,7 @@
  * by time, and (de)serialized as the PROCS blob.
  */
 #include "config.h"
-#include "src/proctable.h"
+#include "src/proc/proctable.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * snapshot (rings copied pinned per CPU, cut to the window, compressed).
  */
 #include "config.h"
-#include "src/session.h"
+#include "src/record/session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "ring/record.h"
-#include "src/session_internal.h"
+#include "src/record/internal.h"
 
 uint64_t fr_session_now(clockid_t clk)
 {

@@ -4,7 +4,7 @@
  * snapshots beyond N per PERIOD; rotation keeps the newest --max-files files.
  */
 #include "config.h"
-#include "src/record_loop.h"
+#include "src/record/loop.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "src/proctable.h"
+#include "src/proc/proctable.h"
 
 #define ST (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 

@@ -3,7 +3,7 @@
  * inode) and the PROCS blob layout (doc/format.md) both ways.
  */
 #include "config.h"
-#include "src/proctable.h"
+#include "src/proc/proctable.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/file_internal.h"
+#include "src/file/internal.h"
 
 /* ---- build ids ---- */
 

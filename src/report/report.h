@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "ring/record.h"
-#include "src/file.h"
+#include "src/file/file.h"
 #include "symbolize/symbolize.h"
 
 #define FR_MAX_FRAMES 1024   /* frames kept per sample, inline frames included */

@@ -11,8 +11,8 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "src/file.h"
-#include "src/file_internal.h"
+#include "src/file/file.h"
+#include "src/file/internal.h"
 
 struct fr_writer {
 	int fd;

@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "src/proctable.h"
-#include "src/report.h"
+#include "src/proc/proctable.h"
+#include "src/report/report.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/maps.h"
 #include "symbolize/symbolize.h"
