@@ -522,14 +522,14 @@ static int start(struct fr_opts *o, struct fr_session *s, struct fr_control **ct
 	struct fr_evlist *el = fr_session__evlist(s);
 	char path[PATH_MAX];
 	pid_t other = 0;
-	int err = fr_control__listen(fr_run_dir(o->run_dir), o->name, ctl, &other);
+	int err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
 
 	if (err == -EEXIST) {
 		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
 		       (int)other);
 		return FR_EXIT_ERROR;
 	} else if (err) {
-		fr_err(fr_run_dir(o->run_dir), "control socket: %s", strerror(-err));
+		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
 	if (o->forward && (err = fr_session__forward_start(s, path, sizeof(path)))) {

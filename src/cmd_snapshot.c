@@ -89,7 +89,7 @@ int cmd_snapshot(int argc, char **argv)
 		fr_err(o.name, "bad recorder name: use 1-64 of [A-Za-z0-9_.-]");
 		return FR_EXIT_USAGE;
 	}
-	dir = fr_run_dir(o.run_dir);
+	dir = fr_control__run_dir(o.run_dir);
 	snprintf(req, sizeof(req), "snapshot after=%llu", (unsigned long long)o.after_ns);
 	wait_ms = o.timeout_s * 1000 + o.after_ns / 1000000;
 	err = fr_control__request(dir, o.name, req, reply, sizeof(reply),

@@ -21,9 +21,6 @@ void fr_err(const char *what, const char *fmt, ...) __attribute__((format(printf
 extern bool fr_quiet;
 void fr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The run directory where recorders keep their control sockets. */
-const char *fr_run_dir(const char *opt);
-
 /* Parse a command's options (argp) with one-line errors. Returns 0 to go on,
  * -1 after --help (exit 0), FR_EXIT_USAGE after an error (already said). */
 struct argp;

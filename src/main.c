@@ -37,27 +37,6 @@ void fr_info(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-const char *fr_run_dir(const char *opt)
-{
-	static char buf[4096];
-	const char *env;
-
-	if (opt && *opt)
-		return opt;
-	env = getenv("FLIGHTREC_RUN_DIR");
-	if (env && *env)
-		return env;
-	if (geteuid() == 0)
-		return "/run/flightrec";
-	env = getenv("XDG_RUNTIME_DIR");
-	if (env && *env) {
-		snprintf(buf, sizeof(buf), "%s/flightrec", env);
-		return buf;
-	}
-	snprintf(buf, sizeof(buf), "/tmp/flightrec-%u", (unsigned)geteuid());
-	return buf;
-}
-
 static const char *parse_name;
 
 /* Parent of every command's argp: passes the input down and turns argp's

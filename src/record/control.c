@@ -39,6 +39,27 @@ int fr_control__valid_name(const char *name)
 	return name[0] != '.';
 }
 
+const char *fr_control__run_dir(const char *opt)
+{
+	static char buf[4096];
+	const char *env;
+
+	if (opt && *opt)
+		return opt;
+	env = getenv("FLIGHTREC_RUN_DIR");
+	if (env && *env)
+		return env;
+	if (geteuid() == 0)
+		return "/run/flightrec";
+	env = getenv("XDG_RUNTIME_DIR");
+	if (env && *env) {
+		snprintf(buf, sizeof(buf), "%s/flightrec", env);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "/tmp/flightrec-%u", (unsigned)geteuid());
+	return buf;
+}
+
 static int sock_addr(const char *run_dir, const char *name, struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));

@@ -9,6 +9,10 @@
 
 struct fr_control;
 
+/* The run directory: opt, else $FLIGHTREC_RUN_DIR, else /run/flightrec for
+ * root, else $XDG_RUNTIME_DIR/flightrec, else /tmp/flightrec-UID. */
+const char *fr_control__run_dir(const char *opt);
+
 /* Names are [A-Za-z0-9_.-]{1,64}. */
 int fr_control__valid_name(const char *name);
 /* Create run_dir (0700) and listen on run_dir/name.sock, write name.pid.
