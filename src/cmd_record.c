@@ -21,8 +21,8 @@
 
 #include "ring/evlist.h"
 #include "src/record/control.h"
-#include "src/flightrec.h"
-#include "src/parse.h"
+#include "src/cli.h"
+#include "src/util.h"
 #include "src/record/loop.h"
 #include "src/record/session.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "src/record/control.h"
-#include "src/flightrec.h"
-#include "src/parse.h"
+#include "src/cli.h"
+#include "src/util.h"
 
 enum { OPT_NAME = 1000, OPT_RUN_DIR, OPT_TIMEOUT, OPT_AFTER };
 

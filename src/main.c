@@ -1,84 +1,14 @@
 /* src/main.c: the flightrec command: dispatches to record, snapshot, dump and
- * report, and owns the user-facing message helpers and the run directory.
+ * report (src/cmd_*.c), after installing the message printer (src/cli.c).
  */
 #include "config.h"
-#include "src/flightrec.h"
+#include "src/cli.h"
 
 #include <argp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-bool fr_quiet;
-
-void fr_err(const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "flightrec: %s: ", what);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void fr_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fr_quiet)
-		return;
-	fputs("flightrec: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static const char *parse_name;
-
-/* Parent of every command's argp: passes the input down and turns argp's
- * errors into one line. */
-static error_t parent_parse(int key, char *arg, struct argp_state *st)
-{
-	switch (key) {
-	case ARGP_KEY_INIT:
-		st->child_inputs[0] = st->input;
-		return 0;
-	case ARGP_KEY_ERROR:
-		fr_err(st->next > 0 && st->next <= st->argc ? st->argv[st->next - 1] : parse_name,
-		       "unknown option, or its value is missing (see '%s --help')", parse_name);
-		return 0;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-}
-
-int fr_parse_args(const struct argp *a, int argc, char **argv, const char *name, void *input)
-{
-	struct argp child = *a;
-	struct argp_child children[] = { { &child, 0, NULL, 0 }, { 0 } };
-	struct argp parent = { NULL, parent_parse, a->args_doc, a->doc, children, NULL, NULL };
-
-	child.args_doc = NULL;
-	child.doc = NULL;
-
-	parse_name = name;
-	argv[0] = (char *)name;
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "-?") ||
-		    !strcmp(argv[i], "--usage")) {
-			argp_help(&parent, stdout, ARGP_HELP_STD_HELP, (char *)name);
-			return -1;
-		}
-	}
-	if (argp_parse(&parent, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP | ARGP_IN_ORDER, NULL,
-		       input))
-		return FR_EXIT_USAGE;
-	return 0;
-}
 
 static void usage(FILE *f)
 {
@@ -113,6 +43,7 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	fr_cli__init();
 	if (!cmd) {
 		usage(stderr);
 		return FR_EXIT_USAGE;

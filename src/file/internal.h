@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/file/file.h"
+#include "src/util.h"
 
 /* Records are stored in the kernel's native layout and the headers are
  * written with memcpy: the format is little-endian, so is the host. */
@@ -52,32 +53,6 @@ _Static_assert(sizeof(struct fr_disk_chunk) == FR_CHUNK_HDR_SIZE, "chunk header 
  * whose bit 2 is Content_Checksum_flag. */
 #define FR_ZSTD_FRAME_MAGIC 0xFD2FB528u
 #define FR_ZSTD_FHD_CHECKSUM 0x04u
-
-static inline void fr_put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-static inline void fr_put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-static inline uint32_t fr_get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t fr_get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static inline uint64_t fr_payload_max(uint16_t type)
 {

@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "ring/record.h"
+#include "src/util.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
 
@@ -94,23 +95,6 @@ static uint32_t take32(struct cursor *c)
 	return p ? fr_get32(p) : 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 4;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
 	uint8_t *p = buf;
@@ -176,7 +160,7 @@ static int add_meta_line(struct fr_reader *r, size_t *cap, const char *line, siz
 	for (k = line; k < eq; k++)
 		if (!key_char(*k))
 			return -EBADMSG;
-	if (grow((void **)&r->meta, cap, r->nr_meta + 1, sizeof(*r->meta)))
+	if (fr_grow(&r->meta, cap, r->nr_meta + 1, sizeof(*r->meta), 4))
 		return -ENOMEM;
 	kv = &r->meta[r->nr_meta];
 	kv->key = strndup(line, (size_t)(eq - line));
@@ -276,7 +260,7 @@ static int parse_event(struct fr_file_event *ev, const uint8_t *buf, size_t len)
 
 static int add_event(struct fr_reader *r, size_t *cap, const uint8_t *buf, size_t len)
 {
-	int err = grow((void **)&r->events, cap, r->nr_events + 1, sizeof(*r->events));
+	int err = fr_grow(&r->events, cap, r->nr_events + 1, sizeof(*r->events), 4);
 
 	if (!err)
 		err = parse_event(&r->events[r->nr_events], buf, len);
@@ -294,7 +278,7 @@ static int add_cpu_stats(struct fr_reader *r, size_t *cap, const uint8_t *buf, s
 	n = fr_get32(buf);
 	if (len != FR_CPUSTAT_HDR_SIZE + (size_t)n * FR_CPUSTAT_ENTRY_SIZE)
 		return -EBADMSG;
-	if (grow((void **)&r->stats, cap, r->nr_stats + n, sizeof(*r->stats)))
+	if (fr_grow(&r->stats, cap, r->nr_stats + n, sizeof(*r->stats), 4))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const uint8_t *p = buf + FR_CPUSTAT_HDR_SIZE + (size_t)i * FR_CPUSTAT_ENTRY_SIZE;
@@ -367,7 +351,7 @@ static struct stream *find_stream(struct fr_reader *r, size_t *cap, uint32_t cpu
 	for (i = r->nr_streams; i-- > 0;)
 		if (r->streams[i].cpu == cpu && r->streams[i].kind == kind)
 			return &r->streams[i];
-	if (grow((void **)&r->streams, cap, r->nr_streams + 1, sizeof(*r->streams)))
+	if (fr_grow(&r->streams, cap, r->nr_streams + 1, sizeof(*r->streams), 4))
 		return NULL;
 	s = &r->streams[r->nr_streams++];
 	memset(s, 0, sizeof(*s));
@@ -381,7 +365,7 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
 {
 	struct stream *s = find_stream(r, &caps->streams, ch->stream, ch->kind);
 
-	if (!s || grow((void **)&s->chunks, &s->cap, s->nr_chunks + 1, sizeof(*s->chunks)))
+	if (!s || fr_grow(&s->chunks, &s->cap, s->nr_chunks + 1, sizeof(*s->chunks), 4))
 		return -ENOMEM;
 	s->chunks[s->nr_chunks++] = *ref;
 	return 0;
@@ -390,7 +374,7 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
 /* Blobs are indexed at open and decoded (and checked) when asked for. */
 static int add_blob(struct fr_reader *r, uint32_t kind, const struct chunk_ref *ref)
 {
-	if (grow((void **)&r->blobs, &r->cap_blobs, r->nr_blobs + 1, sizeof(*r->blobs)))
+	if (fr_grow(&r->blobs, &r->cap_blobs, r->nr_blobs + 1, sizeof(*r->blobs), 4))
 		return -ENOMEM;
 	r->blobs[r->nr_blobs].kind = kind;
 	r->blobs[r->nr_blobs++].ref = *ref;

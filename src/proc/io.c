@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/file/internal.h"
+#include "src/util.h"
 
 /* ---- build ids ---- */
 

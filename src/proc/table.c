@@ -3,6 +3,7 @@
  * by time, and (de)serialized as the PROCS blob.
  */
 #include "config.h"
+#include "src/util.h"
 #include "src/proc/proctable.h"
 
 #include <errno.h>
@@ -61,23 +62,6 @@ void fr_proctable__delete(struct fr_proctable *pt)
 	free(pt);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static struct slot *slot_find(struct fr_proctable *pt, uint32_t pid, bool add)
 {
 	if (add && (pt->used + 1) * 2 > pt->nslots) {
@@ -124,7 +108,7 @@ static struct img *new_img(struct fr_proctable *pt, uint32_t pid, uint32_t ppid,
 	struct slot *s = slot_find(pt, pid, true);
 	struct img *im;
 
-	if (!s || grow((void **)&pt->imgs, &pt->cap, pt->nr + 1, sizeof(*pt->imgs)))
+	if (!s || fr_grow(&pt->imgs, &pt->cap, pt->nr + 1, sizeof(*pt->imgs), 16))
 		return NULL;
 	if (s->newest != NONE && !pt->imgs[s->newest].p.exit_time) {
 		pt->imgs[s->newest].p.exit_time = t ? t : 1;
@@ -151,7 +135,7 @@ static int add_comm(struct img *im, uint64_t t, const char *comm)
 			(MAX_COMMS / 2) * sizeof(*im->p.comms));
 		im->p.nr_comms = MAX_COMMS / 2;
 	}
-	if (grow((void **)&im->p.comms, &im->cap_comms, im->p.nr_comms + 1, sizeof(*c)))
+	if (fr_grow(&im->p.comms, &im->cap_comms, im->p.nr_comms + 1, sizeof(*c), 16))
 		return -ENOMEM;
 	c = im->p.comms + im->p.nr_comms++;
 	memset(c, 0, sizeof(*c));
@@ -170,7 +154,7 @@ static int add_map(struct img *im, const struct fr_pmap *m)
 		memmove(im->p.maps, im->p.maps + MAX_MAPS / 2, (MAX_MAPS / 2) * sizeof(*im->p.maps));
 		im->p.nr_maps = MAX_MAPS / 2;
 	}
-	if (grow((void **)&im->p.maps, &im->cap_maps, im->p.nr_maps + 1, sizeof(*n)))
+	if (fr_grow(&im->p.maps, &im->cap_maps, im->p.nr_maps + 1, sizeof(*n), 16))
 		return -ENOMEM;
 	n = im->p.maps + im->p.nr_maps;
 	*n = *m;
@@ -187,7 +171,7 @@ int fr_proctable__add_image(struct fr_proctable *pt, const struct fr_proc *p)
 	struct img *im;
 	int err = 0;
 
-	if (!s || grow((void **)&pt->imgs, &pt->cap, pt->nr + 1, sizeof(*pt->imgs)))
+	if (!s || fr_grow(&pt->imgs, &pt->cap, pt->nr + 1, sizeof(*pt->imgs), 16))
 		return -ENOMEM;
 	im = &pt->imgs[pt->nr];
 	memset(im, 0, sizeof(*im));

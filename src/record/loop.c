@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "ring/record.h"
-#include "src/flightrec.h"
+#include "src/util.h"
 
 #define MAX_WAITERS 64
 

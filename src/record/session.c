@@ -3,6 +3,7 @@
  * snapshot (rings copied pinned per CPU, cut to the window, compressed).
  */
 #include "config.h"
+#include "src/util.h"
 #include "src/record/session.h"
 
 #include <dirent.h>
@@ -147,18 +148,8 @@ static int sb_append(struct sb_store *st, const struct perf_event_header *h, siz
 {
 	if (st->len + h->size > cap && st->len)
 		sb_trim(st);
-	if (st->len + h->size > st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 65536;
-		uint8_t *n;
-
-		while (ncap < st->len + h->size)
-			ncap *= 2;
-		n = realloc(st->buf, ncap);
-		if (!n)
-			return -ENOMEM;
-		st->buf = n;
-		st->cap = ncap;
-	}
+	if (fr_grow(&st->buf, &st->cap, st->len + h->size, 1, 65536))
+		return -ENOMEM;
 	memcpy(st->buf + st->len, h, h->size);
 	st->len += h->size;
 	st->nr++;
@@ -203,27 +194,9 @@ static int table_pending(struct fr_session *s, const struct perf_event_header *h
 	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP2)
 		return 0;
 	fr_record__time(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &t);
-	if (s->pend.len + h->size > s->pend.cap) {
-		size_t cap = s->pend.cap ? s->pend.cap * 2 : 65536;
-		uint8_t *n;
-
-		while (cap < s->pend.len + h->size)
-			cap *= 2;
-		n = realloc(s->pend.buf, cap);
-		if (!n)
-			return -ENOMEM;
-		s->pend.buf = n;
-		s->pend.cap = cap;
-	}
-	if (s->pend.nr == s->pend_cap) {
-		size_t cap = s->pend_cap ? s->pend_cap * 2 : 256;
-		struct pend_ref *n = realloc(s->pend_refs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->pend_refs = n;
-		s->pend_cap = cap;
-	}
+	if (fr_grow(&s->pend.buf, &s->pend.cap, s->pend.len + h->size, 1, 65536) ||
+	    fr_grow(&s->pend_refs, &s->pend_cap, s->pend.nr + 1, sizeof(*s->pend_refs), 256))
+		return -ENOMEM;
 	s->pend_refs[s->pend.nr++] = (struct pend_ref){ t, s->pend.len };
 	memcpy(s->pend.buf + s->pend.len, h, h->size);
 	s->pend.len += h->size;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/util.h"
 #include "src/report/report.h"
 #include "symbolize/strpool.h"
 
@@ -158,15 +159,8 @@ static struct hentry *find_entry(struct fr_hist *h, const uintptr_t *key)
 		if (!memcmp(e->key, key, sizeof(e->key[0]) * (size_t)h->o.nr_keys))
 			return e;
 	}
-	if (h->n == h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 256;
-		struct hentry **ne = realloc(h->entries, ncap * sizeof(*ne));
-
-		if (!ne || h->n >= UINT32_MAX - 1)
-			return NULL;
-		h->entries = ne;
-		h->cap = ncap;
-	}
+	if (h->n >= UINT32_MAX - 1 || fr_grow(&h->entries, &h->cap, h->n + 1, sizeof(*h->entries), 256))
+		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;

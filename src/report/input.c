@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "src/flightrec.h"
+#include "src/util.h"
 #include "src/report/report.h"
 
 int fr_input__newest(const char *dir, char *out, size_t len)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/util.h"
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
 
@@ -146,15 +147,9 @@ static uint32_t node_id(struct fr_json *j, uint32_t parent, const struct fr_sym 
 		if (n->parent == parent && n->sym == sym)
 			return j->slots[k];
 	}
-	if (j->nr_nodes == j->nodes_cap) {
-		size_t ncap = j->nodes_cap ? j->nodes_cap * 2 : 1024;
-		struct jnode *nn = realloc(j->nodes, ncap * sizeof(*nn));
-
-		if (!nn || j->nr_nodes >= UINT32_MAX - 1)
-			return 0;
-		j->nodes = nn;
-		j->nodes_cap = ncap;
-	}
+	if (j->nr_nodes >= UINT32_MAX - 1 ||
+	    fr_grow(&j->nodes, &j->nodes_cap, j->nr_nodes + 1, sizeof(*j->nodes), 1024))
+		return 0;
 	j->nodes[j->nr_nodes++] = (struct jnode){ parent, sym };
 	j->slots[k] = (uint32_t)j->nr_nodes;
 	return (uint32_t)j->nr_nodes;

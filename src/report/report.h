@@ -98,7 +98,7 @@ void fr_json__delete(struct fr_json *j);
 /* A JSON string literal of s (quotes included), invalid UTF-8 replaced. */
 void fr_json__string(FILE *f, const char *s);
 
-/* ---- report_input.c: which file, and opening it ---- */
+/* ---- input.c: which file, and opening it ---- */
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
 int fr_input__newest(const char *dir, char *out, size_t len);
 /* Open with one-line errors; returns an exit code. */
@@ -106,7 +106,35 @@ int fr_input__open(const char *path, struct fr_reader **rd);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 
-/* ---- cmd_dump.c: every record (report --raw) ---- */
+/* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */
 int fr_dump__file(const char *path, bool header);
+
+/* ---- run.c: one report of one file ---- */
+#define FR_REPORT_MAX_SYMDIRS 16
+#define FR_REPORT_MAX_LIST 64
+
+enum fr_report_fmt { FMT_TEXT, FMT_FOLDED, FMT_SCRIPT, FMT_JSON };
+
+/* What `flightrec report` was asked for (src/cmd_report.c fills it). */
+struct fr_report_opts {
+	const char *input, *dir;
+	struct fr_hist_opts hist;
+	enum fr_report_fmt fmt;
+	bool raw, no_header;
+	int *pids, *tids;
+	size_t nr_pids, nr_tids;
+	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
+	size_t nr_comms, nr_events;
+	bool has_time;
+	uint64_t t0, t1;
+	struct fr_symbolizer_opts sym;
+	const char *symdirs[FR_REPORT_MAX_SYMDIRS];
+	int usage_err;
+};
+
+
+/* Report path as o says, on stdout; errors said through fr_err. Returns an
+ * exit code (FR_EXIT_*). */
+int fr_report__run(const struct fr_report_opts *o, const char *path);
 
 #endif

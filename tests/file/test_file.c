@@ -5,7 +5,7 @@
 #include "src/file/file.h"
 #include "src/file/internal.h"
 
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -890,10 +890,7 @@ static int suite_clean(void)
 	return rmdir(tmpdir);
 }
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
+static const struct fr_test tests[] = {
 	{ "round trip: meta, events, cpu stats", test_round_trip },
 	{ "merge: 2 CPUs, sideband, synthesized, ties, no-time record", test_merge_order },
 	{ "merge: multi-chunk streams; callback stops; walk again", test_multi_chunk },
@@ -907,29 +904,7 @@ static const struct {
 	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },
 	{ "writer: short write then EFBIG; partial file reads", test_short_write_efbig },
 	{ "blobs: kinds, order, limits, unknown kinds", test_blobs },
+	{ NULL, NULL },
 };
 
-int main(void)
-{
-	unsigned int failures;
-	CU_pSuite suite;
-	size_t i;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	suite = CU_add_suite("file", suite_init, suite_clean);
-	if (!suite)
-		goto error;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto error;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	/* CU_basic_run_tests succeeds even when tests fail; cleanup resets the count */
-	failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-error:
-	CU_cleanup_registry();
-	return 99;
-}
+const struct fr_suite fr_test_suite = { "file", suite_init, suite_clean, tests };

@@ -2,7 +2,7 @@
  * COMM/FORK/EXIT/MMAP2 records, lookups by pid and time, exec and pid reuse,
  * garbage collection by time, and the PROCS payload both ways.
  */
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,25 +296,13 @@ static void test_rename_storm(void)
 	fr_proctable__delete(pt);
 }
 
-int main(void)
-{
-	CU_pSuite s;
-	unsigned failures;
+static const struct fr_test tests[] = {
+	{ "fork, exec, rename, map, exit, reuse, gc", test_lifecycle },
+	{ "PROCS payload: round trip, truncation, splitting", test_serialize },
+	{ "scan /proc/self", test_scan_self },
+	{ "build id read from the ELF file", test_build_id_fallback },
+	{ "a rename storm keeps a bounded history", test_rename_storm },
+	{ NULL, NULL },
+};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	s = CU_add_suite("proctable", NULL, NULL);
-	if (!s || !CU_add_test(s, "fork, exec, rename, map, exit, reuse, gc", test_lifecycle) ||
-	    !CU_add_test(s, "PROCS payload: round trip, truncation, splitting", test_serialize) ||
-	    !CU_add_test(s, "scan /proc/self", test_scan_self) ||
-	    !CU_add_test(s, "build id read from the ELF file", test_build_id_fallback) ||
-	    !CU_add_test(s, "a rename storm keeps a bounded history", test_rename_storm)) {
-		CU_cleanup_registry();
-		return 99;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-}
+const struct fr_suite fr_test_suite = { "proctable", NULL, NULL, tests };

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -13,19 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/flightrec.h"
+#include "src/util.h"
 #include "src/report/report.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name the fixture directory (absolute)"
 #endif
-
-/* report_input.c reports errors through the command line's helper. */
-void fr_err(const char *what, const char *fmt, ...)
-{
-	(void)what;
-	(void)fmt;
-}
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_run = { "run", "/usr/bin/app", "app", false, false, false };
@@ -126,7 +119,7 @@ static void check_golden(const char *name, const char *got)
 	free(want);
 }
 
-static void setup_events(void)
+static int setup_events(void)
 {
 	ev_clock.name = "cpu-clock";
 	ev_clock.attr.type = PERF_TYPE_SOFTWARE;
@@ -136,6 +129,7 @@ static void setup_events(void)
 	ev_tp.index = 1;
 	ev_tp.attr.type = PERF_TYPE_TRACEPOINT;
 	ev_tp.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	return 0;
 }
 
 static void test_text(void)
@@ -340,26 +334,13 @@ static void test_parse(void)
 					     &ns), -EINVAL);
 }
 
-int main(void)
-{
-	CU_pSuite s;
-	unsigned failures;
+static const struct fr_test tests[] = {
+	{ "text histogram (golden)", test_text },
+	{ "folded (golden)", test_folded },
+	{ "perf-script (golden)", test_script },
+	{ "json (golden, parses)", test_json },
+	{ "sort keys and times", test_parse },
+	{ NULL, NULL },
+};
 
-	setup_events();
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	s = CU_add_suite("report", NULL, NULL);
-	if (!s || !CU_add_test(s, "text histogram (golden)", test_text) ||
-	    !CU_add_test(s, "folded (golden)", test_folded) ||
-	    !CU_add_test(s, "perf-script (golden)", test_script) ||
-	    !CU_add_test(s, "json (golden, parses)", test_json) ||
-	    !CU_add_test(s, "sort keys and times", test_parse)) {
-		CU_cleanup_registry();
-		return 99;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-}
+const struct fr_suite fr_test_suite = { "report", setup_events, NULL, tests };

@@ -4,7 +4,7 @@
  */
 #include "ring/record.h"
 
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -714,10 +714,7 @@ static void test_type_name(void)
 
 /* ---- main --------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
+static const struct fr_test tests[] = {
 	{ "sample: TID|TIME", test_sample_tid_time },
 	{ "sample: IDENTIFIER|IP|TID|TIME|PERIOD|CALLCHAIN", test_sample_callchain },
 	{ "sample: every fixed field", test_sample_fixed_fields },
@@ -732,29 +729,7 @@ static const struct {
 	{ "FORK/EXIT body", test_task },
 	{ "LOST body", test_lost },
 	{ "type names", test_type_name },
+	{ NULL, NULL },
 };
 
-int main(void)
-{
-	unsigned int failures;
-	CU_pSuite suite;
-	size_t i;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	suite = CU_add_suite("record", NULL, NULL);
-	if (!suite)
-		goto error;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto error;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	/* CU_basic_run_tests succeeds even when tests fail; cleanup resets the count */
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-error:
-	CU_cleanup_registry();
-	return 99;
-}
+const struct fr_suite fr_test_suite = { "record", NULL, NULL, tests };

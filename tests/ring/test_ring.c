@@ -4,7 +4,7 @@
  */
 #include "ring/ring.h"
 
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -861,10 +861,7 @@ static void test_bwd_corrupt(void)
 
 /* ---- main --------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	CU_TestFunc fn;
-} tests[] = {
+static const struct fr_test tests[] = {
 	{ "forward: empty ring", test_fwd_empty },
 	{ "forward: records in order, tail at read_done", test_fwd_in_order },
 	{ "forward: partial read", test_fwd_partial_read },
@@ -887,29 +884,7 @@ static const struct {
 	{ "backward: snapshot on a forward ring", test_bwd_on_forward },
 	{ "backward: data_head crossing 2^64", test_bwd_head_wraps_u64 },
 	{ "backward: malformed header", test_bwd_corrupt },
+	{ NULL, NULL },
 };
 
-int main(void)
-{
-	unsigned int failures;
-	CU_pSuite suite;
-	size_t i;
-
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	suite = CU_add_suite("ring", NULL, NULL);
-	if (!suite)
-		goto error;
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-			goto error;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	/* CU_basic_run_tests succeeds even when tests fail; cleanup resets the count */
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-error:
-	CU_cleanup_registry();
-	return 99;
-}
+const struct fr_suite fr_test_suite = { "ring", NULL, NULL, tests };

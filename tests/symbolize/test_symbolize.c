@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,26 +378,14 @@ static void test_procs_blob(void)
 	unlink(path);
 }
 
-int main(void)
-{
-	CU_pSuite s;
-	unsigned failures;
+static const struct fr_test tests[] = {
+	{ "maps over time", test_maps_time },
+	{ "kallsyms", test_kallsyms },
+	{ "inline fixture (golden)", test_inline_golden },
+	{ "build ids and special files", test_build_id },
+	{ "unwind a recorded stack", test_unwind_fixture },
+	{ "a process from the PROCS blob", test_procs_blob },
+	{ NULL, NULL },
+};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	s = CU_add_suite("symbolize", NULL, NULL);
-	if (!s || !CU_add_test(s, "maps over time", test_maps_time) ||
-	    !CU_add_test(s, "kallsyms", test_kallsyms) ||
-	    !CU_add_test(s, "inline fixture (golden)", test_inline_golden) ||
-	    !CU_add_test(s, "build ids and special files", test_build_id) ||
-	    !CU_add_test(s, "unwind a recorded stack", test_unwind_fixture) ||
-	    !CU_add_test(s, "a process from the PROCS blob", test_procs_blob)) {
-		CU_cleanup_registry();
-		return 99;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-}
+const struct fr_suite fr_test_suite = { "symbolize", NULL, NULL, tests };

@@ -1,11 +1,11 @@
 /* tests/test_parse.c: CUnit suite for src/parse.c: numbers with end pointers
  * and range checks, sizes with suffixes, -m pages or sizes, pid lists.
  */
-#include <CUnit/Basic.h>
+#include "tests/cunit.h"
 #include <errno.h>
 #include <stdlib.h>
 
-#include "src/parse.h"
+#include "src/util.h"
 
 static void test_u64(void)
 {
@@ -140,23 +140,13 @@ static void test_duration(void)
 	CU_ASSERT_EQUAL(fr_parse__rate("3/1q", &n, &ns), -EINVAL);
 }
 
-int main(void)
-{
-	CU_pSuite s;
-	unsigned failures;
+static const struct fr_test tests[] = {
+	{ "u64", test_u64 },
+	{ "size", test_size },
+	{ "pages", test_pages },
+	{ "pids", test_pids },
+	{ "duration and rate", test_duration },
+	{ NULL, NULL },
+};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 99;
-	s = CU_add_suite("parse", NULL, NULL);
-	if (!s || !CU_add_test(s, "u64", test_u64) || !CU_add_test(s, "size", test_size) ||
-	    !CU_add_test(s, "pages", test_pages) || !CU_add_test(s, "pids", test_pids) ||
-	    !CU_add_test(s, "duration and rate", test_duration)) {
-		CU_cleanup_registry();
-		return 99;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
-}
+const struct fr_suite fr_test_suite = { "parse", NULL, NULL, tests };

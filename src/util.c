@@ -1,13 +1,43 @@
-/* src/parse.c: strict number parsing for the command line (end pointer,
- * range and overflow checks, no sign, no leading blanks).
+/* src/util.c: the message sink behind fr_err/fr_info, and strict number
+ * parsing for the command line (end pointer, range and overflow checks, no
+ * sign, no leading blanks).
  */
 #include "config.h"
-#include "src/parse.h"
+#include "src/util.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+static fr_msg_fn msg_sink;
+
+void fr_msg__set_sink(fr_msg_fn fn)
+{
+	msg_sink = fn;
+}
+
+void fr_err(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg_sink)
+		return;
+	va_start(ap, fmt);
+	msg_sink(false, what, fmt, ap);
+	va_end(ap);
+}
+
+void fr_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg_sink)
+		return;
+	va_start(ap, fmt);
+	msg_sink(true, NULL, fmt, ap);
+	va_end(ap);
+}
 
 int fr_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {

@@ -1,0 +1,28 @@
+/* src/cli.h: what main.c and the command front doors (src/cmd_*.c) share:
+ * the entry points, the message printer and argp parsing. Exit codes and
+ * fr_err/fr_info themselves are in src/util.h (subsystems use them too).
+ */
+#ifndef FR_CLI_H
+#define FR_CLI_H
+
+#include <stdbool.h>
+
+#include "src/util.h"
+
+/* Status lines (fr_info) are dropped when set (-q). */
+extern bool fr_quiet;
+/* Install the printer: fr_err → "flightrec: <what>: <why>\n" on stderr,
+ * fr_info → "flightrec: <line>\n" unless fr_quiet. */
+void fr_cli__init(void);
+
+/* Parse a command's options (argp) with one-line errors. Returns 0 to go on,
+ * -1 after --help (exit 0), FR_EXIT_USAGE after an error (already said). */
+struct argp;
+int fr_parse_args(const struct argp *a, int argc, char **argv, const char *name, void *input);
+
+int cmd_record(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

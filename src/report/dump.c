@@ -1,0 +1,301 @@
+/* src/report/dump.c: every record of a file (`flightrec dump`, `report
+ * --raw`), merged by time, one line each, with comms tracked from COMM records
+ * and tracepoint fields decoded from the recorded format text.
+ */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring/record.h"
+#include "src/file/file.h"
+#include "src/proc/proctable.h"
+#include "src/util.h"
+#include "src/report/report.h"
+#include "src/report/tpdecode.h"
+
+/* tid -> comm, open addressing; tid 0 is the empty slot marker + 1 offset */
+struct comm_slot {
+	uint32_t key;   /* tid + 1; 0 = empty */
+	uint32_t pid;
+	char comm[16];
+};
+
+struct comm_map {
+	struct comm_slot *slots;
+	size_t cap, used;
+};
+
+static struct comm_slot *comm_find(struct comm_map *m, uint32_t tid, bool add)
+{
+	size_t i;
+
+	if (add && (m->used + 1) * 2 > m->cap) {
+		struct comm_map n = { calloc(m->cap ? m->cap * 2 : 1024, sizeof(*n.slots)),
+				      m->cap ? m->cap * 2 : 1024, 0 };
+
+		if (!n.slots)
+			return NULL;
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].key)
+				*comm_find(&n, m->slots[i].key - 1, true) = m->slots[i];
+		free(m->slots);
+		*m = n;
+	}
+	if (!m->cap)
+		return NULL;
+	for (i = (tid * 2654435761u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == tid + 1)
+			return &m->slots[i];
+		if (!m->slots[i].key) {
+			if (!add)
+				return NULL;
+			m->slots[i].key = tid + 1;
+			m->used++;
+			return &m->slots[i];
+		}
+	}
+}
+
+static void comm_set(struct comm_map *m, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct comm_slot *s = comm_find(m, tid, true);
+
+	if (!s)
+		return;
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	for (char *p = s->comm; *p; p++)
+		if (*p == ' ' || *p < 0x20 || *p == 0x7f)
+			*p = '_';
+}
+
+static const char *comm_get(struct comm_map *m, uint32_t tid)
+{
+	struct comm_slot *s = comm_find(m, tid, false);
+
+	return s && s->comm[0] ? s->comm : ":unknown";
+}
+
+struct dump_ctx {
+	struct comm_map comms;
+	struct fr_tpdecode *tp;
+	struct fr_proctable *procs;   /* the file's PROCS blobs: comms older than the window */
+};
+
+/* The comm of a record's thread: its COMM records, else the process table. */
+static const char *comm_of(struct dump_ctx *c, const struct fr_sample *s, uint64_t t)
+{
+	const char *name = comm_get(&c->comms, s->tid);
+	const struct fr_proc *p;
+
+	if (strcmp(name, ":unknown") || !c->procs)
+		return name;
+	p = fr_proctable__find(c->procs, s->pid, t);
+	name = p ? fr_proc__comm(p, t) : NULL;
+	return name && *name ? name : ":unknown";
+}
+
+/* Load every PROCS blob; a bad one is skipped (the records still list). */
+static struct fr_proctable *load_procs(struct fr_reader *rd)
+{
+	struct fr_proctable *pt = fr_reader__nr_blobs(rd, FR_BLOB_PROCS) ? fr_proctable__new() : NULL;
+
+	for (size_t i = 0; pt && i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
+		void *data;
+		size_t len;
+
+		if (fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
+			continue;
+		fr_proctable__parse(pt, data, len);
+		free(data);
+	}
+	return pt;
+}
+
+static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_sample *s,
+		    char *buf, size_t len)
+{
+	const struct perf_event_header *h = r->h;
+	struct fr_comm cm;
+	struct fr_task tk;
+	struct fr_mmap2 mm;
+	struct fr_lost lo;
+
+	buf[0] = '\0';
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		int n = snprintf(buf, len, "%s", r->event->name);
+
+		if (s->ip && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, " ip=0x%llx", (unsigned long long)s->ip);
+		if (s->period && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, " period=%llu",
+				      (unsigned long long)s->period);
+		if (s->raw && n >= 0 && (size_t)n < len)
+			fr_tpdecode__fields(c->tp, r->event->name, s->raw, s->raw_size, buf + n,
+					    len - (size_t)n);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (!fr_record__comm(h, &cm))
+			snprintf(buf, len, "comm=%s exec=%d", cm.comm, cm.exec);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (!fr_record__task(h, &tk))
+			snprintf(buf, len, "pid=%u ppid=%u tid=%u ptid=%u", tk.pid, tk.ppid, tk.tid,
+				 tk.ptid);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (!fr_record__mmap2(h, &mm)) {
+			char bid[41] = "";
+
+			for (unsigned i = 0; mm.has_build_id && i < mm.build_id_size; i++)
+				snprintf(bid + 2 * i, 3, "%02x", mm.build_id[i]);
+			snprintf(buf, len, "addr=0x%llx len=0x%llx pgoff=0x%llx prot=%u file=%s%s%s",
+				 (unsigned long long)mm.addr, (unsigned long long)mm.len,
+				 (unsigned long long)mm.pgoff, mm.prot, mm.filename,
+				 bid[0] ? " build_id=" : "", bid);
+		}
+		break;
+	case PERF_RECORD_LOST:
+		if (!fr_record__lost(h, &lo))
+			snprintf(buf, len, "lost=%llu", (unsigned long long)lo.lost);
+		break;
+	default:
+		break;
+	}
+}
+
+static int dump_cb(void *ctx, const struct fr_rec *r)
+{
+	struct dump_ctx *c = ctx;
+	const struct perf_event_header *h = r->h;
+	uint64_t st = r->event ? r->event->attr.sample_type : 0;
+	struct fr_sample s;
+	char cpu[16], det[4096];
+	int err;
+
+	if (!r->event) {
+		/* an identifier no event of the file owns: show the type, decode nothing */
+		memset(&s, 0, sizeof(s));
+		err = 0;
+	} else if (h->type == PERF_RECORD_SAMPLE)
+		err = fr_record__parse_sample(h, st, r->event->attr.sample_regs_user, &s);
+	else
+		err = fr_record__parse_id(h, st, &s);
+	if (err)
+		memset(&s, 0, sizeof(s));
+	if (h->type == PERF_RECORD_COMM && r->event) {
+		struct fr_comm cm;
+
+		if (!fr_record__comm(h, &cm))
+			comm_set(&c->comms, cm.pid, cm.tid, cm.comm);
+	}
+	if (r->cpu == FR_CPU_NONE)
+		snprintf(cpu, sizeof(cpu), "[---]");
+	else
+		snprintf(cpu, sizeof(cpu), "[%03u]", r->cpu);
+	if (r->event)
+		details(c, r, &s, det, sizeof(det));
+	else
+		snprintf(det, sizeof(det), "(record of an unknown event id)");
+	printf("%llu.%09llu %s %7u/%-7u %-8s %-16s %s\n", (unsigned long long)(r->time / 1000000000ull),
+	       (unsigned long long)(r->time % 1000000000ull), cpu, s.pid, s.tid,
+	       fr_record__type_name(h->type), s.has_tid ? comm_of(c, &s, r->time) : "-", det);
+	return 0;
+}
+
+static void print_header(struct fr_reader *rd, const char *path)
+{
+	static const char *keys[] = { "flightrec_version", "kernel_release", "machine", "hostname",
+				      "clock", "nr_cpus_online", "name", "target", "trigger",
+				      "snapshot_time_ns", "realtime_offset_ns", "pinned_copy", "mode",
+				      "window_time_ns" };
+
+	printf("# file: %s\n", path);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = fr_reader__meta(rd, keys[i]);
+
+		if (v)
+			printf("# %s: %s\n", keys[i], v);
+	}
+	for (size_t i = 0; i < fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER); i++) {
+		char *text, *line, *save = NULL;
+		void *data;
+		size_t len;
+
+		if (fr_reader__blob(rd, FR_BLOB_TRIGGER, i, &data, &len))
+			continue;
+		text = data;
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			printf("# trigger.%s\n", line);
+		free(data);
+	}
+	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
+		const struct fr_file_event *e = fr_reader__event(rd, i);
+
+		printf("# event %u: %s type=%u config=%llu sample_type=0x%llx%s\n", e->index, e->name,
+		       e->attr.type, (unsigned long long)e->attr.config,
+		       (unsigned long long)e->attr.sample_type,
+		       (e->flags & FR_EVENT_SIDEBAND) ? " (sideband)" : "");
+	}
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		printf("# cpu %u: samples=%llu sideband=%llu first=%llu.%09llu last=%llu.%09llu "
+		       "lost_records=%llu lost_samples=%llu raced_bytes=%llu%s%s\n", cs->cpu,
+		       (unsigned long long)cs->nr_samples, (unsigned long long)cs->nr_sideband,
+		       (unsigned long long)(cs->first_time / 1000000000ull),
+		       (unsigned long long)(cs->first_time % 1000000000ull),
+		       (unsigned long long)(cs->last_time / 1000000000ull),
+		       (unsigned long long)(cs->last_time % 1000000000ull),
+		       (unsigned long long)cs->lost_records, (unsigned long long)cs->lost_samples,
+		       (unsigned long long)cs->raced_bytes,
+		       (cs->flags & FR_CPU_FULL) ? " wrapped" : "",
+		       (cs->flags & FR_CPU_CORRUPT) ? " corrupt" : "");
+	}
+}
+
+int fr_dump__file(const char *path, bool header)
+{
+	struct dump_ctx c = { .tp = NULL };
+	struct fr_reader *rd = NULL;
+	int ret = fr_input__open(path, &rd), err;
+
+	if (ret)
+		return ret;
+	if (fr_tpdecode__new(&c.tp)) {
+		fr_err(path, "%s", strerror(ENOMEM));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
+		const struct fr_file_event *e = fr_reader__event(rd, i);
+
+		if (e->format && e->format_len)
+			fr_tpdecode__add(c.tp, e->name, e->format, e->format_len);
+	}
+	if (header)
+		print_header(rd, path);
+	c.procs = load_procs(rd);
+	err = fr_reader__for_each(rd, dump_cb, &c);
+	fflush(stdout);
+	if (err < 0) {
+		fr_err(path, "corrupt chunk: %s (records before it were listed)", strerror(-err));
+		ret = FR_EXIT_PARTIAL;
+	} else if (fr_reader__truncated(rd)) {
+		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
+		       "chunks were listed)");
+		ret = FR_EXIT_PARTIAL;
+	}
+out:
+	fr_tpdecode__delete(c.tp);
+	fr_proctable__delete(c.procs);
+	free(c.comms.slots);
+	fr_reader__close(rd);
+	return ret;
+}

@@ -1,0 +1,105 @@
+/* src/util.h: the small pieces every part of src/ shares and that depend on
+ * nothing: array growth, and strict parsing of the numbers users type (every
+ * number with an end pointer and a range check; sizes with K/M/G suffixes).
+ * Leaf header: it includes no other flightrec header.
+ */
+#ifndef FR_UTIL_H
+#define FR_UTIL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exit codes of every command (doc/exit-codes.md, --help); subsystems that
+ * run a whole command's work (the record loop, the report) return them too. */
+enum {
+	FR_EXIT_OK = 0,       /* done */
+	FR_EXIT_PARTIAL = 1,  /* done, but something was lost or cut short (said on stderr) */
+	FR_EXIT_ERROR = 2,    /* a runtime failure: I/O, no recorder, corrupt file */
+	FR_EXIT_DENIED = 3,   /* the kernel or machine refuses: permission, no PMU */
+	FR_EXIT_USAGE = 64,   /* bad option, number or event name */
+};
+
+/* Messages for the user. Code outside the front doors never prints: it hands
+ * "<what>: <why>" errors and status lines to the sink the front door installs
+ * (src/cli.c); without one they are dropped (tests, fuzzers, other tools). */
+typedef void (*fr_msg_fn)(bool info, const char *what, const char *fmt, va_list ap);
+void fr_msg__set_sink(fr_msg_fn fn);
+void fr_err(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *arr (of *cap elements of size bytes) to hold at least need elements,
+ * doubling from min_cap. 0, or -ENOMEM (also on size overflow); *arr and
+ * *cap are unchanged on failure. */
+static inline int fr_grow(void *arr, size_t *cap, size_t need, size_t size, size_t min_cap)
+{
+	void **a = (void **)arr;
+	size_t n = *cap ? *cap : (min_cap ? min_cap : 1);
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (size && n > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*a, n * size);
+	if (!p)
+		return -ENOMEM;
+	*a = p;
+	*cap = n;
+	return 0;
+}
+
+/* Decimal unsigned integer in [min, max]. -EINVAL: not a number or trailing
+ * junk; -ERANGE: out of range. */
+int fr_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A byte size: digits with an optional K, M or G (binary) and optional B/iB:
+ * "4096", "4K", "4M", "1GiB". */
+int fr_parse__size(const char *s, uint64_t *out);
+/* -m: a page count ("256") or a size ("4M"), as data pages of page_size;
+ * must come out a power of two in [1, max_pages]. */
+int fr_parse__pages(const char *s, size_t page_size, size_t max_pages, size_t *out);
+/* A duration: a decimal number with a unit ns, us, ms, s, m or h (no unit:
+ * seconds): "10s", "500ms", "1.5m". In [0, 7 days]; -EINVAL, -ERANGE. */
+int fr_parse__duration(const char *s, uint64_t *ns);
+/* A rate limit "N/DURATION": at most N (1..1000000) per DURATION (> 0). */
+int fr_parse__rate(const char *s, uint64_t *n, uint64_t *period_ns);
+/* A comma separated list of pids: "12,34". Allocates *out. */
+int fr_parse__pids(const char *s, int **out, size_t *nr);
+
+/* Little-endian fields of the file format and its blobs. */
+static inline void fr_put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void fr_put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline uint32_t fr_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t fr_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#endif
