@@ -1,10 +1,12 @@
 /* ring/record.c: bounds-checked decoding of perf records: sample fields in
- * ABI order, the sample_id_all trailer, and the sideband record bodies.
+ * ABI order, the sample_id_all trailer, the sideband record bodies, and the
+ * id map that tells which event a record belongs to.
  */
 #include "ring/record.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct cursor {
@@ -195,6 +197,89 @@ int fr_record__identifier(const struct perf_event_header *h, uint64_t st, uint64
 		memcpy(id, h + 1, 8);
 	else
 		memcpy(id, (const uint8_t *)h + h->size - 8, 8);
+	return 0;
+}
+
+struct fr_idmap_entry {
+	uint64_t id;
+	size_t index;
+};
+
+struct fr_idmap {
+	struct fr_idmap_entry *e;   /* sorted by id */
+	size_t nr, cap;
+};
+
+struct fr_idmap *fr_idmap__new(void)
+{
+	return calloc(1, sizeof(struct fr_idmap));
+}
+
+void fr_idmap__delete(struct fr_idmap *m)
+{
+	if (!m)
+		return;
+	free(m->e);
+	free(m);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct fr_idmap_entry *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int fr_idmap__add(struct fr_idmap *m, const uint64_t *ids, size_t nr, size_t index)
+{
+	if (!nr)
+		return 0;
+	if (m->nr + nr > m->cap) {
+		size_t cap = m->cap ? m->cap : 16;
+		struct fr_idmap_entry *n;
+
+		while (cap < m->nr + nr) {
+			if (cap > SIZE_MAX / 2 / sizeof(*n))
+				return -ENOMEM;
+			cap *= 2;
+		}
+		n = realloc(m->e, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		m->e = n;
+		m->cap = cap;
+	}
+	for (size_t i = 0; i < nr; i++)
+		m->e[m->nr++] = (struct fr_idmap_entry){ ids[i], index };
+	return 0;
+}
+
+void fr_idmap__sort(struct fr_idmap *m)
+{
+	if (m->nr > 1)
+		qsort(m->e, m->nr, sizeof(*m->e), cmp_entry);
+}
+
+size_t fr_idmap__nr(const struct fr_idmap *m)
+{
+	return m ? m->nr : 0;
+}
+
+int fr_idmap__find(const struct fr_idmap *m, const struct perf_event_header *h,
+		   uint64_t sample_type, size_t *index)
+{
+	struct fr_idmap_entry key, *e;
+	int err;
+
+	if (!m || !m->nr)
+		return -ENOENT;
+	err = fr_record__identifier(h, sample_type, &key.id);
+	if (err)
+		return err;
+	e = bsearch(&key, m->e, m->nr, sizeof(*m->e), cmp_entry);
+	if (!e)
+		return -ENOENT;
+	*index = e->index;
 	return 0;
 }
 

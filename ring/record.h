@@ -89,6 +89,24 @@ struct fr_lost {
 };
 int fr_record__lost(const struct perf_event_header *h, struct fr_lost *l);
 
+/* Which event a record belongs to when several share a ring: the kernel ids
+ * of each event's fds (PERF_EVENT_IOC_ID) to the caller's event index, looked
+ * up by the record's PERF_SAMPLE_IDENTIFIER. Used by the recorder (its evlist)
+ * and the file reader (the file's events) alike. */
+struct fr_idmap;
+struct fr_idmap *fr_idmap__new(void);
+void fr_idmap__delete(struct fr_idmap *m);
+/* Build, then query: map each of ids[0..nr) to index (0 or -ENOMEM), then
+ * sort once before the first find (finds may then run from many threads). */
+int fr_idmap__add(struct fr_idmap *m, const uint64_t *ids, size_t nr, size_t index);
+void fr_idmap__sort(struct fr_idmap *m);
+size_t fr_idmap__nr(const struct fr_idmap *m);
+/* The index of h's event (sample_type: any of the ring's events; the
+ * identifier sits at the same place for all). 0, or -ENOENT when h carries no
+ * identifier or an unknown one, -EBADMSG when it is too short. */
+int fr_idmap__find(const struct fr_idmap *m, const struct perf_event_header *h,
+		   uint64_t sample_type, size_t *index);
+
 /* "SAMPLE", "COMM", "MMAP2", ... or "TYPE<n>". */
 const char *fr_record__type_name(uint32_t type);
 

@@ -38,11 +38,6 @@ struct meta_kv {
 	char *key, *value;
 };
 
-struct id_map {
-	uint64_t id;
-	const struct fr_file_event *ev;
-};
-
 struct blob_ref {
 	uint32_t kind;
 	struct chunk_ref ref;
@@ -66,8 +61,7 @@ struct fr_reader {
 	struct stream *streams;
 	size_t nr_streams;
 	const struct fr_file_event *sideband_ev, *sample_ev;  /* sample_ev: the only one */
-	struct id_map *ids;
-	size_t nr_ids;
+	struct fr_idmap *ids;       /* kernel id -> index into events */
 };
 
 struct cursor {
@@ -449,22 +443,14 @@ static int scan_chunks(struct fr_reader *r)
 	return err == -EBADMSG || err == 1 ? 0 : err;
 }
 
-static int id_cmp(const void *a, const void *b)
-{
-	const struct id_map *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* How records find their event: see fr_reader__for_each. */
 static int index_events(struct fr_reader *r)
 {
-	size_t i, j, n = 0, nr_sample = 0;
+	size_t i, nr_sample = 0;
 
 	for (i = 0; i < r->nr_events; i++) {
 		const struct fr_file_event *ev = &r->events[i];
 
-		n += ev->nr_ids;
 		if ((ev->flags & FR_EVENT_SIDEBAND) && !r->sideband_ev)
 			r->sideband_ev = ev;
 		if (!(ev->flags & FR_EVENT_SIDEBAND)) {
@@ -474,14 +460,13 @@ static int index_events(struct fr_reader *r)
 	}
 	if (nr_sample != 1)
 		r->sample_ev = NULL;
-	r->ids = n ? calloc(n, sizeof(*r->ids)) : NULL;
-	if (n && !r->ids)
+	r->ids = fr_idmap__new();
+	if (!r->ids)
 		return -ENOMEM;
 	for (i = 0; i < r->nr_events; i++)
-		for (j = 0; j < r->events[i].nr_ids; j++)
-			r->ids[r->nr_ids++] = (struct id_map){ r->events[i].ids[j], &r->events[i] };
-	if (r->nr_ids)
-		qsort(r->ids, r->nr_ids, sizeof(*r->ids), id_cmp);
+		if (fr_idmap__add(r->ids, r->events[i].ids, r->events[i].nr_ids, i))
+			return -ENOMEM;
+	fr_idmap__sort(r->ids);
 	return 0;
 }
 
@@ -555,7 +540,7 @@ void fr_reader__close(struct fr_reader *r)
 	free(r->events);
 	free(r->stats);
 	free(r->streams);
-	free(r->ids);
+	fr_idmap__delete(r->ids);
 	free(r->blobs);
 	free(r);
 }
@@ -601,19 +586,17 @@ static const struct fr_file_event *record_event(const struct fr_reader *r,
 						const struct stream *s,
 						const struct perf_event_header *h)
 {
-	const struct id_map *m;
-	struct id_map key;
+	const struct fr_file_event *ev;
+	size_t i;
 
 	if (s->kind == FR_STREAM_SIDEBAND && r->sideband_ev)
 		return r->sideband_ev;
 	if (s->kind == FR_STREAM_SAMPLES && r->sample_ev)
 		return r->sample_ev;
-	if (!r->nr_ids || fr_record__identifier(h, PERF_SAMPLE_IDENTIFIER, &key.id))
+	if (fr_idmap__find(r->ids, h, PERF_SAMPLE_IDENTIFIER, &i))
 		return NULL;
-	m = bsearch(&key, r->ids, r->nr_ids, sizeof(*r->ids), id_cmp);
-	if (!m || !(m->ev->attr.sample_type & PERF_SAMPLE_IDENTIFIER))
-		return NULL;
-	return m->ev;
+	ev = &r->events[i];
+	return ev->attr.sample_type & PERF_SAMPLE_IDENTIFIER ? ev : NULL;
 }
 
 static bool record_time(const struct fr_file_event *ev, const struct perf_event_header *h,

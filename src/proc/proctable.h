@@ -60,8 +60,12 @@ int fr_proctable__add_image(struct fr_proctable *pt, const struct fr_proc *p);
  * ones, executable mappings only, build ids read from the ELF files. */
 int fr_proctable__scan_proc(struct fr_proctable *pt, const int *pids, size_t nr);
 
-/* The GNU build id of an ELF file (cached per inode and mtime); 0 if none. */
-uint8_t fr_proctable_read_build_id(const char *path, uint8_t id[20]);
+/* buildid.c: the GNU build id of an ELF file (cached per inode and mtime);
+ * its size, 0 if none. */
+uint8_t fr_buildid__read(const char *path, uint8_t id[20]);
+/* procfs.c: a small /proc text file into buf (NUL-terminated, at most len-1
+ * bytes). 0 or -errno. */
+int fr_procfs__read_text(const char *path, char *buf, size_t len);
 
 /* Drop images that ended before `before` (they cannot appear in a window that
  * starts then). Returns how many were dropped. */

@@ -54,7 +54,7 @@ int fr_session__forward_start(struct fr_session *s, char *path, size_t len)
 	fr_session_write_meta(s, s->w, "stream", s->start_ns, false);
 	err = fr_session_write_events(s, s->w);
 	if (!err)
-		err = fr_session_write_store(s->w, FR_CPU_NONE, &s->synth, 0, sb_type);
+		err = fr_sb_store__write(s->w, FR_CPU_NONE, &s->synth, 0, sb_type);
 	for (size_t ci = 0; ci < ncpu && !err; ci++) {
 		int fd = dup(s->fd);
 

@@ -1,5 +1,8 @@
-/* src/session_internal.h: the session's state, shared by session.c (common
- * parts, backward snapshots) and session_fwd.c (forward streaming).
+/* src/record/internal.h: the session's state, shared only by the files of
+ * src/record/ that make up a session: session.c (life, record ownership),
+ * sideband.c (drain, stores, table feed), synth.c (/proc at start),
+ * snapshot.c (backward files), forward_file.c (forward files). Nothing
+ * outside src/record/ includes it.
  */
 #ifndef FR_SESSION_INTERNAL_H
 #define FR_SESSION_INTERNAL_H
@@ -21,19 +24,13 @@ struct pend_ref {
 	size_t off;
 };
 
-struct id_map {
-	uint64_t id;
-	size_t event;
-};
-
 struct fr_session {
 	struct fr_evlist *el;
 	struct fr_session_opts o;
 	struct sb_store *sb;       /* per CPU (backward) */
 	struct sb_store synth;     /* COMM records of tasks that predate the recording */
 	struct fr_ring_snapshot *snaps;
-	struct id_map *ids;
-	size_t nr_ids;
+	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */
 	unsigned seq;
 	uint64_t start_ns;
 	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable */
@@ -51,21 +48,35 @@ struct fr_session {
 	char path[4096];
 };
 
+/* session.c */
 uint64_t fr_session_now(clockid_t clk);
+/* The event a sample-ring record belongs to; its time (0 if none). */
 const struct fr_event *fr_session_record_event(const struct fr_session *s,
 					       const struct perf_event_header *h);
 uint64_t fr_session_record_time(void *s, const struct perf_event_header *h);
+
+/* sideband.c */
+int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap);
+/* Drop the records older than cutoff (the process table keeps what they said). */
+void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type);
+/* The store as one sideband stream of cpu, records older than cutoff left out. */
+int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
+		       uint64_t cutoff, uint64_t sample_type);
+/* The oldest time every CPU's copied ring still holds (0: some ring has not
+ * wrapped, so its window reaches back to the start). */
+uint64_t fr_session_window_floor(struct fr_session *s);
+
+/* snapshot.c: the pieces of a file, shared with forward_file.c */
 void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
 			   uint64_t t_mono, bool pinned);
 int fr_session_write_events(struct fr_session *s, struct fr_writer *w);
-int fr_session_write_store(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
-			   uint64_t cutoff, uint64_t sample_type);
 int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
 			   size_t nr);
 /* Forward mode's per-record hook (reader threads): the record's time, and its
  * kernel addresses noted for the KSYMS blob. */
 uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h);
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w);
+/* A new file's name in outdir (flightrec-NAME-STAMP-SEQ.frec). */
 int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len);
 
 #endif

@@ -1,0 +1,198 @@
+/* src/record/sideband.c: the sideband between snapshots: drained from the
+ * forward sideband rings into per-CPU stores (backward) or the file
+ * (forward), the process table fed in time order, collected when it grows.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ring/record.h"
+#include "src/util.h"
+#include "src/record/internal.h"
+
+/* Drop a store's oldest records: at least min_bytes of them, then every one
+ * older than cutoff (they are outside every future window; the process table
+ * keeps what they said). */
+static void sb_drop(struct sb_store *st, size_t min_bytes, uint64_t cutoff, uint64_t sample_type)
+{
+	size_t off = 0;
+
+	while (off < st->len) {
+		const struct perf_event_header *h = (const void *)(st->buf + off);
+		uint64_t t;
+
+		if (off >= min_bytes && (fr_record__time(h, sample_type, &t) || t >= cutoff))
+			break;
+		off += h->size;
+		st->nr--;
+		st->dropped++;
+	}
+	if (!off)
+		return;
+	memmove(st->buf, st->buf + off, st->len - off);
+	st->len -= off;
+}
+
+void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type)
+{
+	sb_drop(st, 0, cutoff, sample_type);
+}
+
+/* Append a record; beyond cap bytes the oldest half goes (bounded memory:
+ * the process table keeps what those records said). */
+int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap)
+{
+	if (st->len + h->size > cap && st->len)
+		sb_drop(st, st->len / 2, 0, 0);
+	if (fr_grow(&st->buf, &st->cap, st->len + h->size, 1, 65536))
+		return -ENOMEM;
+	memcpy(st->buf + st->len, h, h->size);
+	st->len += h->size;
+	st->nr++;
+	if (h->type == PERF_RECORD_LOST) {
+		struct fr_lost l;
+
+		if (!fr_record__lost(h, &l))
+			st->lost += l.lost;
+	}
+	return 0;
+}
+
+/* Records the table needs, gathered from every CPU's ring, fed in time order
+ * (a process may exec on one CPU and exit on another). */
+static int table_pending(struct fr_session *s, const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+
+	if (h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
+	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP2)
+		return 0;
+	fr_record__time(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &t);
+	if (fr_grow(&s->pend.buf, &s->pend.cap, s->pend.len + h->size, 1, 65536) ||
+	    fr_grow(&s->pend_refs, &s->pend_cap, s->pend.nr + 1, sizeof(*s->pend_refs), 256))
+		return -ENOMEM;
+	s->pend_refs[s->pend.nr++] = (struct pend_ref){ t, s->pend.len };
+	memcpy(s->pend.buf + s->pend.len, h, h->size);
+	s->pend.len += h->size;
+	return 0;
+}
+
+static int cmp_pend(const void *a, const void *b)
+{
+	const struct pend_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void table_feed(struct fr_session *s)
+{
+	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type;
+	bool sorted = true;
+
+	/* one CPU's records are in order already: sort only a mix of CPUs */
+	for (size_t i = 1; i < s->pend.nr && sorted; i++)
+		sorted = s->pend_refs[i - 1].time <= s->pend_refs[i].time;
+	if (!sorted)
+		qsort(s->pend_refs, s->pend.nr, sizeof(*s->pend_refs), cmp_pend);
+	for (size_t i = 0; i < s->pend.nr; i++)
+		fr_proctable__record_at(s->procs, (const void *)(s->pend.buf + s->pend_refs[i].off),
+					st, s->pend_refs[i].time);
+	s->pend.nr = 0;
+	s->pend.len = 0;
+}
+
+static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
+{
+	struct fr_session *s = ctx;
+	int err = table_pending(s, h);
+
+	if (err)
+		return err;
+	if (s->o.forward) {
+		if (h->type == PERF_RECORD_LOST) {
+			struct fr_lost l;
+
+			if (!fr_record__lost(h, &l))
+				s->sb_lost[ci] += l.lost;
+		}
+		s->sb_nr[ci]++;
+		return fr_writer__record(s->sbw[ci], h);
+	}
+	return fr_sb_store__append(&s->sb[ci], h, s->o.sb_cap);
+}
+
+/* The oldest time every CPU's window still holds (0: some ring has not
+ * wrapped, so its window reaches back to the start). */
+uint64_t fr_session_window_floor(struct fr_session *s)
+{
+	uint64_t floor = UINT64_MAX;
+
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
+		const struct fr_ring_snapshot *snap = &s->snaps[ci];
+		uint64_t t;
+
+		if (!snap->full || !snap->nr)
+			return 0;
+		t = fr_session_record_time(s, fr_ring_snapshot__record(snap, snap->nr - 1));
+		if (!t)
+			return 0;
+		if (t < floor)
+			floor = t;
+	}
+	return floor == UINT64_MAX ? 0 : floor;
+}
+
+/* Many exited processes: drop those no window can show any more. In
+ * backward mode that needs the oldest time the rings hold: copy them (a few
+ * ms, once per gc_at exits). Forward mode streamed their records already. */
+static void maybe_gc(struct fr_session *s)
+{
+	uint64_t before;
+	bool pinned;
+
+	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
+		return;
+	if (s->o.forward)
+		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
+	else
+		before = fr_evlist__snapshot(s->el, s->snaps, &pinned) ? 0 : fr_session_window_floor(s);
+	fr_proctable__gc(s->procs, before);
+	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
+}
+
+int fr_session__drain(struct fr_session *s)
+{
+	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
+
+	table_feed(s);
+	maybe_gc(s);
+	return err;
+}
+
+size_t fr_session__nr_procs(const struct fr_session *s)
+{
+	return fr_proctable__nr(s->procs);
+}
+
+int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
+			   uint64_t cutoff, uint64_t sample_type)
+{
+	size_t off = 0;
+	int err = fr_writer__records_begin(w, cpu, FR_STREAM_SIDEBAND);
+
+	while (!err && off < st->len) {
+		const struct perf_event_header *h = (const void *)(st->buf + off);
+		uint64_t t;
+
+		off += h->size;
+		if (cutoff && !fr_record__time(h, sample_type, &t) && t < cutoff)
+			continue;
+		err = fr_writer__record(w, h);
+	}
+	return err ? err : fr_writer__records_end(w);
+}

@@ -1,0 +1,412 @@
+/* src/record/snapshot.c: composing a file from the session: meta, events,
+ * each CPU's copied ring cut to the window, the sideband stores, the process
+ * table of the samples' pids, kernel symbols, the trigger; naming new files.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring/record.h"
+#include "src/record/internal.h"
+
+static void put_meta(struct fr_writer *w, const char *k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_meta(struct fr_writer *w, const char *k, const char *fmt, ...)
+{
+	char v[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	v[strcspn(v, "\n")] = '\0';
+	fr_writer__meta(w, k, v);
+}
+
+void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
+			   uint64_t t_mono, bool pinned)
+{
+	struct utsname u;
+	char host[256] = "";
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	put_meta(w, "flightrec_version", "%s", PACKAGE_VERSION);
+	put_meta(w, "kernel_release", "%s", u.release);
+	put_meta(w, "machine", "%s", u.machine);
+	put_meta(w, "hostname", "%s", host);
+	put_meta(w, "clockid", "%d", CLOCK_MONOTONIC);
+	put_meta(w, "clock", "%s", "CLOCK_MONOTONIC");
+	put_meta(w, "nr_cpus_online", "%zu", fr_evlist__nr_cpus(s->el));
+	put_meta(w, "page_size", "%ld", sysconf(_SC_PAGESIZE));
+	put_meta(w, "name", "%s", s->o.name);
+	put_meta(w, "mode", "%s", s->o.forward ? "forward" : "backward");
+	put_meta(w, "target", "%s", s->o.target_desc ? s->o.target_desc : "");
+	put_meta(w, "cmdline", "%s", s->o.cmdline ? s->o.cmdline : "");
+	put_meta(w, "trigger", "%s", trigger);
+	put_meta(w, "record_start_ns", "%llu", (unsigned long long)s->start_ns);
+	put_meta(w, "snapshot_time_ns", "%llu", (unsigned long long)t_mono);
+	put_meta(w, "realtime_offset_ns", "%lld",
+		 (long long)(fr_session_now(CLOCK_REALTIME) - fr_session_now(CLOCK_MONOTONIC)));
+	if (s->o.window_ns)
+		put_meta(w, "window_time_ns", "%llu", (unsigned long long)s->o.window_ns);
+	if (!s->o.forward)
+		put_meta(w, "pinned_copy", "%s", pinned ? "yes" : "no");
+}
+
+int fr_session_write_events(struct fr_session *s, struct fr_writer *w)
+{
+	size_t n = fr_evlist__nr_events(s->el);
+	const struct fr_event *sb = fr_evlist__sideband_event(s->el);
+	struct fr_file_event fe;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct fr_event *ev = fr_evlist__event(s->el, i);
+		size_t nr;
+
+		memset(&fe, 0, sizeof(fe));
+		fe.index = (uint32_t)i;
+		fe.attr = ev->attr;
+		fe.name = ev->name;
+		fe.format = ev->format;
+		fe.format_len = ev->format_len;
+		fe.ids = fr_evlist__ids(s->el, i, &nr);
+		fe.nr_ids = (uint32_t)nr;
+		err = fr_writer__event(w, &fe);
+	}
+	if (err)
+		return err;
+	memset(&fe, 0, sizeof(fe));
+	fe.index = (uint32_t)n;
+	fe.flags = FR_EVENT_SIDEBAND;
+	fe.attr = sb->attr;
+	fe.name = sb->name;
+	return fr_writer__event(w, &fe);
+}
+
+/* Note the kernel addresses a decoded sample holds, for the KSYMS blob. */
+static void note_kernel_addrs(struct fr_session *s, const struct perf_event_header *h,
+			      const struct fr_sample *smp)
+{
+	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL && smp->ip)
+		fr_kallsyms__note(s->ksyms, smp->ip);
+	for (uint64_t i = 0; i < smp->nr_ips; i++) {
+		uint64_t a;
+
+		memcpy(&a, &smp->ips[i], sizeof(a));
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;   /* PERF_CONTEXT_KERNEL/USER markers */
+		if (a >= 0xffff800000000000ull)
+			fr_kallsyms__note(s->ksyms, a);
+	}
+}
+
+/* Decode a sample once for what the snapshot needs of it: its pid and, when
+ * its event records addresses, the kernel ones. Returns 0 or -errno. */
+static int decode_sample(struct fr_session *s, const struct perf_event_header *h,
+			 const struct fr_event *ev, struct fr_sample *smp)
+{
+	int err = fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, smp);
+
+	if (!err && s->ksyms &&
+	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		note_kernel_addrs(s, h, smp);
+	return err;
+}
+
+uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h)
+{
+	struct fr_session *s = ctx;
+	const struct fr_event *ev = fr_session_record_event(s, h);
+	struct fr_sample smp;
+	uint64_t t;
+
+	if (h->type == PERF_RECORD_SAMPLE && s->ksyms &&
+	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		decode_sample(s, h, ev, &smp);
+	return fr_record__time(h, ev->attr.sample_type, &t) ? 0 : t;
+}
+
+int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w)
+{
+	void *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!s->ksyms || fr_kallsyms__serialize(s->ksyms, &data, &len))
+		return 0;   /* the report shows raw kernel addresses then */
+	err = len > FR_CHUNK_RAW_MAX ? 0 : fr_writer__blob(w, FR_BLOB_KSYMS, data, len);
+	free(data);
+	return err;
+}
+
+/* The pids the written samples came from: the PROCS blob carries those. */
+struct pid_set {
+	uint32_t *keys;         /* pid + 1; 0 empty */
+	size_t cap, nr;
+};
+
+static void pid_set_add(struct pid_set *ps, uint32_t pid)
+{
+	if ((ps->nr + 1) * 2 > ps->cap) {
+		struct pid_set n = { calloc(ps->cap ? ps->cap * 2 : 256, sizeof(uint32_t)),
+				     ps->cap ? ps->cap * 2 : 256, 0 };
+
+		if (!n.keys)
+			return;
+		for (size_t i = 0; i < ps->cap; i++)
+			if (ps->keys[i])
+				pid_set_add(&n, ps->keys[i] - 1);
+		free(ps->keys);
+		*ps = n;
+	}
+	for (size_t i = (pid * 2654435761u) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1)) {
+		if (ps->keys[i] == pid + 1)
+			return;
+		if (!ps->keys[i]) {
+			ps->keys[i] = pid + 1;
+			ps->nr++;
+			return;
+		}
+	}
+}
+
+/* Compact the set into a plain array of pids (in place). */
+static size_t pid_set_flatten(struct pid_set *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ps->cap; i++)
+		if (ps->keys[i])
+			ps->keys[n++] = ps->keys[i] - 1;
+	return n;
+}
+
+struct write_ctx {
+	struct fr_session *s;
+	struct fr_writer *w;
+	uint64_t cutoff;            /* drop samples older than this (--window-time) */
+	struct pid_set pids;
+	struct fr_snapshot_stats *st;
+};
+
+/* The ring could not hold the requested time: say how large it should be. */
+static void window_warning(struct write_ctx *c, size_t ci, uint64_t oldest, uint64_t newest,
+			   uint64_t n)
+{
+	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
+	double held = (double)(newest - oldest) / 1e9, want = (double)c->s->o.window_ns / 1e9;
+	double need = held > 0 ? (double)snap->len * want / held : 0;
+
+	if (c->st->warning[0])
+		return;
+	snprintf(c->st->warning, sizeof(c->st->warning),
+		 "CPU %d's ring held %.3f s of the requested %.3f s (%.0f events/s): use -m %.0fK "
+		 "or more", fr_evlist__cpu(c->s->el, ci), held, want,
+		 held > 0 ? (double)n / held : 0.0, need / 1024 + 1);
+}
+
+/* One CPU's sample stream, oldest first (within the window), and its stats. */
+static int write_samples(struct write_ctx *c, size_t ci, struct fr_cpu_stat *cs)
+{
+	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
+	int err = fr_writer__records_begin(c->w, (uint32_t)fr_evlist__cpu(c->s->el, ci),
+					   FR_STREAM_SAMPLES);
+	uint64_t oldest = 0;
+
+	for (size_t i = snap->nr; !err && i-- > 0;) {
+		const struct perf_event_header *h = fr_ring_snapshot__record(snap, i);
+		const struct fr_event *ev = fr_session_record_event(c->s, h);
+		uint64_t t = 0;
+
+		if (!fr_record__time(h, ev->attr.sample_type, &t) && t) {
+			if (!oldest)
+				oldest = t;
+			if (t < c->cutoff) {
+				c->st->dropped_by_window++;
+				continue;
+			}
+			if (!cs->first_time)
+				cs->first_time = t;
+			cs->last_time = t;
+		}
+		if (h->type == PERF_RECORD_LOST) {
+			struct fr_lost l;
+
+			if (!fr_record__lost(h, &l))
+				cs->lost_records += l.lost;
+		} else if (h->type == PERF_RECORD_SAMPLE) {
+			struct fr_sample smp;
+
+			if (!decode_sample(c->s, h, ev, &smp) && smp.has_tid)
+				pid_set_add(&c->pids, smp.pid);
+		}
+		cs->nr_samples++;
+		err = fr_writer__record(c->w, h);
+	}
+	if (!err)
+		err = fr_writer__records_end(c->w);
+	if (c->s->o.window_ns && snap->full && oldest > c->cutoff)
+		window_warning(c, ci, oldest, cs->last_time, cs->nr_samples);
+	cs->raced_bytes = snap->raced;
+	cs->flags = (snap->full ? FR_CPU_FULL : 0) | (snap->corrupt ? FR_CPU_CORRUPT : 0);
+	return err;
+}
+
+static int procs_cb(void *ctx, const void *data, size_t len)
+{
+	return fr_writer__blob(ctx, FR_BLOB_PROCS, data, len);
+}
+
+int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
+			   size_t nr)
+{
+	return fr_proctable__serialize(s->procs, pids, nr, FR_CHUNK_RAW_MAX, procs_cb, w);
+}
+
+static int write_trigger(struct fr_writer *w, const struct fr_trigger *tr, uint64_t t0)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf),
+			 "source=%s\ntrigger_time_ns=%llu\nsnapshot_time_ns=%llu\nafter_ns=%llu\n"
+			 "coalesced=%u\n", tr->source, (unsigned long long)tr->time,
+			 (unsigned long long)t0, (unsigned long long)tr->after_ns, tr->coalesced);
+
+	if (tr->event && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "event=%s\npid=%u\ntid=%u\ncpu=%u\n",
+			      tr->event, tr->pid, tr->tid, tr->cpu);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -EINVAL;
+	return fr_writer__blob(w, FR_BLOB_TRIGGER, buf, (size_t)n);
+}
+
+static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t t0, bool pinned)
+{
+	struct fr_session *s = c->s;
+	size_t ncpu = fr_evlist__nr_cpus(s->el);
+	uint64_t sb_type = fr_evlist__sideband_event(s->el)->attr.sample_type, floor;
+	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
+	struct fr_snapshot_stats *st = c->st;
+	int err;
+
+	if (!cs)
+		return -ENOMEM;
+	/* sideband older than every CPU's window is kept only by the table */
+	floor = fr_session_window_floor(s);
+	if (c->cutoff > floor)
+		floor = c->cutoff;
+	fr_session_write_meta(s, c->w, tr->source, t0, pinned);
+	err = fr_session_write_events(s, c->w);
+	if (!err)
+		err = fr_sb_store__write(c->w, FR_CPU_NONE, &s->synth, 0, sb_type);
+	st->sideband += s->synth.nr;
+	for (size_t ci = 0; ci < ncpu && !err; ci++) {
+		cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
+		err = write_samples(c, ci, &cs[ci]);
+		fr_sb_store__trim_before(&s->sb[ci], floor, sb_type);
+		if (!err)
+			err = fr_sb_store__write(c->w, cs[ci].cpu, &s->sb[ci], c->cutoff, sb_type);
+		cs[ci].nr_sideband = s->sb[ci].nr;
+		cs[ci].lost_records += s->sb[ci].lost;
+		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
+		st->samples += cs[ci].nr_samples;
+		st->sideband += cs[ci].nr_sideband;
+		/* the same losses, counted two ways: records in the ring and the event's counter */
+		st->lost += cs[ci].lost_records > cs[ci].lost_samples ? cs[ci].lost_records
+								       : cs[ci].lost_samples;
+		st->raced_bytes += cs[ci].raced_bytes;
+	}
+	if (!err)
+		err = fr_session_write_procs(s, c->w, c->pids.keys, pid_set_flatten(&c->pids));
+	if (!err)
+		err = fr_session_write_ksyms(s, c->w);
+	if (!err)
+		err = write_trigger(c->w, tr, t0);
+	if (!err)
+		err = fr_writer__cpu_stats(c->w, cs, ncpu);
+	if (floor)
+		fr_proctable__gc(s->procs, floor);
+	free(cs);
+	return err;
+}
+
+int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if ((size_t)snprintf(path, len, "%s/flightrec-%s-%s-%03u%s", s->o.outdir, s->o.name,
+			     stamp, ++s->seq, suffix) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* A new file that does not exist yet: name it, open it O_EXCL (retrying
+ * with the next sequence number if a file of that name exists). */
+static int open_new(struct fr_session *s, char *path, size_t len, char *part, size_t plen,
+		    struct fr_writer **w)
+{
+	int err, tries = 0;
+
+	do {
+		err = fr_session_make_path(s, ".frec", path, len);
+		if (!err && (size_t)snprintf(part, plen, "%s.part", path) >= plen)
+			err = -ENAMETOOLONG;
+		if (!err && access(path, F_OK) == 0)
+			err = -EEXIST;
+		if (!err)
+			err = fr_writer__open(part, s->o.zstd_level, w);
+	} while (err == -EEXIST && ++tries < 100);
+	return err;
+}
+
+int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			 size_t len, struct fr_snapshot_stats *st)
+{
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC);
+	struct write_ctx c = { .s = s, .st = st };
+	char part[PATH_MAX];
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (s->o.forward)
+		return -EOPNOTSUPP;
+	fr_session__drain(s);
+	err = fr_evlist__snapshot(s->el, s->snaps, &st->pinned);
+	if (err)
+		return err;
+	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	if (s->o.window_ns && t0 > s->o.window_ns)
+		c.cutoff = t0 - s->o.window_ns;
+	err = open_new(s, path, len, part, sizeof(part), &c.w);
+	if (err)
+		return err;
+	err = write_file(&c, tr, t0, st->pinned);
+	free(c.pids.keys);
+	st->bytes = fr_writer__bytes(c.w);
+	if (err) {
+		fr_writer__abort(c.w);
+		return err;
+	}
+	err = fr_writer__close(c.w);
+	if (!err && rename(part, path))
+		err = -errno;
+	if (err) {
+		unlink(part);
+		return err;
+	}
+	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	return 0;
+}
