@@ -714,6 +714,49 @@ static void test_type_name(void)
 
 /* ---- main --------------------------------------------------------------- */
 
+/* ---- the id map ----------------------------------------------------------- */
+
+static void test_idmap(void)
+{
+	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID;
+	const uint64_t ids_a[] = { 900, 17 }, ids_b[] = { 400 };
+	struct fr_idmap *m = fr_idmap__new();
+	struct perf_event_header *h;
+	struct rb b;
+	size_t idx = 99;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(fr_idmap__add(m, ids_a, 2, 0), 0);
+	CU_ASSERT_EQUAL(fr_idmap__add(m, ids_b, 1, 1), 0);
+	fr_idmap__sort(m);
+	CU_ASSERT_EQUAL(fr_idmap__nr(m), 3);
+	/* a sample: the identifier comes first */
+	rb_init(&b);
+	rb_u64(&b, 400);
+	rb_u32x2(&b, 1, 2);
+	h = rb_done(&b, PERF_RECORD_SAMPLE, 0);
+	CU_ASSERT_EQUAL(fr_idmap__find(m, h, st, &idx), 0);
+	CU_ASSERT_EQUAL(idx, 1);
+	/* another record type: the identifier comes last */
+	rb_init(&b);
+	rb_u32x2(&b, 1, 2);
+	rb_u64(&b, 17);
+	h = rb_done(&b, PERF_RECORD_COMM, 0);
+	CU_ASSERT_EQUAL(fr_idmap__find(m, h, st, &idx), 0);
+	CU_ASSERT_EQUAL(idx, 0);
+	/* unknown id, no identifier in sample_type, record too short */
+	rb_init(&b);
+	rb_u64(&b, 401);
+	h = rb_done(&b, PERF_RECORD_SAMPLE, 0);
+	CU_ASSERT_EQUAL(fr_idmap__find(m, h, st, &idx), -ENOENT);
+	CU_ASSERT_EQUAL(fr_idmap__find(m, h, PERF_SAMPLE_TID, &idx), -ENOENT);
+	rb_init(&b);
+	h = rb_done(&b, PERF_RECORD_SAMPLE, 0);
+	CU_ASSERT_EQUAL(fr_idmap__find(m, h, st, &idx), -EBADMSG);
+	fr_idmap__delete(m);
+	CU_ASSERT_EQUAL(fr_idmap__find(NULL, h, st, &idx), -ENOENT);
+}
+
 static const struct fr_test tests[] = {
 	{ "sample: TID|TIME", test_sample_tid_time },
 	{ "sample: IDENTIFIER|IP|TID|TIME|PERIOD|CALLCHAIN", test_sample_callchain },
@@ -729,6 +772,7 @@ static const struct fr_test tests[] = {
 	{ "FORK/EXIT body", test_task },
 	{ "LOST body", test_lost },
 	{ "type names", test_type_name },
+	{ "id map: which event owns a record", test_idmap },
 	{ NULL, NULL },
 };
 
