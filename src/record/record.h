@@ -1,0 +1,66 @@
+/* src/record/record.h: the recording subsystem.
+ *
+ * Owns: a recording from start to end: opening the events over the target
+ * (system, pids, a command it spawns), the session (sideband drained into the
+ * process table and per-CPU stores; snapshots: rings copied, cut to the
+ * window, written as a file; forward mode: per-CPU reader threads appending
+ * to one file), the control socket, and the loop that waits for triggers.
+ *
+ *   record.h   this header: what `flightrec record` hands over (run.c)
+ *   session.h  the session (session.c, sideband.c, synth.c, snapshot.c,
+ *              forward_file.c; their shared state in internal.h)
+ *   readers.h  forward mode's per-CPU reader threads (readers.c)
+ *   control.h  the control socket and run directory (control.c)
+ *   loop.h     the main loop: signals, clients, triggers, rotation (loop.c)
+ *   child.h    the recorded command, held until recording starts (child.c)
+ *
+ * May include: ring/, symbolize/kallsyms.h, src/file/, src/proc/, src/util.h.
+ * Never: src/report/, src/cli.h or the cmd_*.c front doors. Says things to
+ * the user only through fr_err/fr_info (src/util.h).
+ */
+#ifndef FR_RECORD_H
+#define FR_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FR_RECORD_MAX_EVENTS 64
+#define FR_RECORD_BACKWARD_PAGES 128 /* 512 KiB per CPU: what perf uses, snapshots in a few ms */
+#define FR_RECORD_FORWARD_PAGES 1024 /* 4 MiB per CPU: no loss at full speed on a read() loop */
+#define FR_STACK_DEFAULT 8192u       /* --call-graph dwarf: user stack bytes per sample */
+
+enum fr_callgraph { CG_NONE, CG_FP, CG_DWARF };
+
+/* What `flightrec record` was asked for (src/cmd_record.c fills and checks it). */
+struct fr_record_opts {
+	const char *events[FR_RECORD_MAX_EVENTS];
+	int nr_events;
+	bool forward;
+	bool system_wide;
+	const char *pids;
+	uint64_t freq, period;
+	enum fr_callgraph callgraph;
+	uint32_t stack_size;     /* --call-graph dwarf,SIZE */
+	size_t data_pages;
+	const char *outdir;       /* absolute, checked by the front door */
+	const char *name;
+	const char *run_dir;
+	bool no_final;
+	int level;
+	uint64_t window_ns;
+	const char *trigger, *trigger_filter;
+	uint64_t trigger_after_ns;
+	uint64_t rate_n, rate_ns;
+	uint64_t max_files;
+	char **cmd;              /* the command after --, or NULL */
+	const char *cmdline;      /* the whole record command line, for the file */
+	int usage_err;
+};
+
+/* Record as o says until SIGINT/SIGTERM/SIGHUP or the target's end; write
+ * snapshots on triggers and a final one. Returns an exit code (FR_EXIT_*);
+ * every failure was said through fr_err. */
+int fr_record__run(struct fr_record_opts *o);
+
+#endif

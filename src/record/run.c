@@ -1,0 +1,326 @@
+/* src/record/run.c: one recording from start to end: events resolved and
+ * opened over the target (kernel refusals turned into one line each), the
+ * session, the control socket, the command released, the loop, the end.
+ */
+#include "config.h"
+#include "src/record/record.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring/evlist.h"
+#include "src/util.h"
+#include "src/record/child.h"
+#include "src/record/control.h"
+#include "src/record/loop.h"
+#include "src/record/session.h"
+
+#define SB_PAGES 256                     /* 1 MiB sideband ring per CPU: a COMM storm fits */
+#define SB_CAP (64u << 20)               /* sideband bytes kept per CPU */
+#define FLUSH_MS 1000   /* forward mode: a killed recorder loses at most this much */
+
+/* The user registers a remote DWARF unwinder needs: all general purpose ones
+ * (as perf records them), not the segment registers. */
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define FR_REGS_USER_MASK                                                              \
+	(((1ull << PERF_REG_X86_64_MAX) - 1) &                                            \
+	 ~((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | (1ull << PERF_REG_X86_FS) | \
+	   (1ull << PERF_REG_X86_GS)))
+#else
+#define FR_REGS_USER_MASK 0ull
+#endif
+
+/* Resolve -e names and apply -F/-c/-g. Returns an exit code. */
+static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el)
+{
+	for (int i = 0; i < o->nr_events; i++) {
+		struct fr_event *ev;
+		int err = fr_event__resolve(o->events[i], &ev);
+
+		if (err == -ENOENT) {
+			fr_err(o->events[i], "unknown event (tracepoints are subsys:name, see "
+			       "/sys/kernel/tracing/events; software events: cpu-clock, "
+			       "page-faults, context-switches, ...)");
+			return FR_EXIT_USAGE;
+		}
+		if (err == -EINVAL) {
+			fr_err(o->events[i], "malformed event name");
+			return FR_EXIT_USAGE;
+		}
+		if (err == -ENODEV) {
+			fr_err(o->events[i], "tracefs is neither mounted nor mountable at /sys/kernel/tracing");
+			return FR_EXIT_DENIED;
+		}
+		if (err) {
+			fr_err(o->events[i], "%s", strerror(-err));
+			return FR_EXIT_ERROR;
+		}
+		if (ev->kind != FR_EVENT_TRACEPOINT && o->period) {
+			ev->attr.freq = 0;
+			ev->attr.sample_period = o->period;
+		} else if (ev->kind != FR_EVENT_TRACEPOINT && o->freq) {
+			ev->attr.sample_freq = o->freq;
+		} else if (ev->kind == FR_EVENT_TRACEPOINT && o->period) {
+			ev->attr.sample_period = o->period;
+		}
+		if (o->callgraph == CG_FP)
+			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (o->callgraph == CG_DWARF) {
+			/* kernel part from the callchain, user part unwound from the stack */
+			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+						PERF_SAMPLE_STACK_USER;
+			ev->attr.exclude_callchain_user = 1;
+			ev->attr.sample_regs_user = FR_REGS_USER_MASK;
+			ev->attr.sample_stack_user = o->stack_size;
+		}
+		if (fr_evlist__add(el, ev))
+			return FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
+static int report_open_error(const struct fr_evlist *el, const struct fr_open_error *oe)
+{
+	const char *what = oe->event >= 0 ? fr_evlist__event(el, (size_t)oe->event)->name
+					  : "sideband";
+	int err = -oe->err;
+
+	if (err == EOPNOTSUPP && oe->event >= 0 &&
+	    fr_evlist__event(el, (size_t)oe->event)->kind == FR_EVENT_HARDWARE) {
+		fr_err(what, "not supported: no hardware PMU on this machine (use a software event "
+		       "such as cpu-clock, or a tracepoint)");
+		return FR_EXIT_DENIED;
+	}
+	if (err == EACCES || err == EPERM) {
+		fr_err(what, "%s on CPU %d: %s (needs root or CAP_PERFMON, or a lower "
+		       "/proc/sys/kernel/perf_event_paranoid)", oe->op, oe->cpu, strerror(err));
+		return FR_EXIT_DENIED;
+	}
+	if (err == ESRCH) {
+		fr_err(what, "no such process");
+		return FR_EXIT_ERROR;
+	}
+	if (err == ENOMEM && !strcmp(oe->op, "mmap")) {
+		fr_err(what, "mmap of the ring on CPU %d: %s (ring too large for "
+		       "/proc/sys/kernel/perf_event_mlock_kb or RLIMIT_MEMLOCK?)", oe->cpu,
+		       strerror(err));
+		return FR_EXIT_ERROR;
+	}
+	fr_err(what, "%s on CPU %d: %s", oe->op, oe->cpu, strerror(err));
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV ? FR_EXIT_DENIED : FR_EXIT_ERROR;
+}
+
+/* The --trigger event: resolved like -e, sampled on every occurrence. */
+static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el)
+{
+	struct fr_event *ev;
+	int err = fr_event__resolve(o->trigger, &ev);
+
+	if (err) {
+		fr_err(o->trigger, "--trigger: %s", err == -ENOENT ? "unknown event" :
+		       err == -EINVAL ? "malformed event name" : strerror(-err));
+		return err == -ENOENT || err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ERROR;
+	}
+	ev->attr.freq = 0;
+	ev->attr.sample_period = 1;
+	if (fr_evlist__set_trigger(el, ev, o->trigger_filter))
+		return FR_EXIT_ERROR;
+	return FR_EXIT_OK;
+}
+
+static void final_snapshot(struct fr_session *s, bool ended, int *status)
+{
+	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
+	char path[PATH_MAX];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (fr_record_snapshot_now(s, &tr, path, sizeof(path)))
+		*status = FR_EXIT_PARTIAL;
+}
+
+static int finish_forward(struct fr_session *s, int status)
+{
+	struct fr_snapshot_stats st;
+	int err = fr_session__forward_stop(s, &st);
+
+	if (err) {
+		fr_err("forward", "completing the file: %s", strerror(-err));
+		return FR_EXIT_PARTIAL;
+	}
+	fr_info("forward: %llu samples, %llu sideband, %llu lost", (unsigned long long)st.samples,
+		(unsigned long long)st.sideband, (unsigned long long)st.lost);
+	return st.lost ? FR_EXIT_PARTIAL : status;
+}
+
+static void describe_target(struct fr_record_opts *o, char *desc, size_t len)
+{
+	if (o->cmd)
+		snprintf(desc, len, "command %s", o->cmd[0]);
+	else if (o->pids)
+		snprintf(desc, len, "pid %s", o->pids);
+	else
+		snprintf(desc, len, "system-wide");
+}
+
+/* Start recording: control socket, enable (or the child's exec), forward
+ * threads. Returns an exit code. */
+static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_control **ctl,
+		 const struct fr_target *t, struct fr_child *ch, const char *desc)
+{
+	struct fr_evlist *el = fr_session__evlist(s);
+	char path[PATH_MAX];
+	pid_t other = 0;
+	int err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
+
+	if (err == -EEXIST) {
+		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
+		       (int)other);
+		return FR_EXIT_ERROR;
+	} else if (err) {
+		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (o->forward && (err = fr_session__forward_start(s, path, sizeof(path)))) {
+		fr_err("forward", "%s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
+		fr_err("record", "enable: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (o->forward)
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
+			"streaming into %s", o->nr_events, desc, fr_evlist__nr_cpus(el),
+			o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, path);
+	else
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
+			"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
+			fr_evlist__nr_cpus(el), o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+			strcmp(o->name, "default") ? " --name " : "",
+			strcmp(o->name, "default") ? o->name : "", (int)getpid());
+	if (o->cmd && (err = fr_child__release(ch))) {
+		fr_err(o->cmd[0], "cannot run: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
+int fr_record__run(struct fr_record_opts *op)
+{
+	struct fr_record_opts o = *op;
+	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
+	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
+	struct fr_session_opts so = { .zstd_level = 1, .sb_cap = SB_CAP, .flush_ms = FLUSH_MS };
+	struct fr_loop_opts lo = { .sfd = -1, .child = -1, .flush_ms = FLUSH_MS };
+	struct fr_child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct fr_session *s = NULL;
+	struct fr_control *ctl = NULL;
+	struct fr_open_error oe;
+	struct fr_evlist *el = NULL;
+	int *pids = NULL, ret, err;
+	size_t nr_pids = 0;
+	sigset_t mask, old;
+	char desc[512];
+	bool ended = false;
+
+	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
+		fr_err("-p", "expected PID[,PID...], positive integers");
+		ret = FR_EXIT_USAGE;
+		goto out;
+	}
+	el = fr_evlist__new();
+	ret = el ? build_evlist(&o, el) : FR_EXIT_ERROR;
+	if (!ret && o.trigger)
+		ret = add_trigger(&o, el);
+	if (ret)
+		goto out;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	lo.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	describe_target(&o, desc, sizeof(desc));
+	if (o.cmd) {
+		err = fr_child__spawn(o.cmd, &old, &ch);
+		if (err) {
+			fr_err(o.cmd[0], "fork: %s", strerror(-err));
+			ret = FR_EXIT_ERROR;
+			goto out;
+		}
+		t.kind = FR_TARGET_CHILD;
+		t.pids = &ch.pid;
+		t.nr_pids = 1;
+	} else if (pids) {
+		t.kind = FR_TARGET_PIDS;
+		t.pids = pids;
+		t.nr_pids = nr_pids;
+	}
+	if (!o.data_pages)
+		o.data_pages = o.forward ? FR_RECORD_FORWARD_PAGES : FR_RECORD_BACKWARD_PAGES;
+	eo.data_pages = o.data_pages;
+	eo.backward = !o.forward;
+	err = fr_evlist__open(el, &t, &eo, &oe);
+	if (err) {
+		ret = report_open_error(el, &oe);
+		goto out;
+	}
+	so.outdir = o.outdir;
+	so.name = o.name;
+	so.target_desc = desc;
+	so.cmdline = o.cmdline;
+	so.zstd_level = o.level;
+	so.forward = o.forward;
+	so.window_ns = o.window_ns;
+	err = fr_session__new(el, &so, &s);
+	el = NULL;
+	if (err) {
+		fr_err("record", "%s", strerror(-err));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	if (t.kind != FR_TARGET_CHILD)
+		fr_session__synthesize(s, t.kind == FR_TARGET_PIDS ? pids : NULL, nr_pids);
+	ret = start(&o, s, &ctl, &t, &ch, desc);
+	if (ret)
+		goto out;
+	lo.child = ch.pid;
+	lo.forward = o.forward;
+	lo.rate_n = o.rate_n;
+	lo.rate_ns = o.rate_ns;
+	lo.max_files = (unsigned)o.max_files;
+	lo.trigger_after_ns = o.trigger_after_ns;
+	ret = fr_record_loop(s, ctl, &lo, &ended);
+	if (ended)
+		ch.pid = -1;   /* reaped by the loop */
+	fr_evlist__disable(fr_session__evlist(s));
+	if (o.forward)
+		ret = finish_forward(s, ret);
+	else if (ended || !o.no_final)
+		final_snapshot(s, ended, &ret);
+out:
+	if (ch.pid > 0) {
+		kill(ch.pid, SIGTERM);
+		waitpid(ch.pid, NULL, 0);
+	}
+	fr_control__close(ctl);
+	fr_session__delete(s);
+	fr_evlist__delete(el);
+	if (lo.sfd >= 0)
+		close(lo.sfd);
+	free(pids);
+	return ret;
+}
