@@ -12,7 +12,6 @@
 #include "src/cli.h"
 #include "src/util.h"
 #include "src/report/report.h"
-#include "src/report/tpdecode.h"
 
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,

@@ -1,6 +1,16 @@
-/* src/file.h: the flightrec file (doc/format.md): a header, then independently
- * decodable zstd chunks (meta, events, per-CPU record streams, stats, end).
- * Library-style code: returns 0 or -errno, never prints, never exits.
+/* src/file/file.h: the file format subsystem.
+ *
+ * Owns: the flightrec file (doc/format.md): a header, then independently
+ * decodable zstd chunks (meta, events, per-CPU record streams, stats, typed
+ * blobs, end): the writer (write.c: whole files and O_APPEND appenders) and
+ * the reader (read.c: checks every chunk before trusting it, merges the
+ * streams by time). This is the piece fuzzers and other tools link:
+ * src/file/libfrfile.a with ring/libring.a and src/libfrutil.a.
+ *
+ * May include: ring/record.h (record sizes and times), src/util.h, libzstd.
+ * Never: src/record/, src/proc/, src/report/, symbolize/ (blob payloads are
+ * opaque bytes here; their owners parse them). Returns 0 or -errno, never
+ * prints, never exits.
  */
 #ifndef FR_FILE_H
 #define FR_FILE_H

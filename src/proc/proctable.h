@@ -1,8 +1,14 @@
-/* src/proctable.h: the retained process and mapping table: comm history,
- * parentage, exec and exit times and executable mappings (with build ids) of
- * every process the window may show, built from the sideband and from /proc,
- * kept after the processes exit, and carried in each file (FR_BLOB_PROCS).
- * Library-style code: returns 0 or -errno, never prints, never exits.
+/* src/proc/proctable.h: the process model subsystem.
+ *
+ * Owns: the retained process and mapping table: comm history, parentage,
+ * exec and exit times and executable mappings (with build ids) of every
+ * process the window may show, built from the sideband (table.c) and from
+ * /proc (procfs.c), build ids from ELF files (buildid.c), kept after the
+ * processes exit, and carried in each file as the PROCS blob (serialize.c).
+ *
+ * May include: ring/record.h (sideband record bodies), src/util.h, libelf.
+ * Never: src/file/ (the blob is bytes handed over by callbacks), src/record/,
+ * src/report/. Returns 0 or -errno, never prints, never exits.
  */
 #ifndef FR_PROCTABLE_H
 #define FR_PROCTABLE_H

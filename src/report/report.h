@@ -1,6 +1,15 @@
-/* src/report.h: what the report's files share: a resolved sample (its
- * thread's name and its stack as symbolized frames), the resolver that makes
- * them from the file's records, and the output formats (doc/report.md).
+/* src/report/report.h: the report subsystem.
+ *
+ * Owns: turning a file into what people read: opening it (input.c), the
+ * resolver that makes symbolized samples from its records (stack.c: process
+ * table from the PROCS blob, libdw symbols, libunwind for dwarf stacks), the
+ * histogram (hist.c), every output format (folded.c, script.c, json.c),
+ * tracepoint fields (tpdecode.c), the whole report pass (run.c) and the raw
+ * record listing (dump.c). Formats are specified in doc/report.md.
+ *
+ * May include: src/file/, src/proc/, symbolize/, ring/record.h, src/util.h.
+ * Never: src/record/, src/cli.h or the cmd_*.c front doors. Writes the report
+ * itself to the FILE it is given; errors go through fr_err (src/util.h).
  */
 #ifndef FR_REPORT_H
 #define FR_REPORT_H

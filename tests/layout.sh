@@ -1,0 +1,53 @@
+#!/bin/sh
+# tests/layout.sh: the arrows between the subsystems run one way (see
+# doc/design-notes.md, "Map"): every #include "..." of a source file must be
+# allowed for its folder, and main.c sees only the front doors. Fails on the
+# first forbidden arrow, naming it.
+set -u
+top=${srcdir:-.}
+cd "$top" || exit 99
+bad=0
+# folder: the folders (or single headers) its files may include, besides itself
+allowed() {
+	case "$1" in
+	ring) echo "" ;;
+	symbolize) echo "" ;;
+	src/util) echo "" ;;
+	src/file) echo "ring/record.h src/util.h" ;;
+	src/proc) echo "ring/record.h src/util.h" ;;
+	src/report) echo "ring/record.h src/util.h src/file symbolize src/proc" ;;
+	src/record) echo "ring src/util.h src/file src/proc symbolize/kallsyms.h" ;;
+	src/cmd) echo "ring src/util.h src/cli.h src/record/record.h src/record/control.h src/report/report.h" ;;
+	src/main) echo "src/cli.h" ;;
+	src/cli) echo "src/cli.h src/util.h" ;;
+	*) echo "?" ;;
+	esac
+}
+n=0
+for f in ring/*.[ch] symbolize/*.[ch] src/*.[ch] src/*/*.[ch]; do
+	case "$f" in
+	src/util.*) dir=src/util ;;
+	src/cli.*) dir=src/cli ;;
+	src/main.c) dir=src/main ;;
+	src/cmd_*) dir=src/cmd ;;
+	*) dir=${f%/*} ;;
+	esac
+	ok=$(allowed "$dir")
+	[ "$ok" = "?" ] && { echo "FAIL: $f: folder $dir has no rule in tests/layout.sh"; bad=1; continue; }
+	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+		n=$((n + 1))
+		case "$inc" in config.h) continue ;; esac
+		case "$inc" in "${f%/*}"/*) [ "$dir" != src/cmd ] && [ "$dir" != src/main ] && continue ;; esac
+		[ "$dir" = src/util ] && [ "$inc" = src/util.h ] && continue
+		hit=0
+		for a in $ok; do
+			case "$inc" in "$a"|"$a"/*) hit=1 ;; esac
+		done
+		if [ $hit -eq 0 ]; then
+			echo "FAIL: $f includes $inc: $dir may include only: ${ok:-its own folder}"
+			bad=1
+		fi
+	done
+done
+[ $bad -eq 0 ] && echo "ok: $n includes checked, every arrow allowed"
+exit $bad
