@@ -303,14 +303,15 @@ static uint64_t window_floor(struct fr_session *s)
 static void maybe_gc(struct fr_session *s)
 {
 	uint64_t before;
-	bool pinned;
+	struct fr_copy_stats cs;
 
 	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
 		return;
 	if (s->o.forward)
 		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
 	else
-		before = fr_evlist__snapshot(s->el, s->snaps, &pinned) ? 0 : window_floor(s);
+		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
+			 window_floor(s);
 	fr_proctable__gc(s->procs, before);
 	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
 }
@@ -823,9 +824,10 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	if (s->o.forward)
 		return -EOPNOTSUPP;
 	fr_session__drain(s);
-	err = fr_evlist__snapshot(s->el, s->snaps, &st->pinned);
+	err = fr_evlist__snapshot(s->el, s->snaps, NULL, &st->copy);
 	if (err)
 		return err;
+	st->pinned = !st->copy.paused && !st->copy.skipped;
 	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	if (s->o.window_ns && t0 > s->o.window_ns)
 		c.cutoff = t0 - s->o.window_ns;
