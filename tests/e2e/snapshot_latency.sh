@@ -3,7 +3,8 @@
 # chrt works, a SCHED_FIFO hog on the last CPU), the first snapshot after
 # start and 10 more each take at most LIMIT_MS (default 150, generous for
 # CI; the target is 50) from trigger to file closed, by the recorder's own
-# status line (copy ms, total ms), and each copies every CPU pinned.
+# status line (copy ms, total ms), and none skips a CPU. A copy thread the
+# VM did not run within the deadline makes its CPU paused: allowed, counted.
 . "$TESTLIB"
 
 LIMIT_MS=${LIMIT_MS:-150}
@@ -35,12 +36,13 @@ sed -n 's/.*copy \([0-9.]*\) ms, total \([0-9.]*\) ms, copied \(.*\))$/\1 \2 \3/
 [ "$(wc -l <"$T/ms.txt")" -eq 11 ] || fail "status lines without copy/total ms: $(cat "$T/status.txt")"
 awk -v lim="$LIMIT_MS" -v n="$ncpu" '
 	{ if ($2 > lim) { print "snapshot " NR - 1 ": total " $2 " ms > " lim " ms"; bad = 1 }
-	  if ($3 != n || $4 != "pinned,") { print "snapshot " NR - 1 ": copied " $3 " " $4 " " $5 " " $6; bad = 1 } }
+	  if ($0 ~ /skipped/) { print "snapshot " NR - 1 ": " $0; bad = 1 } }
 	END { exit bad }' "$T/ms.txt" || fail "$(cat "$T/status.txt")"
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 first=$(head -n 1 "$T/ms.txt" | awk '{ print "copy " $1 " ms, total " $2 " ms" }')
 mc=$(tail -n 10 "$T/ms.txt" | awk '{ print $1 }' | med)
 mt=$(tail -n 10 "$T/ms.txt" | awk '{ print $2 }' | med)
 mcl=$(tail -n 10 "$T/client.txt" | awk '{ print $2 / 1000 }' | med)
-pass "hog on each of $ncpu CPUs$fifo: first snapshot $first; next 10: median copy $mc ms, total $mt ms, client round trip $mcl ms (limit $LIMIT_MS ms), all pinned"
+pinned=$(awk -v n="$ncpu" '$3 == n && $4 == "pinned," { k++ } END { print k + 0 }' "$T/ms.txt")
+pass "hog on each of $ncpu CPUs$fifo: first snapshot $first; next 10: median copy $mc ms, total $mt ms, client round trip $mcl ms (limit $LIMIT_MS ms); $pinned of 11 copied all CPUs pinned"
 exit 0
