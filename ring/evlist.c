@@ -1,6 +1,6 @@
 /* ring/evlist.c: opening a recording's events (per CPU, per target task),
- * mmapping the sample and sideband rings, enabling, draining the sideband and
- * taking CPU-pinned snapshots of the sample rings.
+ * mmapping the sample and sideband rings, enabling, draining the sideband;
+ * snapshots of the sample rings go through its copier (ring/copy.c).
  */
 #include "config.h"
 #include "ring/evlist.h"
@@ -44,6 +44,7 @@ struct fr_evlist {
 	uint64_t **ids;
 	size_t *nr_ids;
 	bool read_lost;
+	struct fr_copier *copier;   /* backward rings only */
 };
 
 struct fr_evlist *fr_evlist__new(void)
@@ -59,6 +60,7 @@ void fr_evlist__delete(struct fr_evlist *el)
 {
 	if (!el)
 		return;
+	fr_copier__delete(el->copier);
 	for (size_t i = 0; i < el->nr_cpus && el->rings; i++) {
 		fr_ring__delete(el->rings[i].samples);
 		fr_ring__delete(el->rings[i].sideband);
@@ -393,6 +395,27 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 	}
 }
 
+/* The copy threads, started now so that the first snapshot is as fast as
+ * the rest. */
+static int start_copier(struct fr_evlist *el, struct fr_open_error *oe)
+{
+	struct fr_copy_ring *cr = calloc(el->nr_cpus ? el->nr_cpus : 1, sizeof(*cr));
+	int err;
+
+	if (!cr)
+		return -ENOMEM;
+	for (size_t ci = 0; ci < el->nr_cpus; ci++)
+		cr[ci] = (struct fr_copy_ring){ .cpu = { el->cpus[ci] },
+						.ring = el->rings[ci].samples,
+						.fd = el->rings[ci].sample_leader };
+	oe->event = -1;
+	oe->cpu = -1;
+	oe->op = "copy threads";
+	err = fr_copier__new(cr, el->nr_cpus, &el->copier);
+	free(cr);
+	return err;
+}
+
 int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 		    const struct fr_evlist_opts *o, struct fr_open_error *oe)
 {
@@ -434,6 +457,8 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 		}
 	}
 	free(tids);
+	if (!err && o->backward)
+		err = start_copier(el, oe);
 	if (err && oe->event >= 0 && el->events[oe->event]->kind == FR_EVENT_HARDWARE &&
 	    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
 		err = -EOPNOTSUPP;
@@ -556,33 +581,14 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
 	return ret;
 }
 
-int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps, bool *pinned)
+int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps,
+			enum fr_copy_path *paths, struct fr_copy_stats *st)
 {
-	cpu_set_t saved, one;
-	bool can_pin = sched_getaffinity(0, sizeof(saved), &saved) == 0;
-	int ret = 0;
-
-	*pinned = can_pin;
-	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
-		struct fr_ring *r = el->rings[ci].samples;
-		int err;
-
-		memset(&snaps[ci], 0, sizeof(snaps[ci]));
-		if (!r)
-			continue;
-		if (can_pin) {
-			CPU_ZERO(&one);
-			CPU_SET(el->cpus[ci], &one);
-			if (sched_setaffinity(0, sizeof(one), &one))
-				*pinned = false;
-		}
-		err = fr_ring__snapshot(r, &snaps[ci]);
-		if (err && !ret)
-			ret = err;
+	if (!el->copier) {
+		memset(st, 0, sizeof(*st));
+		return -EINVAL;
 	}
-	if (can_pin)
-		sched_setaffinity(0, sizeof(saved), &saved);
-	return ret;
+	return fr_copier__snapshot(el->copier, snaps, paths, st);
 }
 
 int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost)

@@ -3,11 +3,16 @@
  * Owns the ring's memory mapping, scratch and snapshot buffers.
  */
 #include "ring/ring.h"
+#include "ring/internal.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FR_SCRATCH_SIZE 65536
@@ -29,6 +34,8 @@ struct fr_ring {
 	size_t offs_cap;
 	fr_ring_copy_hook_t hook;
 	void *hook_arg;
+	fr_ring_ioctl_t ioctl_fn;
+	void *ioctl_ctx;
 };
 
 static inline uint64_t load_head(const struct fr_ring *r)
@@ -156,6 +163,52 @@ void fr_ring__set_copy_hook(struct fr_ring *r, fr_ring_copy_hook_t hook, void *a
 {
 	r->hook = hook;
 	r->hook_arg = arg;
+}
+
+void fr_ring__set_ioctl_hook(struct fr_ring *r, fr_ring_ioctl_t fn, void *ctx)
+{
+	r->ioctl_fn = fn;
+	r->ioctl_ctx = ctx;
+}
+
+int fr_ring__pause(struct fr_ring *r, int fd, bool pause)
+{
+	if (r->ioctl_fn)
+		return r->ioctl_fn(r, fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause, r->ioctl_ctx);
+	return ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1ul : 0ul) < 0 ? -errno : 0;
+}
+
+void fr_ring__wait_writers(void)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	/* writers run between rcu_read_lock and rcu_read_unlock (perf_output_begin
+	 * and _end); MEMBARRIER_CMD_GLOBAL is synchronize_rcu() */
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int fr_ring__prepare(struct fr_ring *r)
+{
+	size_t cap = r->size / 32 > 256 ? r->size / 32 : 256;
+
+	if (!r->backward)
+		return 0;
+	if (!r->copy && !(r->copy = malloc(r->size)))
+		return -ENOMEM;
+	memset(r->copy, 0, r->size);
+	if (r->offs_cap < cap) {
+		uint32_t *n = realloc(r->offs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->offs = n;
+		r->offs_cap = cap;
+	}
+	memset(r->offs, 0, r->offs_cap * sizeof(*r->offs));
+	return 0;
 }
 
 static int push_off(struct fr_ring *r, size_t nr, size_t off)

@@ -43,10 +43,18 @@
  *   Records come out newest first. Records are 8-byte aligned, so a header
  *   never straddles the end; since the copy is rotated, no body does either.
  *   A writer still inside perf_output (reserved, not yet published) is not
- *   visible in h2; the caller must run the snapshot on the ring's own CPU
- *   (fr_evlist__snapshot pins itself): user code on that CPU runs only when
- *   no writer of that CPU is mid-record, so every write that began before step
- *   3 has been published by then.
+ *   visible in h2, so the copy must be exact by one of two means (ring/copy.h):
+ *   - pinned: the copy runs on the ring's own CPU. Writers run with
+ *     preemption disabled, so user code on that CPU runs only when no writer
+ *     of that CPU is mid-record: every write that began before step 3 has
+ *     been published by then.
+ *   - paused: PERF_EVENT_IOC_PAUSE_OUTPUT (fr_ring__pause), then a grace
+ *     period (fr_ring__wait_writers: writers hold rcu_read_lock, so an RCU
+ *     grace period outlasts every write that began before the pause), then
+ *     the copy, then resume. The kernel counts records written meanwhile as
+ *     lost. For CPUs the copier cannot run on.
+ *   An unpinned, unpaused copy can hold torn records that pass every check:
+ *   never take one.
  */
 
 struct fr_ring;
@@ -81,16 +89,25 @@ struct fr_ring_snapshot {
 	bool corrupt;        /* the walk stopped at a malformed header */
 };
 
-/* Test hook: called between the copy and the re-read of data_head, so a test
- * can play the kernel writing during the copy. NULL restores normal behaviour. */
-typedef void (*fr_ring_copy_hook_t)(struct fr_ring *ring, void *arg);
-void fr_ring__set_copy_hook(struct fr_ring *ring, fr_ring_copy_hook_t hook, void *arg);
-
 /* Copy a backward ring without pausing it (protocol above). snap->buf is
  * owned by the ring and valid until the next snapshot or delete.
  * Returns 0, -EAGAIN if the kernel overwrote the whole ring during three
  * copies, -EINVAL on a forward ring, -ENOMEM. */
 int fr_ring__snapshot(struct fr_ring *ring, struct fr_ring_snapshot *snap);
+
+/* Allocate the snapshot buffers and touch every page, so that the first
+ * snapshot pays no page faults (call it on the thread that will copy).
+ * Returns 0 or -ENOMEM. */
+int fr_ring__prepare(struct fr_ring *ring);
+
+/* PERF_EVENT_IOC_PAUSE_OUTPUT on fd, the ring's leader: the ring buffer is
+ * shared by every event SET_OUTPUT into it, so one ioctl pauses them all.
+ * Returns 0 or -errno. */
+int fr_ring__pause(struct fr_ring *ring, int fd, bool pause);
+/* Wait until every perf writer that began before now has finished (an RCU
+ * grace period through membarrier(MEMBARRIER_CMD_GLOBAL); a 2 ms sleep where
+ * the kernel refuses it). */
+void fr_ring__wait_writers(void);
 
 static inline const struct perf_event_header *
 fr_ring_snapshot__record(const struct fr_ring_snapshot *snap, size_t i)

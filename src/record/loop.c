@@ -67,6 +67,7 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 			   size_t len)
 {
 	struct fr_snapshot_stats st;
+	char how[160];
 	struct stat sb;
 	int err = fr_session__snapshot(s, tr, path, len, &st);
 
@@ -76,12 +77,13 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 	}
 	if (!stat(path, &sb))
 		st.bytes = (uint64_t)sb.st_size;
+	fr_copy_stats__format(&st.copy, how, sizeof(how));
 	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
-		"copy %.2f ms, total %.2f ms%s)", tr->source, tr->coalesced ? ", coalesced " : "",
+		"copy %.2f ms, total %.2f ms, copied %s)", tr->source, tr->coalesced ? ", coalesced " : "",
 		tr->coalesced ? "more" : "", path, (unsigned long long)st.samples,
 		(unsigned long long)st.sideband, (unsigned long long)st.lost,
 		(unsigned long long)st.bytes, st.copy_ms, st.total_ms,
-		st.pinned ? "" : ", copied unpinned");
+		how);
 	if (st.warning[0])
 		fr_info("window: %s", st.warning);
 	return 0;

@@ -41,7 +41,8 @@ struct fr_snapshot_stats {
 	double copy_ms;            /* trigger to rings copied */
 	double total_ms;           /* trigger to file closed */
 	int write_err;             /* -errno of the file write, 0 if fine */
-	bool pinned;
+	bool pinned;               /* every CPU copied by its pinned copy thread */
+	struct fr_copy_stats copy; /* CPUs per copy path; skipped ones are not in the file */
 	uint64_t dropped_by_window; /* sample records older than --window-time */
 	char warning[256];         /* e.g. the ring holds less than --window-time */
 };

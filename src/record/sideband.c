@@ -153,14 +153,15 @@ uint64_t fr_session_window_floor(struct fr_session *s)
 static void maybe_gc(struct fr_session *s)
 {
 	uint64_t before;
-	bool pinned;
+	struct fr_copy_stats cs;
 
 	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
 		return;
 	if (s->o.forward)
 		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
 	else
-		before = fr_evlist__snapshot(s->el, s->snaps, &pinned) ? 0 : fr_session_window_floor(s);
+		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
+			 fr_session_window_floor(s);
 	fr_proctable__gc(s->procs, before);
 	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
 }

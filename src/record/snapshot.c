@@ -384,9 +384,10 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	if (s->o.forward)
 		return -EOPNOTSUPP;
 	fr_session__drain(s);
-	err = fr_evlist__snapshot(s->el, s->snaps, &st->pinned);
+	err = fr_evlist__snapshot(s->el, s->snaps, NULL, &st->copy);
 	if (err)
 		return err;
+	st->pinned = !st->copy.paused && !st->copy.skipped;
 	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	if (s->o.window_ns && t0 > s->o.window_ns)
 		c.cutoff = t0 - s->o.window_ns;

@@ -3,6 +3,7 @@
  * data_tail) and backward (write_backward, overwriting, racing the snapshot copy).
  */
 #include "ring/ring.h"
+#include "ring/internal.h"
 
 #include "tests/cunit.h"
 #include <errno.h>

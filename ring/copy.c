@@ -1,0 +1,407 @@
+/* ring/copy.c: exact copies of every CPU's backward ring (ring.h): per-CPU
+ * copy threads that sleep until a snapshot and copy on their own CPU, raised
+ * to SCHED_FIFO meanwhile; the paused copy for CPUs no thread copied in time.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+#include "ring/copy.h"
+#include "ring/internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FR_COPY_FIFO_PRIO 90
+
+enum wstate { W_IDLE, W_REQUESTED, W_COPYING, W_DONE, W_ABANDONED };
+
+struct worker {
+	struct fr_copier *c;
+	size_t i;
+	pthread_t th;
+	bool alive;
+	bool pinned;             /* alive and pinned to the ring's CPU */
+	enum wstate state;       /* under c->mu */
+	int err;
+	bool on_cpu;             /* the copy began and ended on the ring's CPU */
+	struct fr_ring_snapshot snap;
+};
+
+struct fr_copier {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	bool quit;
+	bool rt_ok;              /* SCHED_FIFO allowed (tried once) */
+	uint64_t deadline_ns;
+	size_t n;
+	struct fr_copy_ring *rings;
+	struct worker *w;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int fr_cpuset__affinity(cpu_set_t **set, size_t *size)
+{
+	for (int n = 1024; n <= (1 << 22); n *= 2) {
+		size_t sz = CPU_ALLOC_SIZE(n);
+		cpu_set_t *s = CPU_ALLOC(n);
+
+		if (!s)
+			return -ENOMEM;
+		CPU_ZERO_S(sz, s);
+		if (sched_getaffinity(0, sz, s) == 0) {
+			*set = s;
+			*size = sz;
+			return 0;
+		}
+		CPU_FREE(s);
+		if (errno != EINVAL)
+			return -errno;
+	}
+	return -EINVAL;
+}
+
+bool fr_cpuset__has(const cpu_set_t *set, size_t size, struct fr_cpu cpu)
+{
+	return cpu.cpu >= 0 && (size_t)cpu.cpu / 8 < size && CPU_ISSET_S((size_t)cpu.cpu, size, set);
+}
+
+/* Pin thread th to one CPU; 0 or -errno (EINVAL: outside our cpuset). */
+static int pin(pthread_t th, struct fr_cpu cpu)
+{
+	size_t sz = CPU_ALLOC_SIZE(cpu.cpu + 1);
+	cpu_set_t *one = CPU_ALLOC(cpu.cpu + 1);
+	int err;
+
+	if (!one)
+		return -ENOMEM;
+	CPU_ZERO_S(sz, one);
+	CPU_SET_S((size_t)cpu.cpu, sz, one);
+	err = -pthread_setaffinity_np(th, sz, one);
+	CPU_FREE(one);
+	return err;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct fr_copier *c = w->c;
+	struct fr_copy_ring *cr = &c->rings[w->i];
+
+	/* first touch on this CPU: the first snapshot pays no page faults */
+	fr_ring__prepare(cr->ring);
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		int cpu0, cpu1, err;
+
+		while (!c->quit && w->state != W_REQUESTED)
+			pthread_cond_wait(&c->go, &c->mu);
+		if (c->quit)
+			break;
+		w->state = W_COPYING;
+		pthread_mutex_unlock(&c->mu);
+		cpu0 = sched_getcpu();
+		err = fr_ring__snapshot(cr->ring, &w->snap);
+		cpu1 = sched_getcpu();
+		pthread_mutex_lock(&c->mu);
+		w->err = err;
+		w->on_cpu = cpu0 == cr->cpu.cpu && cpu1 == cr->cpu.cpu;
+		w->state = W_DONE;
+		pthread_cond_broadcast(&c->done);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+/* A thread for ring i if the caller may run on its CPU; no error if not. */
+static int start_worker(struct fr_copier *c, size_t i, const cpu_set_t *mine, size_t sz)
+{
+	struct worker *w = &c->w[i];
+	pthread_attr_t a;
+	sigset_t all, old;
+	int err;
+
+	w->c = c;
+	w->i = i;
+	if (!c->rings[i].ring || !fr_cpuset__has(mine, sz, c->rings[i].cpu))
+		return 0;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	/* signals stay with the caller (signalfd) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&w->th, &a, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	if (err)
+		return err == ENOMEM ? -ENOMEM : 0;
+	w->alive = true;
+	/* not pinned: it is never asked to copy */
+	w->pinned = pin(w->th, c->rings[i].cpu) == 0;
+	return 0;
+}
+
+static void stop_threads(struct fr_copier *c)
+{
+	pthread_mutex_lock(&c->mu);
+	c->quit = true;
+	pthread_cond_broadcast(&c->go);
+	pthread_mutex_unlock(&c->mu);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->w[i].alive)
+			pthread_join(c->w[i].th, NULL);
+}
+
+int fr_copier__new(const struct fr_copy_ring *rings, size_t n, struct fr_copier **out)
+{
+	struct fr_copier *c = calloc(1, sizeof(*c));
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+	cpu_set_t *mine = NULL;
+	size_t sz = 0;
+	int err = 0;
+
+	if (!c)
+		return -ENOMEM;
+	c->n = n;
+	c->rt_ok = true;
+	c->deadline_ns = FR_COPY_DEADLINE_NS;
+	c->rings = calloc(n ? n : 1, sizeof(*c->rings));
+	c->w = calloc(n ? n : 1, sizeof(*c->w));
+	if (!c->rings || !c->w) {
+		free(c->rings);
+		free(c->w);
+		free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->rings, rings, n * sizeof(*rings));
+	/* a raised copy thread may wait for the mutex held by a normal one */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&c->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->go, &ca);
+	pthread_cond_init(&c->done, &ca);
+	pthread_condattr_destroy(&ca);
+	if (fr_cpuset__affinity(&mine, &sz) == 0) {
+		for (size_t i = 0; i < n && !err; i++)
+			err = start_worker(c, i, mine, sz);
+		CPU_FREE(mine);
+	}
+	if (err) {
+		fr_copier__delete(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void fr_copier__delete(struct fr_copier *c)
+{
+	if (!c)
+		return;
+	stop_threads(c);
+	pthread_cond_destroy(&c->go);
+	pthread_cond_destroy(&c->done);
+	pthread_mutex_destroy(&c->mu);
+	free(c->rings);
+	free(c->w);
+	free(c);
+}
+
+void fr_copier__set_deadline(struct fr_copier *c, uint64_t ns)
+{
+	c->deadline_ns = ns;
+}
+
+size_t fr_copier__nr_threads(const struct fr_copier *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->w[i].pinned;
+	return n;
+}
+
+static void set_prio(struct fr_copier *c, struct worker *w, bool raise)
+{
+	struct sched_param sp = { .sched_priority = raise ? FR_COPY_FIFO_PRIO : 0 };
+
+	if (raise && !c->rt_ok)
+		return;
+	if (pthread_setschedparam(w->th, raise ? SCHED_FIFO : SCHED_OTHER, &sp) && raise)
+		c->rt_ok = false;
+}
+
+/* Request a copy from every usable thread and wait for them until the
+ * deadline; those not started by then are abandoned. Under no lock. */
+static void run_threads(struct fr_copier *c, struct fr_copy_stats *st)
+{
+	uint64_t t0 = now_ns(), dl = t0 + c->deadline_ns;
+	struct timespec ts = { (time_t)(dl / 1000000000ull), (long)(dl % 1000000000ull) };
+	bool any = false;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct worker *w = &c->w[i];
+
+		if (w->pinned && w->state == W_IDLE) {
+			set_prio(c, w, true);
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->w[i].pinned && c->w[i].state == W_IDLE)
+			c->w[i].state = W_REQUESTED;
+	pthread_cond_broadcast(&c->go);
+	for (;;) {
+		bool requested = false, copying = false;
+
+		for (size_t i = 0; i < c->n; i++) {
+			requested |= c->w[i].state == W_REQUESTED;
+			copying |= c->w[i].state == W_COPYING;
+		}
+		if (!requested && !copying)
+			break;
+		if (requested && now_ns() >= dl) {
+			for (size_t i = 0; i < c->n; i++)
+				if (c->w[i].state == W_REQUESTED)
+					c->w[i].state = W_ABANDONED;
+			continue;
+		}
+		/* a copy under way is bounded work: wait for it without deadline */
+		if (requested)
+			pthread_cond_timedwait(&c->done, &c->mu, &ts);
+		else
+			pthread_cond_wait(&c->done, &c->mu);
+	}
+	pthread_mutex_unlock(&c->mu);
+	st->wait_ms = (double)(now_ns() - t0) / 1e6;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->w[i].pinned)
+			set_prio(c, &c->w[i], false);
+}
+
+static void skip(struct fr_copy_stats *st, enum fr_copy_path *path, struct fr_cpu cpu, int err)
+{
+	if (st->skipped < FR_COPY_MAX_LISTED)
+		st->skipped_cpus[st->skipped] = cpu;
+	if (!st->skip_err)
+		st->skip_err = err;
+	st->skipped++;
+	*path = FR_COPY_SKIPPED;
+}
+
+/* The paused copy of every ring whose path is still NONE: pause them all,
+ * one grace period, then copy and resume each. Returns -errno only when a
+ * ring could not be resumed. */
+static int copy_paused(struct fr_copier *c, struct fr_ring_snapshot *snaps,
+		       enum fr_copy_path *paths, struct fr_copy_stats *st)
+{
+	bool any = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct fr_copy_ring *cr = &c->rings[i];
+		int err;
+
+		if (paths[i] != FR_COPY_NONE || !cr->ring)
+			continue;
+		err = fr_ring__pause(cr->ring, cr->fd, true);
+		if (err) {
+			skip(st, &paths[i], cr->cpu, err);
+			continue;
+		}
+		paths[i] = FR_COPY_PAUSED;
+		any = true;
+	}
+	if (!any)
+		return 0;
+	fr_ring__wait_writers();
+	for (size_t i = 0; i < c->n; i++) {
+		struct fr_copy_ring *cr = &c->rings[i];
+		int err, rerr;
+
+		if (paths[i] != FR_COPY_PAUSED)
+			continue;
+		err = fr_ring__snapshot(cr->ring, &snaps[i]);
+		rerr = fr_ring__pause(cr->ring, cr->fd, false);
+		if (rerr && (rerr = fr_ring__pause(cr->ring, cr->fd, false)) && !ret)
+			ret = rerr;
+		if (err) {
+			memset(&snaps[i], 0, sizeof(snaps[i]));
+			skip(st, &paths[i], cr->cpu, err);
+			continue;
+		}
+		st->paused++;
+	}
+	return ret;
+}
+
+int fr_copier__snapshot(struct fr_copier *c, struct fr_ring_snapshot *snaps,
+			enum fr_copy_path *paths, struct fr_copy_stats *st)
+{
+	enum fr_copy_path *p = paths;
+
+	memset(st, 0, sizeof(*st));
+	if (!p && !(p = calloc(c->n ? c->n : 1, sizeof(*p))))
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		memset(&snaps[i], 0, sizeof(snaps[i]));
+		p[i] = FR_COPY_NONE;
+	}
+	run_threads(c, st);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->n; i++) {
+		struct worker *w = &c->w[i];
+
+		if (w->state == W_DONE && !w->err && w->on_cpu) {
+			snaps[i] = w->snap;
+			p[i] = FR_COPY_PINNED;
+			st->pinned++;
+		} else if (w->state == W_DONE || w->state == W_ABANDONED) {
+			st->late++;
+		}
+		/* abandoned: the thread goes back to sleep when it wakes */
+		if (w->state == W_DONE || w->state == W_ABANDONED)
+			w->state = W_IDLE;
+	}
+	pthread_mutex_unlock(&c->mu);
+	{
+		int err = copy_paused(c, snaps, p, st);
+
+		if (p != paths)
+			free(p);
+		return err;
+	}
+}
+
+int fr_copy_stats__format(const struct fr_copy_stats *st, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%zu pinned, %zu paused", st->pinned, st->paused);
+
+	if (st->late && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " (late %zu)", st->late);
+	if (st->skipped && n >= 0 && (size_t)n < len) {
+		n += snprintf(buf + n, len - (size_t)n, ", %zu skipped: cpu", st->skipped);
+		for (size_t i = 0; i < st->skipped && i < FR_COPY_MAX_LISTED; i++)
+			if (n >= 0 && (size_t)n < len)
+				n += snprintf(buf + n, len - (size_t)n, "%s%d", i ? "," : " ",
+					      st->skipped_cpus[i].cpu);
+	}
+	return n;
+}
