@@ -86,6 +86,12 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 		how);
 	if (st.warning[0])
 		fr_info("window: %s", st.warning);
+	if (st.copy.skipped) {
+		fr_err(path, "%zu CPU(s) left out (first: CPU %d): their rings could be neither "
+		       "copied pinned nor paused: %s", st.copy.skipped, st.copy.skipped_cpus[0].cpu,
+		       strerror(st.copy.skip_err ? -st.copy.skip_err : EPERM));
+		return 1;
+	}
 	return 0;
 }
 
@@ -123,6 +129,10 @@ static void fire(struct loop *l)
 
 	l->p.active = false;
 	err = fr_record_snapshot_now(l->s, &l->p.tr, path, sizeof(path));
+	if (err > 0) {          /* written, but some CPUs are missing from it */
+		l->status = FR_EXIT_PARTIAL;
+		err = 0;
+	}
 	if (err) {
 		snprintf(line, sizeof(line), "error %s", strerror(-err));
 		l->status = FR_EXIT_PARTIAL;

@@ -27,7 +27,8 @@ struct fr_loop_opts {
  * FR_EXIT_OK, or FR_EXIT_PARTIAL if a snapshot failed. */
 int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr_loop_opts *o,
 		   bool *ended);
-/* Write one snapshot now and report it (used for the final one too). */
+/* Write one snapshot now and report it (used for the final one too): 0,
+ * 1 when the file was written without some CPUs (said), or -errno. */
 int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			   size_t len);
 
