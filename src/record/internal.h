@@ -38,6 +38,7 @@ struct fr_session {
 	struct sb_store pend;      /* table records of one drain, before sorting */
 	struct pend_ref *pend_refs;
 	size_t pend_cap;
+	bool stopped;              /* events disabled: the last drain feeds everything */
 	uint64_t gc_at;            /* exited images that trigger a collection */
 	/* forward mode */
 	int fd;
@@ -56,6 +57,9 @@ const struct fr_event *fr_session_record_event(const struct fr_session *s,
 uint64_t fr_session_record_time(void *s, const struct perf_event_header *h);
 
 /* sideband.c */
+/* Drain the sideband; gc: also collect exited processes when many are held
+ * (that copies the rings: not while a snapshot holds its copy). */
+int fr_session_drain(struct fr_session *s, bool gc);
 int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap);
 /* Drop the records older than cutoff (the process table keeps what they said). */
 void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type);

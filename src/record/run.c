@@ -306,7 +306,7 @@ int fr_record__run(struct fr_record_opts *op)
 	ret = fr_record_loop(s, ctl, &lo, &ended);
 	if (ended)
 		ch.pid = -1;   /* reaped by the loop */
-	fr_evlist__disable(fr_session__evlist(s));
+	fr_session__stop(s);
 	if (o.forward)
 		ret = finish_forward(s, ret);
 	else if (ended || !o.no_final)

@@ -65,6 +65,9 @@ int fr_session__drain(struct fr_session *s);
  * name. Returns 0 or -errno (a failed file is removed). */
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			 size_t len, struct fr_snapshot_stats *st);
+/* Disable the events for good (before the final snapshot or the end of a
+ * forward file): the next drain then feeds the process table everything. */
+int fr_session__stop(struct fr_session *s);
 /* Processes held by the table (live and exited). */
 size_t fr_session__nr_procs(const struct fr_session *s);
 

@@ -89,21 +89,56 @@ static int cmp_pend(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static void table_feed(struct fr_session *s)
+/* Keep the pending records from..nr (sorted, newer than the watermark) for
+ * the next feed, packed at the start of the buffer. */
+static void keep_pending(struct fr_session *s, size_t from)
+{
+	size_t n = s->pend.nr - from, len = 0;
+	uint8_t *tmp;
+
+	if (!n) {
+		s->pend.nr = 0;
+		s->pend.len = 0;
+		return;
+	}
+	for (size_t i = from; i < s->pend.nr; i++)
+		len += ((const struct perf_event_header *)(s->pend.buf + s->pend_refs[i].off))->size;
+	tmp = malloc(len);
+	if (!tmp)
+		return;     /* kept as they are: the next feed sorts them again */
+	len = 0;
+	for (size_t i = from; i < s->pend.nr; i++) {
+		const struct perf_event_header *h = (const void *)(s->pend.buf + s->pend_refs[i].off);
+
+		memcpy(tmp + len, h, h->size);
+		s->pend_refs[i - from] = (struct pend_ref){ s->pend_refs[i].time, len };
+		len += h->size;
+	}
+	memcpy(s->pend.buf, tmp, len);
+	free(tmp);
+	s->pend.nr = n;
+	s->pend.len = len;
+}
+
+/* Feed the table, in time order across CPUs, the records up to watermark;
+ * newer ones wait: a CPU's ring read earlier in this drain may still get a
+ * record older than them (a FORK read after its child's exec would end the
+ * exec's image). */
+static void table_feed(struct fr_session *s, uint64_t watermark)
 {
 	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type;
 	bool sorted = true;
+	size_t i;
 
 	/* one CPU's records are in order already: sort only a mix of CPUs */
-	for (size_t i = 1; i < s->pend.nr && sorted; i++)
+	for (i = 1; i < s->pend.nr && sorted; i++)
 		sorted = s->pend_refs[i - 1].time <= s->pend_refs[i].time;
 	if (!sorted)
 		qsort(s->pend_refs, s->pend.nr, sizeof(*s->pend_refs), cmp_pend);
-	for (size_t i = 0; i < s->pend.nr; i++)
+	for (i = 0; i < s->pend.nr && s->pend_refs[i].time <= watermark; i++)
 		fr_proctable__record_at(s->procs, (const void *)(s->pend.buf + s->pend_refs[i].off),
 					st, s->pend_refs[i].time);
-	s->pend.nr = 0;
-	s->pend.len = 0;
+	keep_pending(s, i);
 }
 
 static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
@@ -166,12 +201,32 @@ static void maybe_gc(struct fr_session *s)
 	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
 }
 
-int fr_session__drain(struct fr_session *s)
+/* Records older than this before a drain began were in their rings when
+ * it read them (a writer publishes within microseconds of its timestamp). */
+#define FEED_SLACK_NS 1000000ull
+
+int fr_session_drain(struct fr_session *s, bool gc)
 {
+	uint64_t start = fr_session_now(CLOCK_MONOTONIC);
 	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
 
-	table_feed(s);
-	maybe_gc(s);
+	/* once the events are disabled nothing older can come: feed it all */
+	table_feed(s, s->stopped ? UINT64_MAX : start - FEED_SLACK_NS);
+	if (gc)
+		maybe_gc(s);
+	return err;
+}
+
+int fr_session__drain(struct fr_session *s)
+{
+	return fr_session_drain(s, true);
+}
+
+int fr_session__stop(struct fr_session *s)
+{
+	int err = fr_evlist__disable(s->el);
+
+	s->stopped = true;
 	return err;
 }
 

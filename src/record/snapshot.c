@@ -383,12 +383,14 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	memset(st, 0, sizeof(*st));
 	if (s->o.forward)
 		return -EOPNOTSUPP;
-	fr_session__drain(s);
+	/* copy first, then drain: every process a copied sample names has
+	 * its COMM/MMAP2 in the sideband by then */
 	err = fr_evlist__snapshot(s->el, s->snaps, NULL, &st->copy);
 	if (err)
 		return err;
 	st->pinned = !st->copy.paused && !st->copy.skipped;
 	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	fr_session_drain(s, false);   /* the file's write collects the table */
 	if (s->o.window_ns && t0 > s->o.window_ns)
 		c.cutoff = t0 - s->o.window_ns;
 	err = open_new(s, path, len, part, sizeof(part), &c.w);
