@@ -99,11 +99,17 @@ int fr_writer__cpu_stats(struct fr_writer *w, const struct fr_cpu_stat *st, size
 int fr_writer__close(struct fr_writer *w);
 /* An appender writes only RECORDS chunks (no file header, no META, no END) to
  * fd, which it owns. For several writers of one file: open the file O_APPEND,
- * give each thread an appender on a dup of the fd; each chunk goes out in one
- * write(), so chunks of different appenders never interleave. The main
+ * give each thread an appender on a dup of the fd; chunks of different
+ * appenders never interleave (see fr_writer__dropped). The main
  * writer's END must count every chunk: fr_writer__add_chunks(main,
  * fr_writer__chunks(appender)) before fr_writer__close(main). */
 int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out);
+/* Writers of one O_APPEND file write each chunk under one process-wide lock
+ * (never per record); a write that fails half way is cut off again. An
+ * appender whose write fails (ENOSPC, EIO) drops that chunk and goes on, so
+ * writing resumes once space is freed: how many records and chunks it dropped
+ * so far, and -errno of the newest failure (0 once a later write succeeded). */
+int fr_writer__dropped(const struct fr_writer *w, uint64_t *records, uint64_t *chunks);
 /* Write the records chunk in progress now (so a crash loses at most what
  * came after); the stream stays open. */
 int fr_writer__flush(struct fr_writer *w);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,15 @@ struct fr_writer {
 	char *meta;             /* pending "key=value\n" lines */
 	size_t meta_len, meta_cap;
 	bool appender;          /* records chunks only: no header, no END */
+	bool shared;            /* one of several writers of an O_APPEND file */
+	uint64_t dropped_records, dropped_chunks; /* appender: chunks a write refused */
+	int drop_err;           /* -errno of the newest refused write, 0 once one succeeds */
 };
+
+/* Writers of one O_APPEND file (forward mode) take this lock for each
+ * chunk's write, never per record: a short write then cannot let another
+ * thread's chunk in between, and a failed one is cut off again. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int write_all(struct fr_writer *w, const void *buf, size_t len)
 {
@@ -52,6 +61,23 @@ static int write_all(struct fr_writer *w, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* One whole chunk to the shared file: under the lock, and a write that fails
+ * half way is cut off again, so readers never meet a torn chunk. */
+static int write_shared(struct fr_writer *w, const void *buf, size_t len)
+{
+	uint64_t before = w->bytes;
+	off_t end;
+	int err;
+
+	pthread_mutex_lock(&shared_lock);
+	end = lseek(w->fd, 0, SEEK_END);
+	err = write_all(w, buf, len);
+	if (err && end >= 0 && ftruncate(w->fd, end) == 0)
+		w->bytes = before;
+	pthread_mutex_unlock(&shared_lock);
+	return err;
 }
 
 static int zstd_errno(size_t code)
@@ -80,12 +106,23 @@ static int emit_chunk(struct fr_writer *w, uint16_t type, uint32_t stream, uint3
 	ch.comp_size = comp;
 	ch.raw_size = len;
 	memcpy(w->out, &ch, sizeof(ch));
-	err = write_all(w, w->out, FR_CHUNK_HDR_SIZE + comp);
+	err = w->shared ? write_shared(w, w->out, FR_CHUNK_HDR_SIZE + comp)
+			: write_all(w, w->out, FR_CHUNK_HDR_SIZE + comp);
 	if (!err)
 		w->nr_chunks++;
 out:
+	if (err && w->appender && err != -ENOMEM) {
+		/* an appender drops the chunk and goes on: the next write may
+		 * succeed (space freed); the loss is counted */
+		w->dropped_chunks++;
+		w->dropped_records += w->nr_records;
+		w->drop_err = err;
+		return 0;
+	}
 	if (err)
 		w->err = err;
+	else if (w->appender)
+		w->drop_err = 0;
 	return err;
 }
 
@@ -180,12 +217,30 @@ out:
 
 int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out)
 {
-	return writer_new(fd, zstd_level, false, out);
+	int err = writer_new(fd, zstd_level, false, out);
+
+	/* an O_APPEND fd may have other writers (appenders on dups) */
+	if (!err && (fcntl(fd, F_GETFL) & O_APPEND))
+		(*out)->shared = true;
+	return err;
 }
 
 int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out)
 {
-	return writer_new(fd, zstd_level, true, out);
+	int err = writer_new(fd, zstd_level, true, out);
+
+	if (!err)
+		(*out)->shared = true;
+	return err;
+}
+
+int fr_writer__dropped(const struct fr_writer *w, uint64_t *records, uint64_t *chunks)
+{
+	if (records)
+		*records = w->dropped_records;
+	if (chunks)
+		*chunks = w->dropped_chunks;
+	return w->drop_err;
 }
 
 int fr_writer__flush(struct fr_writer *w)

@@ -87,35 +87,40 @@ int fr_session__forward_stop(struct fr_session *s, struct fr_snapshot_stats *st)
 {
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
 	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
+	uint64_t *drops = calloc(ncpu, sizeof(*drops));
 	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), chunks = 0;
 	struct fr_trigger tr = { .source = "stop", .time = t0 };
 	int err = 0, e;
 
 	memset(st, 0, sizeof(*st));
-	if (!cs)
+	if (!cs || !drops) {
+		free(cs);
+		free(drops);
 		return -ENOMEM;
+	}
 	if (s->fwd)
-		err = fr_forward__stop(s->fwd, cs, &chunks);
+		err = fr_forward__stop(s->fwd, cs, drops, &chunks);
 	s->fwd = NULL;
 	e = fr_session__drain(s);
 	err = err ? err : e;
 	for (size_t ci = 0; ci < ncpu; ci++) {
+		uint64_t dropped;
+
 		if (!s->sbw || !s->sbw[ci])
 			continue;
 		e = fr_writer__records_end(s->sbw[ci]);
 		err = err ? err : e;
+		fr_writer__dropped(s->sbw[ci], &dropped, NULL);
+		s->sb_lost[ci] += dropped;
 		chunks += fr_writer__chunks(s->sbw[ci]);
 		fr_writer__close(s->sbw[ci]);
 		s->sbw[ci] = NULL;
 		cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
 		cs[ci].nr_sideband = s->sb_nr[ci];
-		cs[ci].lost_records += s->sb_lost[ci];
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
 		st->samples += cs[ci].nr_samples;
 		st->sideband += cs[ci].nr_sideband;
-		/* the same losses, counted two ways: records in the ring and the event's counter */
-		st->lost += cs[ci].lost_records > cs[ci].lost_samples ? cs[ci].lost_records
-								       : cs[ci].lost_samples;
+		st->lost += fr_session_cpu_lost(&cs[ci], s->sb_lost[ci], drops ? drops[ci] : 0);
 	}
 	if (s->w) {
 		fr_writer__add_chunks(s->w, chunks);
@@ -142,5 +147,6 @@ int fr_session__forward_stop(struct fr_session *s, struct fr_snapshot_stats *st)
 	st->bytes = 0;
 	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	free(cs);
+	free(drops);
 	return err;
 }

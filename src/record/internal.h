@@ -71,6 +71,11 @@ int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store 
 uint64_t fr_session_window_floor(struct fr_session *s);
 
 /* snapshot.c: the pieces of a file, shared with forward_file.c */
+/* A CPU's losses: the sample ring's LOST records and the events'
+ * PERF_FORMAT_LOST counters count the same drops (the larger is right);
+ * sideband drops and records a full disk refused come on top. Also folds the
+ * latter into cs->lost_records, as the file reports them. */
+uint64_t fr_session_cpu_lost(struct fr_cpu_stat *cs, uint64_t sideband_lost, uint64_t dropped);
 void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
 			   uint64_t t_mono, bool pinned);
 int fr_session_write_events(struct fr_session *s, struct fr_writer *w);

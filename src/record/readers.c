@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ring/record.h"
+#include "src/util.h"
 
 #define READER_NICE (-10)
 
@@ -31,6 +32,7 @@ struct fwd_cpu {
 	struct fr_cpu_stat st;
 	int err;
 	bool pinned;
+	int said_err;               /* the write failure said, until writes resume */
 };
 
 struct fr_forward {
@@ -71,6 +73,22 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	return fr_writer__record(c->app, h);
 }
 
+/* A refused write (a full disk) drops chunks until writes succeed again: say
+ * so once when it starts and once when it ends, with what was lost. */
+static void watch_writes(struct fwd_cpu *c)
+{
+	uint64_t lost;
+	int err = fr_writer__dropped(c->app, &lost, NULL);
+
+	if (err && !c->said_err)
+		fr_err("forward", "CPU %u: writing the file: %s: dropping records until writes "
+		       "succeed again", c->st.cpu, strerror(-err));
+	else if (!err && c->said_err)
+		fr_info("forward: CPU %u: writes resumed (%llu records lost meanwhile)", c->st.cpu,
+			(unsigned long long)lost);
+	c->said_err = err;
+}
+
 static void *reader(void *arg)
 {
 	struct fwd_cpu *c = arg;
@@ -103,8 +121,11 @@ static void *reader(void *arg)
 			break;
 		}
 		c->err = fr_evlist__read_samples(f->el, c->ci, record_cb, c);
-		if (c->err == -EBADMSG)
-			c->err = 0;   /* corrupt ring: skipped to head, counted below */
+		if (c->err == -EBADMSG) {
+			c->err = 0;   /* corrupt ring: skipped to head, flagged in the file */
+			c->st.flags |= FR_CPU_CORRUPT;
+		}
+		watch_writes(c);
 		if (c->err || stop)
 			break;
 		/* a task target that exited hangs up: stop polling it */
@@ -181,7 +202,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
 	if (err) {
 		uint64_t chunks;
 
-		fr_forward__stop(f, NULL, &chunks);
+		fr_forward__stop(f, NULL, NULL, &chunks);
 		return err;
 	}
 	*out = f;
@@ -197,7 +218,8 @@ size_t fr_forward__unpinned(const struct fr_forward *f)
 	return n;
 }
 
-int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chunks)
+int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *drops,
+		      uint64_t *chunks)
 {
 	uint64_t one = 1;
 	int err = 0;
@@ -208,6 +230,7 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chu
 			err = -errno;
 	for (size_t i = 0; i < f->ncpu; i++) {
 		struct fwd_cpu *c = &f->cpus[i];
+		uint64_t dropped;
 		int e;
 
 		if (!c->started)
@@ -218,9 +241,13 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chu
 		e = fr_writer__records_end(c->app);
 		if (e && !err)
 			err = e;
+		watch_writes(c);
+		fr_writer__dropped(c->app, &dropped, NULL);
 		*chunks += fr_writer__chunks(c->app);
 		if (st)
 			st[i] = c->st;
+		if (drops)
+			drops[i] = dropped;
 	}
 	free_forward(f);
 	return err;

@@ -24,9 +24,10 @@ typedef uint64_t (*fr_record_fn)(void *ctx, const struct perf_event_header *h);
 int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out);
 /* Stop the threads after a last drain; fill st[ncpu] (samples, lost, time
- * range; cpu ids); return the chunks they wrote in *chunks and the first
+ * range; cpu ids) and drops[ncpu] (records of chunks a write refused); return the chunks they wrote in *chunks and the first
  * error (-errno) any thread met. Frees f. */
-int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *chunks);
+int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *drops,
+		      uint64_t *chunks);
 /* Threads not pinned to their ring's CPU (outside the recorder's affinity,
  * or refused). */
 size_t fr_forward__unpinned(const struct fr_forward *f);

@@ -86,7 +86,7 @@ void fr_session__delete(struct fr_session *s)
 	if (s->fwd) {
 		uint64_t chunks;
 
-		fr_forward__stop(s->fwd, NULL, &chunks);
+		fr_forward__stop(s->fwd, NULL, NULL, &chunks);
 	}
 	for (size_t i = 0; s->sbw && i < fr_evlist__nr_cpus(s->el); i++)
 		fr_writer__close(s->sbw[i]);

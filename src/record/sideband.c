@@ -26,6 +26,13 @@ static void sb_drop(struct sb_store *st, size_t min_bytes, uint64_t cutoff, uint
 
 		if (off >= min_bytes && (fr_record__time(h, sample_type, &t) || t >= cutoff))
 			break;
+		if (h->type == PERF_RECORD_LOST) {
+			struct fr_lost l;
+
+			/* a file reports the losses of the sideband it holds */
+			if (!fr_record__lost(h, &l) && l.lost <= st->lost)
+				st->lost -= l.lost;
+		}
 		off += h->size;
 		st->nr--;
 		st->dropped++;

@@ -262,6 +262,14 @@ static int write_samples(struct write_ctx *c, size_t ci, struct fr_cpu_stat *cs)
 	return err;
 }
 
+uint64_t fr_session_cpu_lost(struct fr_cpu_stat *cs, uint64_t sideband_lost, uint64_t dropped)
+{
+	uint64_t ring = cs->lost_records > cs->lost_samples ? cs->lost_records : cs->lost_samples;
+
+	cs->lost_records += sideband_lost + dropped;
+	return ring + sideband_lost + dropped;
+}
+
 static int procs_cb(void *ctx, const void *data, size_t len)
 {
 	return fr_writer__blob(ctx, FR_BLOB_PROCS, data, len);
@@ -316,13 +324,10 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 		if (!err)
 			err = fr_sb_store__write(c->w, cs[ci].cpu, &s->sb[ci], c->cutoff, sb_type);
 		cs[ci].nr_sideband = s->sb[ci].nr;
-		cs[ci].lost_records += s->sb[ci].lost;
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
 		st->samples += cs[ci].nr_samples;
 		st->sideband += cs[ci].nr_sideband;
-		/* the same losses, counted two ways: records in the ring and the event's counter */
-		st->lost += cs[ci].lost_records > cs[ci].lost_samples ? cs[ci].lost_records
-								       : cs[ci].lost_samples;
+		st->lost += fr_session_cpu_lost(&cs[ci], s->sb[ci].lost, 0);
 		st->raced_bytes += cs[ci].raced_bytes;
 	}
 	if (!err)
