@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <elfutils/libdwelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,18 @@ struct bid_entry {
 
 static struct bid_entry *bid_cache;
 static size_t bid_nr, bid_cap;
+
+uint8_t fr_buildid__read_pid(uint32_t pid, const char *path, uint8_t id[20])
+{
+	char in_ns[4352];
+	uint8_t n = 0;
+
+	/* a containerized process maps files of its own mount namespace */
+	if (pid && path[0] == '/' &&
+	    (size_t)snprintf(in_ns, sizeof(in_ns), "/proc/%u/root%s", pid, path) < sizeof(in_ns))
+		n = fr_buildid__read(in_ns, id);
+	return n ? n : fr_buildid__read(path, id);
+}
 
 /* The GNU build id note of an ELF file; 0 when it has none or is not ELF. */
 uint8_t fr_buildid__read(const char *path, uint8_t id[20])

@@ -60,7 +60,7 @@ static int scan_maps(struct fr_proctable *pt, int pid)
 		m.prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
 			 (perms[1] == 'w' ? PROT_WRITE : 0);
 		m.path = file;
-		m.build_id_size = fr_buildid__read(file, m.build_id);
+		m.build_id_size = fr_buildid__read_pid((uint32_t)pid, file, m.build_id);
 		err = fr_proctable__add_map(pt, (uint32_t)pid, &m);
 	}
 	fclose(f);

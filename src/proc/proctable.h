@@ -69,6 +69,9 @@ int fr_proctable__scan_proc(struct fr_proctable *pt, const int *pids, size_t nr)
 /* buildid.c: the GNU build id of an ELF file (cached per inode and mtime);
  * its size, 0 if none. */
 uint8_t fr_buildid__read(const char *path, uint8_t id[20]);
+/* The same for a file a process pid maps: read through /proc/PID/root (its
+ * mount namespace: containers), else path as the recorder sees it. */
+uint8_t fr_buildid__read_pid(uint32_t pid, const char *path, uint8_t id[20]);
 /* procfs.c: a small /proc text file into buf (NUL-terminated, at most len-1
  * bytes). 0 or -errno. */
 int fr_procfs__read_text(const char *path, char *buf, size_t len);

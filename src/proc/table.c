@@ -300,7 +300,7 @@ static int on_mmap2(struct fr_proctable *pt, const struct perf_event_header *h, 
 		memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
 	} else if (m.filename[0] == '/') {
 		/* the kernel gave none: read the note while the file still exists */
-		pm.build_id_size = fr_buildid__read(m.filename, pm.build_id);
+		pm.build_id_size = fr_buildid__read_pid(m.pid, m.filename, pm.build_id);
 	}
 	return fr_proctable__add_map(pt, m.pid, &pm);
 }

@@ -28,7 +28,19 @@ static int open_stream_file(struct fr_session *s, char *path, size_t len)
 	return err;
 }
 
+static int forward_start(struct fr_session *s, char *path, size_t len);
+
 int fr_session__forward_start(struct fr_session *s, char *path, size_t len)
+{
+	int err = forward_start(s, path, len);
+
+	/* no half-made file is left behind */
+	if (err && s->path[0])
+		unlink(s->path);
+	return err;
+}
+
+static int forward_start(struct fr_session *s, char *path, size_t len)
 {
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
 	uint64_t sb_type = fr_evlist__sideband_event(s->el)->attr.sample_type;

@@ -232,7 +232,7 @@ int fr_record__run(struct fr_record_opts *op)
 	size_t nr_pids = 0;
 	sigset_t mask, old;
 	char desc[512];
-	bool ended = false;
+	bool ended = false, masked = false;
 
 	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
 		fr_err("-p", "expected PID[,PID...], positive integers");
@@ -252,7 +252,13 @@ int fr_record__run(struct fr_record_opts *op)
 	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &old);
+	masked = true;
 	lo.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (lo.sfd < 0) {
+		fr_err("record", "signalfd: %s", strerror(errno));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
 	describe_target(&o, desc, sizeof(desc));
 	if (o.cmd) {
 		err = fr_child__spawn(o.cmd, &old, &ch);
@@ -321,6 +327,8 @@ out:
 	fr_evlist__delete(el);
 	if (lo.sfd >= 0)
 		close(lo.sfd);
+	if (masked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	free(pids);
 	return ret;
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -358,6 +359,17 @@ int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, s
 	return 0;
 }
 
+/* The rename is durable only once the directory is on disk too. */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 /* A new file that does not exist yet: name it, open it O_EXCL (retrying
  * with the next sequence number if a file of that name exists). */
 static int open_new(struct fr_session *s, char *path, size_t len, char *part, size_t plen,
@@ -415,6 +427,7 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 		unlink(part);
 		return err;
 	}
+	sync_dir(s->o.outdir);
 	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* tests/helpers/frblobs.c: prints a flightrec file's TRIGGER and PROCS blobs
  * for the end-to-end tests (the user-facing view is `flightrec dump`).
- * Usage: frblobs FILE  ->  "trigger KEY=VALUE" and "proc/map" lines.
+ * Usage: frblobs [-i] FILE  ->  "trigger KEY=VALUE" and "proc/map" lines
+ * (-i: each map line ends with " id=HEX", its build id).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,12 @@ int main(int argc, char **argv)
 	void *data;
 	size_t len;
 
+	bool ids = argc == 3 && !strcmp(argv[1], "-i");
+
+	if (ids) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2 || !pt || fr_reader__open(argv[1], &r))
 		return 2;
 	for (size_t i = 0; i < fr_reader__nr_blobs(r, FR_BLOB_TRIGGER); i++) {
@@ -42,8 +50,14 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < p->nr_maps; k++) {
 			const struct fr_pmap *m = &p->maps[k];
 
-			printf("map %u 0x%llx 0x%llx %s bid=%u\n", p->pid, (unsigned long long)m->start,
+			printf("map %u 0x%llx 0x%llx %s bid=%u", p->pid, (unsigned long long)m->start,
 			       (unsigned long long)m->len, m->path, m->build_id_size);
+			if (ids) {
+				printf(" id=");
+				for (unsigned b = 0; b < m->build_id_size && b < 20; b++)
+					printf("%02x", m->build_id[b]);
+			}
+			printf("\n");
 		}
 	}
 	fr_reader__close(r);
