@@ -177,7 +177,8 @@ for x in sock pid lock; do [ -e "$RUN/c1.$x" ] && fail "c1.$x outlived the recor
 # frtest's, a process of frtest's behind a root-owned socket, and a NUL reply
 fake() {  # DIR UID REPLY [as frtest]
 	rm -f "$T/rdy/fake.ready"
-	if [ "$2" = frtest ]; then as_frtest $PY fake "$1/c1.sock" "$3" -1 "$T/rdy/fake.ready" &
+	if [ "$2" = frtest ]; then	# not through a function: $! must be python's pid
+		setpriv --reuid=frtest --regid=frtest --clear-groups $PY fake "$1/c1.sock" "$3" -1 "$T/rdy/fake.ready" &
 	else $PY fake "$1/c1.sock" "$3" "$2" "$T/rdy/fake.ready" & fi
 	FAKEPID=$!; BGPIDS="$BGPIDS $FAKEPID"
 	for _ in $(seq 1 50); do [ -e "$T/rdy/fake.ready" ] && return; sleep 0.1; done
@@ -271,6 +272,15 @@ for i in 1 2 3; do
 	grep -q "already running" "$d.a.err" "$d.b.err" || fail "round $i: the loser did not say why"
 done
 pass "two recorders started together under one name: exactly one ran, 3 times"
+
+# the name is held by a lock, not by the socket's presence: with the socket
+# of a running recorder gone, a second one under its name is still refused
+record_bg held -a $REC
+held=$RECPID
+rm -f "$RUN/held.sock"
+expect_error 2 "already running \(pid $held\)" $F record --name held $REC -- sleep 2
+kill -0 "$held" 2>/dev/null || fail "the first recorder died"
+kill -TERM "$held"; wait "$held"; BGPIDS=""
 
 # a recorder killed -9 leaves stale files; the next one under its name starts
 record_bg k9 -a $REC
