@@ -46,8 +46,8 @@ static error_t snap_parse(int key, char *arg, struct argp_state *st)
 		}
 		break;
 	case OPT_AFTER:
-		if (fr_parse__duration(arg, &o->after_ns)) {
-			fr_err("--after", "expected a duration like 5s or 500ms (at most 7 days)");
+		if (fr_parse__duration(arg, &o->after_ns) || o->after_ns > FR_CONTROL_MAX_AFTER_NS) {
+			fr_err("--after", "expected a duration like 5s or 500ms (at most 1h)");
 			o->usage_err = 1;
 		}
 		break;
@@ -67,17 +67,21 @@ static const struct argp snap_argp = {
 	"  flightrec snapshot\n"
 	"  flightrec snapshot --name web\n"
 	"  flightrec snapshot --after 5s     (5 s more, then the file)\n\n"
-	"Exit codes: 0 file written; 2 no recorder runs, or it could not write; 64 usage.",
+	"Only a recorder run by root or by you is trusted: the run directory, the socket\n"
+	"and the process behind it must belong to root or to you.\n\n"
+	"Exit codes: 0 file written; 2 no recorder runs, it could not write, or the run\n"
+	"directory, socket or recorder is not trusted; 64 usage.",
 	NULL, NULL, NULL
 };
 
 int cmd_snapshot(int argc, char **argv)
 {
 	struct snap_opts o = { .name = "default", .timeout_s = 60 };
-	const char *dir;
+	const char *dir, *why = NULL, *text;
 	char reply[4200], req[64];
+	size_t text_len;
 	uint64_t wait_ms;
-	int err;
+	int err, ok;
 
 	int r = fr_parse_args(&snap_argp, argc, argv, "flightrec snapshot", &o);
 
@@ -93,7 +97,7 @@ int cmd_snapshot(int argc, char **argv)
 	snprintf(req, sizeof(req), "snapshot after=%llu", (unsigned long long)o.after_ns);
 	wait_ms = o.timeout_s * 1000 + o.after_ns / 1000000;
 	err = fr_control__request(dir, o.name, req, reply, sizeof(reply),
-				  wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
+				  wait_ms > INT_MAX ? INT_MAX : (int)wait_ms, &why);
 	if (err == -ENOENT || err == -ECONNREFUSED) {
 		fr_err("snapshot", "no recorder named '%s' is running (no live socket %s/%s.sock)",
 		       o.name, dir, o.name);
@@ -104,15 +108,26 @@ int cmd_snapshot(int argc, char **argv)
 		       (unsigned long long)o.timeout_s);
 		return FR_EXIT_ERROR;
 	}
+	if (err && why) {
+		fr_err(dir, "not trusted: %s", why);
+		return FR_EXIT_ERROR;
+	}
+	if (err == -EBADMSG || err == -EMSGSIZE) {
+		fr_err("snapshot", "recorder '%s': malformed reply", o.name);
+		return FR_EXIT_ERROR;
+	}
 	if (err) {
 		fr_err("snapshot", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
-	if (strncmp(reply, "ok ", 3)) {
-		fr_err("snapshot", "recorder '%s': %s", o.name,
-		       strncmp(reply, "error ", 6) ? reply : reply + 6);
+	if (fr_control__parse_reply(reply, strlen(reply), &ok, &text, &text_len, &why)) {
+		fr_err("snapshot", "recorder '%s': malformed reply: %s", o.name, why);
 		return FR_EXIT_ERROR;
 	}
-	printf("%s\n", reply + 3);
+	if (!ok) {
+		fr_err("snapshot", "recorder '%s': %.*s", o.name, (int)text_len, text);
+		return FR_EXIT_ERROR;
+	}
+	printf("%.*s\n", (int)text_len, text);
 	return FR_EXIT_OK;
 }

@@ -1,6 +1,6 @@
-/* src/control.c: the recorder's control socket (run_dir/NAME.sock), its pid
- * file, and the client side used by `flightrec snapshot`. Line protocol:
- * the client sends "snapshot [TRIGGER]\n", the recorder answers "ok PATH\n" or "error MSG\n".
+/* src/record/control.c: the recorder's control socket (run_dir/NAME.sock), its
+ * pid and lock files, the non-blocking client table the main loop polls, the
+ * request/reply line parsers, and the client side used by `flightrec snapshot`.
  */
 #include "config.h"
 #include "src/record/control.h"
@@ -8,20 +8,108 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-struct fr_control {
-	int fd;
-	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char pidfile[4096];
+struct client {
+	int fd;                     /* -1: free slot */
+	uint64_t deadline_ms;
+	size_t got;
+	char buf[FR_CONTROL_MAX_REQ];
 };
+
+struct fr_control {
+	int fd;                     /* listening socket */
+	int dirfd;                  /* the run directory, checked */
+	int lockfd;                 /* NAME.lock, flock'ed for our life */
+	uid_t euid;
+	char sock[80], pidf[80], lock[80];   /* names inside dirfd */
+	uint64_t refused, bad;
+	struct client cl[FR_CONTROL_MAX_CLIENTS];
+};
+
+/* ---- the protocol: pure parsers (fuzzed by tests/fuzz/fuzz_control.c) ---- */
+
+int fr_control__parse_request(const char *line, size_t len, struct fr_control_req *req,
+			      const char **why)
+{
+	static const char verb[] = "snapshot", opt[] = " after=";
+	const size_t nv = sizeof(verb) - 1, no = sizeof(opt) - 1;
+	uint64_t v = 0;
+
+	memset(req, 0, sizeof(*req));
+	if (len < nv || memcmp(line, verb, nv) || (len > nv && line[nv] != ' ')) {
+		*why = "unknown request";
+		return -EINVAL;
+	}
+	if (len == nv) {
+		req->verb = FR_REQ_SNAPSHOT;
+		return 0;
+	}
+	if (len < nv + no || memcmp(line + nv, opt, no)) {
+		*why = "unknown argument (expected after=NS)";
+		return -EINVAL;
+	}
+	if (len == nv + no) {
+		*why = "after=: no number";
+		return -EINVAL;
+	}
+	for (size_t i = nv + no; i < len; i++) {
+		unsigned d = (unsigned char)line[i] - '0';
+
+		if (d > 9) {
+			*why = "after=: expected plain decimal nanoseconds";
+			return -EINVAL;
+		}
+		if (v > (FR_CONTROL_MAX_AFTER_NS - d) / 10) {
+			*why = "after=: more than 1 hour";
+			return -EINVAL;
+		}
+		v = v * 10 + d;
+	}
+	req->verb = FR_REQ_SNAPSHOT;
+	req->after_ns = v;
+	return 0;
+}
+
+int fr_control__parse_reply(const char *line, size_t len, int *ok, const char **text,
+			    size_t *text_len, const char **why)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)line[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+			*why = "control character in the reply";
+			return -EINVAL;
+		}
+	}
+	if (len > 3 && !memcmp(line, "ok ", 3)) {
+		*ok = 1;
+		*text = line + 3;
+		*text_len = len - 3;
+		return 0;
+	}
+	if (len > 6 && !memcmp(line, "error ", 6)) {
+		*ok = 0;
+		*text = line + 6;
+		*text_len = len - 6;
+		return 0;
+	}
+	*why = "neither 'ok PATH' nor 'error MSG'";
+	return -EINVAL;
+}
+
+/* ---- names and paths ---- */
 
 int fr_control__valid_name(const char *name)
 {
@@ -56,20 +144,23 @@ const char *fr_control__run_dir(const char *opt)
 		snprintf(buf, sizeof(buf), "%s/flightrec", env);
 		return buf;
 	}
+	/* predictable, so fr_control__listen refuses it unless we own it, 0700 */
 	snprintf(buf, sizeof(buf), "/tmp/flightrec-%u", (unsigned)geteuid());
 	return buf;
 }
 
-static int sock_addr(const char *run_dir, const char *name, struct sockaddr_un *sa)
+static int sock_addr(const char *run_dir, const char *name, const char *suffix,
+		     struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s.sock", run_dir, name) >=
-	    sizeof(sa->sun_path))
+	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s%s", run_dir, name,
+			     suffix) >= sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
 }
 
+/* Returns 1 when it created dir itself, 0 when it existed, or -errno. */
 static int mkdir_p(const char *dir)
 {
 	char path[4096];
@@ -86,17 +177,81 @@ static int mkdir_p(const char *dir)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
+	if (!mkdir(path, 0700))
+		return 1;
+	return errno == EEXIST ? 0 : -errno;
 }
 
-static pid_t read_pidfile(const char *path)
+/* Open dir without following a symlink at its last component and check it:
+ * the recorder wants its own 0700 directory, a client one that root or it
+ * owns and nobody else can write. */
+static int open_dir_checked(const char *dir, bool server, bool created, const char **why)
 {
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uid_t euid = geteuid();
+	struct stat ls, st;
+	int fd;
 
+	if (lstat(dir, &ls))
+		return -errno;
+	if (S_ISLNK(ls.st_mode)) {
+		*why = "the run directory is a symlink";
+		return -ELOOP;
+	}
+	if (!S_ISDIR(ls.st_mode)) {
+		*why = "the run directory is not a directory";
+		return -ENOTDIR;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_dev != ls.st_dev || st.st_ino != ls.st_ino) {
+		close(fd);
+		*why = "the run directory changed while being checked";
+		return -EAGAIN;
+	}
+	if (server && st.st_uid != euid) {
+		*why = "the run directory belongs to another user";
+		goto denied;
+	}
+	if (server && created && (st.st_mode & 07777) != 0700 && fchmod(fd, 0700) == 0)
+		st.st_mode = (st.st_mode & ~07777u) | 0700;   /* our umask took bits away */
+	if (server && (st.st_mode & 07777) != 0700) {
+		*why = "the run directory's mode is not 0700";
+		goto denied;
+	}
+	if (!server && st.st_uid != 0 && st.st_uid != euid) {
+		*why = "the run directory belongs to neither root nor you";
+		goto denied;
+	}
+	if (!server && (st.st_mode & 022)) {
+		*why = "the run directory is writable by others";
+		goto denied;
+	}
+	return fd;
+denied:
+	close(fd);
+	return -EPERM;
+}
+
+/* ---- the recorder side ---- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The pid in the pid file, 0 if none can be read (yet). */
+static pid_t read_pid(int dirfd, const char *name)
+{
+	char buf[32], *end;
+	long v;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -104,7 +259,127 @@ static pid_t read_pidfile(const char *path)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	return (pid_t)strtol(buf, NULL, 10);
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n') || v <= 0 || v > 4194304)
+		return 0;
+	return (pid_t)v;
+}
+
+/* flock NAME.lock; the file we locked must still be the one at the path (a
+ * recorder that exits removes it). */
+static int take_lock(struct fr_control *c, pid_t *other)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		struct stat st, at;
+		int fd = openat(c->dirfd, c->lock,
+				O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != c->euid) {
+			close(fd);
+			return -EPERM;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int err = errno;
+
+			close(fd);
+			if (err != EWOULDBLOCK)
+				return -err;
+			/* the holder writes its pid right after locking */
+			for (int i = 0; i < 20 && !(*other = read_pid(c->dirfd, c->pidf)); i++)
+				usleep(10000);
+			return -EEXIST;
+		}
+		if (!fstatat(c->dirfd, c->lock, &at, AT_SYMLINK_NOFOLLOW) &&
+		    at.st_dev == st.st_dev && at.st_ino == st.st_ino) {
+			c->lockfd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
+/* We hold the lock, so an existing pid file is stale: replace it, but only
+ * a regular file of ours. */
+static int write_pidfile(struct fr_control *c)
+{
+	char buf[32];
+	int fd = -1, n;
+
+	for (int tries = 0; tries < 2 && fd < 0; tries++) {
+		struct stat st;
+
+		fd = openat(c->dirfd, c->pidf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST)
+			return -errno;
+		if (fstatat(c->dirfd, c->pidf, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!S_ISREG(st.st_mode) || st.st_uid != c->euid)
+			return -EPERM;
+		if (unlinkat(c->dirfd, c->pidf, 0) && errno != ENOENT)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (write(fd, buf, (size_t)n) != n) {
+		close(fd);
+		unlinkat(c->dirfd, c->pidf, 0);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Bind NAME.sock.new with mode 0600, listen, then rename it over NAME.sock:
+ * the socket appears only when it accepts. */
+static int bind_socket(struct fr_control *c, const char *run_dir, const char *name)
+{
+	struct sockaddr_un tmp;
+	char tmpname[96];
+	struct stat st;
+	mode_t old;
+	int fd, err;
+
+	snprintf(tmpname, sizeof(tmpname), "%s.new", c->sock);
+	err = sock_addr(run_dir, name, ".sock.new", &tmp);
+	if (err)
+		return err;
+	if (unlinkat(c->dirfd, tmpname, 0) && errno != ENOENT)
+		return -errno;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	old = umask(0177);
+	err = bind(fd, (struct sockaddr *)&tmp, sizeof(tmp)) ? -errno : 0;
+	umask(old);
+	if (err)
+		goto out;
+	/* the path must have led into our checked directory */
+	if (fstatat(c->dirfd, tmpname, &st, AT_SYMLINK_NOFOLLOW) || !S_ISSOCK(st.st_mode) ||
+	    st.st_uid != c->euid || (st.st_mode & 077)) {
+		err = -EPERM;
+		goto out_unlink;
+	}
+	if (listen(fd, SOMAXCONN) || renameat(c->dirfd, tmpname, c->dirfd, c->sock)) {
+		err = -errno;
+		goto out_unlink;
+	}
+	c->fd = fd;
+	return 0;
+out_unlink:
+	unlinkat(c->dirfd, tmpname, 0);
+out:
+	close(fd);
+	return err;
 }
 
 int fr_control__listen(const char *run_dir, const char *name, struct fr_control **out,
@@ -112,51 +387,52 @@ int fr_control__listen(const char *run_dir, const char *name, struct fr_control 
 {
 	struct sockaddr_un sa;
 	struct fr_control *c;
-	char buf[32];
-	int err, fd, pf;
+	const char *why = NULL;
+	int err, created;
 
-	err = sock_addr(run_dir, name, &sa);
+	*other = 0;
+	if (!fr_control__valid_name(name))
+		return -EINVAL;
+	err = sock_addr(run_dir, name, ".sock.new", &sa);
 	if (err)
 		return err;
-	err = mkdir_p(run_dir);
-	if (err)
-		return err;
+	created = mkdir_p(run_dir);
+	if (created < 0)
+		return created;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd = -1;
-	memcpy(c->sock, sa.sun_path, sizeof(c->sock));
-	snprintf(c->pidfile, sizeof(c->pidfile), "%s/%s.pid", run_dir, name);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = -errno;
-		goto out_err;
+	c->fd = c->lockfd = -1;
+	c->euid = geteuid();
+	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS; i++)
+		c->cl[i].fd = -1;
+	snprintf(c->sock, sizeof(c->sock), "%s.sock", name);
+	snprintf(c->pidf, sizeof(c->pidf), "%s.pid", name);
+	snprintf(c->lock, sizeof(c->lock), "%s.lock", name);
+	c->dirfd = open_dir_checked(run_dir, true, created == 1, &why);
+	if (c->dirfd < 0) {
+		err = c->dirfd;
+		free(c);
+		return err;
 	}
-	/* A live recorder answers connect(); a stale socket refuses. */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		*other = read_pidfile(c->pidfile);
-		close(fd);
-		err = -EEXIST;
+	err = take_lock(c, other);
+	if (err)
 		goto out_err;
-	}
-	unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16)) {
-		err = -errno;
-		close(fd);
-		goto out_err;
-	}
-	c->fd = fd;
-	pf = open(c->pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (pf >= 0) {
-		int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-
-		if (write(pf, buf, (size_t)n) != n)
-			err = -EIO;
-		close(pf);
+	err = write_pidfile(c);
+	if (err)
+		goto out_unlock;
+	err = bind_socket(c, run_dir, name);
+	if (err) {
+		unlinkat(c->dirfd, c->pidf, 0);
+		goto out_unlock;
 	}
 	*out = c;
 	return 0;
+out_unlock:
+	unlinkat(c->dirfd, c->lock, 0);
+	close(c->lockfd);
 out_err:
+	close(c->dirfd);
 	free(c);
 	return err;
 }
@@ -166,16 +442,208 @@ int fr_control__fd(const struct fr_control *c)
 	return c->fd;
 }
 
-/* Read up to a newline within timeout_ms. */
+size_t fr_control__pollfds(const struct fr_control *c, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+
+	if (max == 0)
+		return 0;
+	fds[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS && n < max; i++)
+		if (c->cl[i].fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = c->cl[i].fd, .events = POLLIN };
+	return n;
+}
+
+int fr_control__timeout_ms(const struct fr_control *c)
+{
+	uint64_t now = now_ms(), next = UINT64_MAX;
+
+	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS; i++)
+		if (c->cl[i].fd >= 0 && c->cl[i].deadline_ms < next)
+			next = c->cl[i].deadline_ms;
+	if (next == UINT64_MAX)
+		return -1;
+	return next <= now ? 0 : (int)(next - now);
+}
+
+/* One line, without waiting: a client that does not read its answer loses it. */
+static void send_line(int fd, const char *a, const char *b)
+{
+	struct iovec iov[3] = {
+		{ .iov_base = (void *)a, .iov_len = strlen(a) },
+		{ .iov_base = (void *)b, .iov_len = strlen(b) },
+		{ .iov_base = (void *)"\n", .iov_len = 1 },
+	};
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 3 };
+
+	(void)sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void reject(struct fr_control *c, struct client *cl, const char *why)
+{
+	send_line(cl->fd, "error ", why);
+	close(cl->fd);
+	cl->fd = -1;
+	c->bad++;
+}
+
+static void read_client(struct fr_control *c, struct client *cl, fr_control_cb cb, void *ctx)
+{
+	struct fr_control_req req;
+	const char *why = NULL, *nl;
+	ssize_t n = recv(cl->fd, cl->buf + cl->got, sizeof(cl->buf) - cl->got, MSG_DONTWAIT);
+	int fd;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0) {
+		close(cl->fd);
+		cl->fd = -1;
+		c->bad++;
+		return;
+	}
+	if (n == 0) {
+		reject(c, cl, "the request ends without a newline");
+		return;
+	}
+	nl = memchr(cl->buf + cl->got, '\n', (size_t)n);
+	cl->got += (size_t)n;
+	if (!nl) {
+		if (cl->got == sizeof(cl->buf))
+			reject(c, cl, "request too long");
+		return;
+	}
+	if (fr_control__parse_request(cl->buf, (size_t)(nl - cl->buf), &req, &why)) {
+		reject(c, cl, why);
+		return;
+	}
+	fd = cl->fd;
+	cl->fd = -1;
+	cb(ctx, fd, &req);
+}
+
+static bool peer_allowed(const struct fr_control *c, int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || len != sizeof(cr))
+		return false;
+	return cr.uid == 0 || cr.uid == c->euid;
+}
+
+static void accept_clients(struct fr_control *c)
+{
+	/* bounded, so a flood of connections cannot hold the loop */
+	for (int k = 0; k < FR_CONTROL_MAX_CLIENTS; k++) {
+		int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct client *cl = NULL;
+
+		if (fd < 0)
+			return;
+		if (!peer_allowed(c, fd)) {
+			close(fd);
+			c->refused++;
+			continue;
+		}
+		for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS && !cl; i++)
+			if (c->cl[i].fd < 0)
+				cl = &c->cl[i];
+		if (!cl) {
+			send_line(fd, "error ", "too many clients");
+			close(fd);
+			c->refused++;
+			continue;
+		}
+		cl->fd = fd;
+		cl->got = 0;
+		cl->deadline_ms = now_ms() + FR_CONTROL_CLIENT_MS;
+	}
+}
+
+void fr_control__service(struct fr_control *c, const struct pollfd *fds, size_t n,
+			 fr_control_cb cb, void *ctx)
+{
+	uint64_t now;
+
+	/* clients first: the fds they had at poll() time are still theirs */
+	for (size_t i = 1; i < n; i++) {
+		if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		for (size_t k = 0; k < FR_CONTROL_MAX_CLIENTS; k++)
+			if (c->cl[k].fd >= 0 && c->cl[k].fd == fds[i].fd) {
+				read_client(c, &c->cl[k], cb, ctx);
+				break;
+			}
+	}
+	if (n && (fds[0].revents & POLLIN))
+		accept_clients(c);
+	now = now_ms();
+	for (size_t k = 0; k < FR_CONTROL_MAX_CLIENTS; k++)
+		if (c->cl[k].fd >= 0 && now >= c->cl[k].deadline_ms)
+			reject(c, &c->cl[k], "no complete request within 2 s");
+}
+
+uint64_t fr_control__refused_peers(const struct fr_control *c)
+{
+	return c->refused;
+}
+
+uint64_t fr_control__bad_requests(const struct fr_control *c)
+{
+	return c->bad;
+}
+
+int fr_control__reply(int client, const char *line)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)line, .iov_len = strlen(line) },
+		{ .iov_base = (void *)"\n", .iov_len = 1 },
+	};
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+	int err = 0;
+
+	if (sendmsg(client, &m, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)(iov[0].iov_len + 1))
+		err = errno ? -errno : -EIO;
+	close(client);
+	return err;
+}
+
+void fr_control__close(struct fr_control *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS; i++)
+		if (c->cl[i].fd >= 0)
+			close(c->cl[i].fd);
+	close(c->fd);
+	unlinkat(c->dirfd, c->sock, 0);
+	unlinkat(c->dirfd, c->pidf, 0);
+	unlinkat(c->dirfd, c->lock, 0);    /* still locked: nobody took it meanwhile */
+	close(c->lockfd);
+	close(c->dirfd);
+	free(c);
+}
+
+/* ---- the client side ---- */
+
+/* Read up to a newline within timeout_ms; a NUL before it is malformed. */
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 {
+	uint64_t end = now_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
 	size_t got = 0;
 
 	while (got + 1 < len) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ms();
+		const char *nl;
 		ssize_t n;
-		int r = poll(&p, 1, timeout_ms);
+		int r;
 
+		if (now >= end)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)(end - now));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -185,72 +653,74 @@ static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;
+		nl = memchr(buf + got, '\n', (size_t)n);
 		got += (size_t)n;
-		buf[got] = '\0';
-		if (memchr(buf, '\n', got)) {
-			*strchr(buf, '\n') = '\0';
+		if (nl) {
+			size_t ln = (size_t)(nl - buf);
+
+			if (memchr(buf, '\0', ln))
+				return -EBADMSG;
+			buf[ln] = '\0';
 			return 0;
 		}
 	}
 	return -EMSGSIZE;
 }
 
-int fr_control__accept(struct fr_control *c, char *req, size_t len)
-{
-	int cl = accept4(c->fd, NULL, NULL, SOCK_CLOEXEC), err;
-
-	if (cl < 0)
-		return -errno;
-	err = read_line(cl, req, len, 2000);
-	if (err) {
-		close(cl);
-		return err;
-	}
-	return cl;
-}
-
-int fr_control__reply(int client, const char *line)
-{
-	size_t n = strlen(line);
-	int err = 0;
-
-	if (send(client, line, n, MSG_NOSIGNAL) != (ssize_t)n ||
-	    send(client, "\n", 1, MSG_NOSIGNAL) != 1)
-		err = -errno;
-	close(client);
-	return err;
-}
-
-void fr_control__close(struct fr_control *c)
-{
-	if (!c)
-		return;
-	if (c->fd >= 0) {
-		close(c->fd);
-		unlink(c->sock);
-		unlink(c->pidfile);
-	}
-	free(c);
-}
-
 int fr_control__request(const char *run_dir, const char *name, const char *req, char *reply,
-			size_t len, int timeout_ms)
+			size_t len, int timeout_ms, const char **why)
 {
 	struct sockaddr_un sa;
-	int fd, err;
+	char sockname[80], line[FR_CONTROL_MAX_REQ];
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = timeout_ms % 1000 * 1000 };
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	uid_t euid = geteuid();
+	struct stat st;
+	int dfd, fd, err, n;
 
-	err = sock_addr(run_dir, name, &sa);
+	*why = NULL;
+	if (!fr_control__valid_name(name))
+		return -EINVAL;
+	n = snprintf(line, sizeof(line), "%s\n", req);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -EMSGSIZE;
+	err = sock_addr(run_dir, name, ".sock", &sa);
 	if (err)
 		return err;
+	dfd = open_dir_checked(run_dir, false, false, why);
+	if (dfd < 0)
+		return dfd;
+	snprintf(sockname, sizeof(sockname), "%s.sock", name);
+	err = fstatat(dfd, sockname, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	close(dfd);
+	if (err)
+		return err;
+	if (!S_ISSOCK(st.st_mode)) {
+		*why = "the control socket's path is not a socket";
+		return -EPERM;
+	}
+	if (st.st_uid != 0 && st.st_uid != euid) {
+		*why = "the control socket belongs to neither root nor you";
+		return -EPERM;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* bounds connect() on a full backlog and send() alike */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
+		err = errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
 		goto out;
 	}
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 || send(fd, "\n", 1, MSG_NOSIGNAL) < 0) {
-		err = -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) || crlen != sizeof(cr) ||
+	    (cr.uid != 0 && cr.uid != euid)) {
+		*why = "the process behind the control socket is neither root nor you";
+		err = -EPERM;
+		goto out;
+	}
+	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != (ssize_t)n) {
+		err = errno == EAGAIN ? -ETIMEDOUT : -errno;
 		goto out;
 	}
 	err = read_line(fd, reply, len, timeout_ms);

@@ -1,36 +1,87 @@
-/* src/control.h: how `flightrec snapshot` finds and talks to a running
- * recorder: a unix socket and a pid file per recorder name in the run directory.
+/* src/record/control.h: how `flightrec snapshot` finds and talks to a running
+ * recorder: a unix socket, a pid file and a lock file per recorder name in a
+ * run directory that only its owner can enter.
  */
 #ifndef FR_CONTROL_H
 #define FR_CONTROL_H
 
+#include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct fr_control;
+
+/* Line protocol, one request per connection: the client sends
+ * "snapshot\n" or "snapshot after=NS\n" (NS: plain decimal nanoseconds,
+ * at most FR_CONTROL_MAX_AFTER_NS); the recorder answers "ok PATH\n" or
+ * "error MSG\n" and closes. */
+enum { FR_REQ_SNAPSHOT = 1 };
+#define FR_CONTROL_MAX_AFTER_NS (3600ull * 1000000000ull)   /* 1 hour */
+#define FR_CONTROL_MAX_REQ 256          /* a request line, newline included */
+#define FR_CONTROL_MAX_CLIENTS 64       /* connections still sending a request */
+#define FR_CONTROL_CLIENT_MS 2000       /* ... each closed after this long */
+
+struct fr_control_req {
+	int verb;
+	uint64_t after_ns;
+};
+
+/* Parse one request line (len bytes, no newline). 0, or -EINVAL with *why a
+ * short static reason. Pure: no I/O, any bytes accepted as input. */
+int fr_control__parse_request(const char *line, size_t len, struct fr_control_req *req,
+			      const char **why);
+/* Parse one reply line (len bytes, no newline): "ok PATH" sets *ok = 1,
+ * "error MSG" *ok = 0; *text and *text_len point at PATH or MSG inside line.
+ * -EINVAL (with *why) for anything else, control characters included. */
+int fr_control__parse_reply(const char *line, size_t len, int *ok, const char **text,
+			    size_t *text_len, const char **why);
 
 /* The run directory: opt, else $FLIGHTREC_RUN_DIR, else /run/flightrec for
  * root, else $XDG_RUNTIME_DIR/flightrec, else /tmp/flightrec-UID. */
 const char *fr_control__run_dir(const char *opt);
 
-/* Names are [A-Za-z0-9_.-]{1,64}. */
+/* Names are [A-Za-z0-9_.-]{1,64}, not starting with a dot. */
 int fr_control__valid_name(const char *name);
-/* Create run_dir (0700) and listen on run_dir/name.sock, write name.pid.
- * -EEXIST (and *other set) when a live recorder already has the name;
- * a stale socket is removed. */
+
+/* Create run_dir (0700) unless it exists, then insist it is a directory (not
+ * a symlink) owned by us with mode 0700 (-ENOTDIR, -ELOOP, -EPERM otherwise).
+ * Lock run_dir/name.lock for the recorder's life, write name.pid, listen on
+ * name.sock (0600). -EEXIST (and *other set, 0 if unknown) when a live
+ * recorder holds the name. Nothing there is followed if it is a symlink. */
 int fr_control__listen(const char *run_dir, const char *name, struct fr_control **out,
 		       pid_t *other);
+/* The listening socket (for callers that only want to know it exists). */
 int fr_control__fd(const struct fr_control *c);
-/* Accept one client and read its one-line request (2 s timeout). Returns the
- * client fd (the caller replies with fr_control__reply) or -errno. */
-int fr_control__accept(struct fr_control *c, char *req, size_t len);
+
+/* The fds to poll: the listening socket first, then each client still
+ * sending its request; at most FR_CONTROL_MAX_CLIENTS + 1. */
+size_t fr_control__pollfds(const struct fr_control *c, struct pollfd *fds, size_t max);
+/* Milliseconds until the next client deadline, -1 if none. */
+int fr_control__timeout_ms(const struct fr_control *c);
+/* After poll() on fds (as filled by fr_control__pollfds, revents set): read
+ * what clients sent, accept new clients (only root and our own euid; the
+ * rest are closed and counted), close clients past their deadline or over
+ * the limit. For each complete request, cb gets the client fd, now owned by
+ * the callback (answer it with fr_control__reply). Never blocks. */
+typedef void (*fr_control_cb)(void *ctx, int client, const struct fr_control_req *req);
+void fr_control__service(struct fr_control *c, const struct pollfd *fds, size_t n,
+			 fr_control_cb cb, void *ctx);
+/* Clients refused: wrong uid, too many, malformed or silent requests. */
+uint64_t fr_control__refused_peers(const struct fr_control *c);
+uint64_t fr_control__bad_requests(const struct fr_control *c);
+
+/* Answer one client ("ok PATH"/"error MSG", a newline added) and close it. */
 int fr_control__reply(int client, const char *line);
-/* Remove the socket and pid file. */
+/* Close the socket; remove the socket, pid file and lock file. */
 void fr_control__close(struct fr_control *c);
 
-/* Client: send req, wait up to timeout_ms for the one-line reply.
- * -ENOENT/-ECONNREFUSED: no recorder with that name; -ETIMEDOUT. */
+/* Client: check that run_dir and its socket belong to root or to us, connect,
+ * check the recorder's uid (root or us), send req, wait up to timeout_ms for
+ * the one-line reply (NUL-terminated, newline stripped). -ENOENT or
+ * -ECONNREFUSED: no recorder with that name; -ETIMEDOUT; -EPERM (with *why):
+ * the run dir, socket or peer is not trusted; -EBADMSG: malformed reply. */
 int fr_control__request(const char *run_dir, const char *name, const char *req, char *reply,
-			size_t len, int timeout_ms);
+			size_t len, int timeout_ms, const char **why);
 
 #endif

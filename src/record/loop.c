@@ -216,16 +216,13 @@ static bool handle_signal(struct loop *l, int sfd)
 	}
 }
 
-/* "snapshot [after=NS]" */
-static void handle_client(struct loop *l)
+/* A complete request from the control socket (fr_control__service). */
+static void handle_request(void *ctx, int cl, const struct fr_control_req *req)
 {
-	struct fr_trigger tr = { .source = "command" };
-	char req[256], *end;
-	int cl = fr_control__accept(l->ctl, req, sizeof(req));
+	struct loop *l = ctx;
+	struct fr_trigger tr = { .source = "command", .after_ns = req->after_ns };
 
-	if (cl < 0)
-		return;
-	if (strncmp(req, "snapshot", 8) || (req[8] && req[8] != ' ')) {
+	if (req->verb != FR_REQ_SNAPSHOT) {
 		fr_control__reply(cl, "error unknown request");
 		return;
 	}
@@ -233,14 +230,6 @@ static void handle_client(struct loop *l)
 		fr_control__reply(cl, "error this recorder runs in forward mode: every record "
 				  "streams into its file already");
 		return;
-	}
-	if (!strncmp(req + 8, " after=", 7)) {
-		errno = 0;
-		tr.after_ns = strtoull(req + 15, &end, 10);
-		if (errno || *end || end == req + 15) {
-			fr_control__reply(cl, "error bad after= value");
-			return;
-		}
 	}
 	tr.time = now_ns();
 	trigger(l, &tr, cl);
@@ -290,14 +279,16 @@ static void drain_triggers(struct loop *l)
 	trigger(l, &b.tr, -1);
 }
 
-/* The fds to poll: signals, control, live sideband rings, trigger rings. */
+/* The fds to poll: signals, the control socket and its clients still sending
+ * (*nctl of them, from fds[1]), live sideband rings, trigger rings. */
 static size_t build_fds(struct loop *l, int sfd, struct pollfd *sb, size_t nsb,
-			struct pollfd *tg, size_t ntg, struct pollfd *fds)
+			struct pollfd *tg, size_t ntg, struct pollfd *fds, size_t *nctl)
 {
-	size_t n = 2;
+	size_t n = 1;
 
 	fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	fds[1] = (struct pollfd){ .fd = fr_control__fd(l->ctl), .events = POLLIN };
+	*nctl = fr_control__pollfds(l->ctl, fds + 1, FR_CONTROL_MAX_CLIENTS + 1);
+	n += *nctl;
 	for (size_t i = 0; i < nsb; i++)
 		if (sb[i].fd >= 0)
 			fds[n++] = (struct pollfd){ .fd = sb[i].fd, .events = POLLIN };
@@ -309,7 +300,7 @@ static size_t build_fds(struct loop *l, int sfd, struct pollfd *sb, size_t nsb,
 
 static int poll_timeout(struct loop *l)
 {
-	int t = l->o->forward ? l->o->flush_ms : -1;
+	int t = l->o->forward ? l->o->flush_ms : -1, c = fr_control__timeout_ms(l->ctl);
 
 	if (l->p.active) {
 		uint64_t now = now_ns(), ms = l->p.due > now ? (l->p.due - now + 999999) / 1000000 : 0;
@@ -317,6 +308,8 @@ static int poll_timeout(struct loop *l)
 		if (t < 0 || ms < (uint64_t)t)
 			t = (int)(ms > INT_MAX ? INT_MAX : ms);
 	}
+	if (c >= 0 && (t < 0 || c < t))
+		t = c;      /* a client's deadline */
 	return t;
 }
 
@@ -338,7 +331,7 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	size_t ncpu = fr_evlist__nr_cpus(el), nsb, ntg;
 	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child };
 	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *tg = calloc(ncpu, sizeof(*tg));
-	struct pollfd *fds = calloc(2 * ncpu + 2, sizeof(*fds));
+	struct pollfd *fds = calloc(2 * ncpu + 2 + FR_CONTROL_MAX_CLIENTS, sizeof(*fds));
 
 	l.history = calloc(o->rate_n ? o->rate_n : 1, sizeof(*l.history));
 	if (!sb || !tg || !fds || !l.history)
@@ -346,7 +339,8 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
 	ntg = fr_evlist__trigger_pollfds(el, tg, ncpu);
 	for (;;) {
-		size_t n = build_fds(&l, o->sfd, sb, nsb, tg, ntg, fds), nlive = n, live_sb = 0;
+		size_t nctl, n = build_fds(&l, o->sfd, sb, nsb, tg, ntg, fds, &nctl), nlive = n;
+		size_t live_sb = 0;
 		int r;
 
 		for (size_t i = 0; i < nsb; i++)
@@ -360,11 +354,11 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 			break;
 		if (r > 0 && (fds[0].revents & POLLIN) && handle_signal(&l, o->sfd))
 			break;
-		if (r > 0 && (fds[1].revents & POLLIN))
-			handle_client(&l);
+		/* also on a timeout: silent clients are closed at their deadline */
+		fr_control__service(l.ctl, fds + 1, nctl, handle_request, &l);
 		if (r > 0) {
-			drop_hups(fds, 2, nlive, sb, nsb);
-			drop_hups(fds, 2, nlive, tg, ntg);
+			drop_hups(fds, 1 + nctl, nlive, sb, nsb);
+			drop_hups(fds, 1 + nctl, nlive, tg, ntg);
 		}
 		if (o->forward)
 			fr_session__forward_tick(s);
