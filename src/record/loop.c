@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ring/record.h"
@@ -313,6 +314,35 @@ static int poll_timeout(struct loop *l)
 	return t;
 }
 
+/* -p targets, one pidfd each (readable once the process exited): the loop
+ * ends when all are gone, not when the first one goes. */
+static size_t open_pidfds(const struct fr_loop_opts *o, int *pfd)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nr_pids; i++) {
+		pfd[i] = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
+		n += pfd[i] >= 0;
+	}
+	return n;
+}
+
+static bool targets_gone(const struct pollfd *fds, size_t from, size_t n, int *pfd, size_t npfd)
+{
+	bool live = false;
+
+	for (size_t i = from; i < n; i++)
+		if (fds[i].revents & (POLLIN | POLLHUP | POLLERR))
+			for (size_t k = 0; k < npfd; k++)
+				if (pfd[k] == fds[i].fd) {
+					close(pfd[k]);
+					pfd[k] = -1;
+				}
+	for (size_t k = 0; k < npfd; k++)
+		live |= pfd[k] >= 0;
+	return !live;
+}
+
 /* Mark hung-up fds (their task exited) so they leave the poll set. */
 static void drop_hups(const struct pollfd *fds, size_t from, size_t n, struct pollfd *set,
 		      size_t nset)
@@ -331,21 +361,29 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	size_t ncpu = fr_evlist__nr_cpus(el), nsb, ntg;
 	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child };
 	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *tg = calloc(ncpu, sizeof(*tg));
-	struct pollfd *fds = calloc(2 * ncpu + 2 + FR_CONTROL_MAX_CLIENTS, sizeof(*fds));
+	struct pollfd *fds = calloc(2 * ncpu + 2 + FR_CONTROL_MAX_CLIENTS + o->nr_pids, sizeof(*fds));
+	int *pfd = calloc(o->nr_pids + 1, sizeof(*pfd));
+	size_t npfd = 0;
 
 	l.history = calloc(o->rate_n ? o->rate_n : 1, sizeof(*l.history));
-	if (!sb || !tg || !fds || !l.history)
+	if (!sb || !tg || !fds || !l.history || !pfd)
 		goto out;
+	if (open_pidfds(o, pfd))
+		npfd = o->nr_pids;
 	nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
 	ntg = fr_evlist__trigger_pollfds(el, tg, ncpu);
 	for (;;) {
 		size_t nctl, n = build_fds(&l, o->sfd, sb, nsb, tg, ntg, fds, &nctl), nlive = n;
-		size_t live_sb = 0;
+		size_t live_sb = 0, pfd_from = n;
 		int r;
 
+		for (size_t k = 0; k < npfd; k++)
+			if (pfd[k] >= 0)
+				fds[n++] = (struct pollfd){ .fd = pfd[k], .events = POLLIN };
 		for (size_t i = 0; i < nsb; i++)
 			live_sb += sb[i].fd >= 0;
-		if (nsb && !live_sb && l.child <= 0) {
+		/* without pidfds (old kernels): the targets' rings hang up */
+		if (!npfd && nsb && !live_sb && l.child <= 0) {
 			l.ended = true;    /* every -p target exited */
 			break;
 		}
@@ -359,6 +397,11 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 		if (r > 0) {
 			drop_hups(fds, 1 + nctl, nlive, sb, nsb);
 			drop_hups(fds, 1 + nctl, nlive, tg, ntg);
+		}
+		if (npfd && r > 0 && targets_gone(fds, pfd_from, n, pfd, npfd)) {
+			l.ended = true;    /* every -p target exited */
+			fr_session__drain(s);
+			break;
 		}
 		if (o->forward)
 			fr_session__forward_tick(s);
@@ -379,6 +422,10 @@ out:
 		free(l.files[i]);
 	free(l.files);
 	free(l.history);
+	for (size_t k = 0; k < npfd; k++)
+		if (pfd[k] >= 0)
+			close(pfd[k]);
+	free(pfd);
 	free(sb);
 	free(tg);
 	free(fds);

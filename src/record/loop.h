@@ -15,6 +15,8 @@
 struct fr_loop_opts {
 	int sfd;                    /* signalfd: INT, TERM, HUP, USR2, CHLD */
 	pid_t child;                /* the recorded command, or -1 */
+	const int *pids;            /* -p targets: the loop ends when every one exited */
+	size_t nr_pids;
 	bool forward;
 	int flush_ms;               /* forward: sideband flush period */
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */

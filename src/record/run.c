@@ -304,6 +304,10 @@ int fr_record__run(struct fr_record_opts *op)
 	if (ret)
 		goto out;
 	lo.child = ch.pid;
+	if (t.kind == FR_TARGET_PIDS) {
+		lo.pids = pids;
+		lo.nr_pids = nr_pids;
+	}
 	lo.forward = o.forward;
 	lo.rate_n = o.rate_n;
 	lo.rate_ns = o.rate_ns;
