@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gelf.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -282,6 +284,62 @@ static void test_unknown_grouped(void)
 	fr_maps__delete(m);
 }
 
+/* The value of a dynamic symbol of the ELF image at img, or 0. */
+static uint64_t dynsym_value(const void *img, size_t len, const char *want)
+{
+	Elf *e;
+	uint64_t v = 0;
+
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)img, len);
+	for (Elf_Scn *scn = e ? elf_nextscn(e, NULL) : NULL; scn && !v; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, want))
+				v = sym.st_value;
+		}
+	}
+	if (e)
+		elf_end(e);
+	return v;
+}
+
+/* [vdso] frames name their functions from the image the VDSO blob holds:
+ * here this process's own vdso, as the recorder saves it. */
+static void test_vdso(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	struct fr_frame f[4];
+	uint64_t fn;
+	size_t len;
+
+	if (!eh)
+		return;
+	len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	fn = dynsym_value(eh, len, "__vdso_clock_gettime");
+	CU_ASSERT_FATAL(fn != 0);
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_EQUAL(fr_symbolizer__add_vdso(s, "not elf", 7), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(fr_symbolizer__add_vdso(s, eh, len), 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x2000, 0, "[vdso]", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + fn, false, f, 4) >= 1);
+	CU_ASSERT_STRING_EQUAL(f[0].sym->name, "__vdso_clock_gettime");
+	CU_ASSERT_STRING_EQUAL(f[0].sym->dso, "[vdso]");
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+}
+
 static void test_build_id(void)
 {
 	struct fr_symbolizer_opts o = { 0 };
@@ -465,6 +523,7 @@ static const struct fr_test tests[] = {
 	{ "--no-demangle", test_no_demangle },
 	{ "demangler", test_demangle },
 	{ "unknown addresses per file and offset", test_unknown_grouped },
+	{ "[vdso] from the saved image", test_vdso },
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
 	{ "a process from the PROCS blob", test_procs_blob },
