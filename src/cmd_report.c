@@ -22,7 +22,7 @@ enum {
 static const struct argp_option report_options[] = {
 	{ "input", 'i', "FILE", 0, "the file (default: the newest *.frec in the directory)", 0 },
 	{ "dir", 'd', "DIR", 0, "where to look for the newest file (default .)", 0 },
-	{ "sort", 's', "KEYS", 0, "group by keys from comm,pid,tid,cpu,dso,sym,srcline, in the "
+	{ "sort", 's', "KEYS", 0, "group by keys from comm,pid,dso,sym,srcline,tid,cpu, in the "
 	  "order given (default comm,dso,sym)", 1 },
 	{ NULL, 'g', NULL, 0, "show the call paths under each entry", 1 },
 	{ "children", OPT_CHILDREN, NULL, 0, "also the inclusive weight of each function "
@@ -128,7 +128,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case 'd': o->dir = arg; break;
 	case 's':
 		if (fr_hist__parse_keys(arg, &o->hist))
-			usage_error(o, "--sort", "expected keys from comm,pid,tid,cpu,dso,sym,srcline, "
+			usage_error(o, "--sort", "expected keys from comm,pid,dso,sym,srcline,tid,cpu, "
 				    "comma separated, each at most once");
 		break;
 	case 'g': o->hist.callchains = true; break;
