@@ -16,14 +16,17 @@
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_SYMFS, OPT_SYMDIR, OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO,
+	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_CACHE,
 };
 
 static const struct argp_option report_options[] = {
 	{ "input", 'i', "FILE", 0, "the file (default: the newest *.frec in the directory)", 0 },
 	{ "dir", 'd', "DIR", 0, "where to look for the newest file (default .)", 0 },
-	{ "sort", 's', "KEYS", 0, "group by keys from comm,pid,dso,sym,srcline, in the order "
-	  "given (default comm,dso,sym)", 1 },
+	{ "sort", 's', "KEYS", 0, "group by keys from comm,pid,dso,sym,srcline,tid,cpu, in the "
+	  "order given (default comm,dso,sym)", 1 },
 	{ NULL, 'g', NULL, 0, "show the call paths under each entry", 1 },
+	{ "children", OPT_CHILDREN, NULL, 0, "also the inclusive weight of each function "
+	  "(Children: samples with it anywhere on the stack), sorted by it", 1 },
 	{ "period", OPT_PERIOD, NULL, 0, "weigh samples by their period (default: count them)", 1 },
 	{ "percent-limit", OPT_PERCENT, "PCT", 0, "hide entries below PCT percent", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0, "FlameGraph collapsed stacks (--format=folded)", 2 },
@@ -43,6 +46,10 @@ static const struct argp_option report_options[] = {
 	{ "symdir", OPT_SYMDIR, "DIR", 0, "also look in DIR for files by name, checked by build id "
 	  "(repeatable)", 4 },
 	{ "no-inline", OPT_NO_INLINE, NULL, 0, "one frame per address: no inline frames", 4 },
+	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "C++ and Rust names as the symbol table has "
+	  "them (mangled)", 4 },
+	{ "cache", OPT_CACHE, "DIR", 0, "the build-id cache that flightrec archive fills (default "
+	  "$XDG_CACHE_HOME/flightrec, ~/.cache/flightrec; root: /var/cache/flightrec)", 4 },
 	{ 0 }
 };
 
@@ -121,7 +128,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case 'd': o->dir = arg; break;
 	case 's':
 		if (fr_hist__parse_keys(arg, &o->hist))
-			usage_error(o, "--sort", "expected keys from comm,pid,dso,sym,srcline, "
+			usage_error(o, "--sort", "expected keys from comm,pid,dso,sym,srcline,tid,cpu, "
 				    "comma separated, each at most once");
 		break;
 	case 'g': o->hist.callchains = true; break;
@@ -163,6 +170,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 			o->symdirs[o->sym.nr_symdirs++] = arg;
 		break;
 	case OPT_NO_INLINE: o->sym.no_inline = true; break;
+	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
+	case OPT_CHILDREN: o->hist.children = true; break;
+	case OPT_CACHE: o->sym.cache_dir = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->input)
 			usage_error(o, arg, "one file at a time");
@@ -186,12 +196,16 @@ int cmd_report(int argc, char **argv)
 		"  flightrec report --folded FILE | flamegraph.pl > out.svg\n"
 		"  flightrec report --format=perf-script FILE > out.perf  (speedscope)\n"
 		"  flightrec report --format=json FILE > trace.json       (Perfetto)\n"
-		"  flightrec report --comm server --time 1200.5,1201 FILE\n\n"
+		"  flightrec report --comm server --time 1200.5,1201 FILE\n"
+		"  flightrec report --children --sort sym FILE   inclusive and self weights\n"
+		"  flightrec report --symdir DIR FILE        objects from 'flightrec archive -o X.tar', "
+		"extracted in DIR\n\n"
 		"Exit codes: 0 ok; 1 the file is truncated or corrupt (what could be read was "
-		"reported); 2 not readable, not a flightrec file, or out of memory; 64 usage.";
+		"reported); 2 not readable, not a flightrec file, or out of memory; 64 usage "
+		"(also: -g on a file without call chains).";
 	struct argp a = { report_options, report_parse, "[FILE]", doc, NULL, NULL, NULL };
 	struct fr_report_opts o = { .dir = "." };
-	char path[PATH_MAX] = "";
+	char path[PATH_MAX] = "", cache[PATH_MAX];
 	int r;
 
 	o.hist.chain_limit = 0.5;
@@ -202,6 +216,8 @@ int cmd_report(int argc, char **argv)
 		r = r < 0 ? FR_EXIT_OK : r ? r : FR_EXIT_USAGE;
 		goto out;
 	}
+	if (!o.sym.cache_dir)
+		o.sym.cache_dir = fr_archive__default_dir(cache, sizeof(cache));
 	if (!o.input) {
 		int err = fr_input__newest(o.dir, path, sizeof(path));
 

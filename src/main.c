@@ -24,6 +24,8 @@ static void usage(FILE *f)
 		"  dump       list every record of a file\n"
 		"  report     symbolized report: histogram, callchains (-g), --folded,\n"
 		"             --format=perf-script|json (--raw: every record, as dump)\n"
+		"  archive    copy the objects a file's samples hit into the build-id cache\n"
+		"             (-o X.tar: also into a tarball for report --symdir elsewhere)\n"
 		"\n"
 		"Examples:\n"
 		"  flightrec record -e syscalls:sys_enter_read --backward\n"
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "archive"))
+		return cmd_archive(argc - 1, argv + 1);
 	fr_err(cmd, "unknown command (try 'flightrec --help')");
 	return FR_EXIT_USAGE;
 }

@@ -16,11 +16,20 @@
 
 #include "symbolize/internal.h"
 
+struct plt_entry {
+	uint64_t addr;
+	char *name;                /* "memcmp@plt" */
+};
+
 struct fr_dso {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct fr_dso_image img;
 	bool has_img;
+	bool plt_read;
+	struct plt_entry *plt;     /* sorted by address */
+	size_t nr_plt;
+	uint64_t plt_entsize;
 };
 
 static char *debuginfo_path;   /* NULL: libdw's default search path */
@@ -38,6 +47,9 @@ void fr_dso__delete(struct fr_dso *d)
 		return;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
+	for (size_t i = 0; i < d->nr_plt; i++)
+		free(d->plt[i].name);
+	free(d->plt);
 	free(d->img.load);
 	free(d);
 }
@@ -180,6 +192,36 @@ static int try_path(const char *path, const struct fr_dso_id *id, bool image,
 	return err;
 }
 
+/* dir/.build-id/xx/yyyy... (the layout of flightrec archive and perf's
+ * ~/.debug): 0 or -ENAMETOOLONG. */
+static int build_id_path(char *path, size_t len, const char *dir, const struct fr_dso_id *id)
+{
+	size_t n = (size_t)snprintf(path, len, "%s/.build-id/%02x/", dir, id->build_id[0]);
+
+	for (size_t i = 1; i < id->build_id_size && n < len; i++)
+		n += (size_t)snprintf(path + n, len - n, "%02x", id->build_id[i]);
+	return n < len ? 0 : -ENAMETOOLONG;
+}
+
+/* The build-id cache and each --symdir, by build id. */
+static int try_caches(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
+		      struct fr_dso **out, char **used, enum fr_dso_status *st)
+{
+	char path[PATH_MAX];
+	int err = -ENOENT;
+
+	for (size_t i = 0; i <= o->nr_symdirs; i++) {
+		const char *dir = i < o->nr_symdirs ? o->symdirs[i] : o->cache_dir;
+
+		if (!dir || build_id_path(path, sizeof(path), dir, id))
+			continue;
+		err = try_path(path, id, true, out, used, st);
+		if (err != -ENOENT && err != -ESTALE && err != -EBADMSG)
+			return err;
+	}
+	return err;
+}
+
 int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 		 struct fr_dso **out, enum fr_dso_status *st, char **used)
 {
@@ -216,6 +258,9 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 	}
 	if (!id->build_id_size)
 		return 0;
+	err = try_caches(id, o, out, used, st);
+	if (err != -ENOENT && err != -ESTALE && err != -EBADMSG)
+		goto done;
 	err = try_build_id(id, out, used);
 	if (err != -ENOENT)
 		goto done;
@@ -234,14 +279,103 @@ done:
 	return err == -ENOMEM ? err : 0;
 }
 
+/* The linkage name where there is one (an inline instance's comes from its
+ * abstract origin): "_ZNSt6vectorIiSaIiEEixEm", demangled by the caller to
+ * the qualified std::vector<...>::operator[], where DW_AT_name says only
+ * "operator[]"; else the plain name. */
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
-	const char *name = dwarf_diename(die);
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
 
 	if (!name)
-		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-	return name;
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	return name ? name : dwarf_diename(die);
+}
+
+static int cmp_plt(const void *a, const void *b)
+{
+	const struct plt_entry *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static Elf_Scn *find_section(Elf *elf, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* PLT stubs have no symbols: name them from .rela.plt as perf does. Entry i
+ * of .plt.sec (IBT) or entry i + 1 of .plt (after the resolver's PLT0) jumps
+ * through relocation i. x86-64 layout: 16-byte entries. */
+static void read_plt(struct fr_dso *d)
+{
+	GElf_Shdr plt, sec, rela, dynsym;
+	Elf_Scn *s_plt, *s_sec, *s_rela, *s_sym;
+	Elf_Data *rd, *sd;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	size_t shstrndx, n;
+	uint64_t base;
+
+	d->plt_read = true;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	s_plt = find_section(elf, shstrndx, ".plt", &plt);
+	s_sec = find_section(elf, shstrndx, ".plt.sec", &sec);
+	s_rela = find_section(elf, shstrndx, ".rela.plt", &rela);
+	if (!s_plt || !s_rela || rela.sh_type != SHT_RELA || !rela.sh_entsize ||
+	    !(s_sym = elf_getscn(elf, rela.sh_link)) || !gelf_getshdr(s_sym, &dynsym) ||
+	    !(rd = elf_getdata(s_rela, NULL)) || !(sd = elf_getdata(s_sym, NULL)))
+		return;
+	d->plt_entsize = 16;
+	base = s_sec ? sec.sh_addr : plt.sh_addr + d->plt_entsize;
+	n = rela.sh_size / rela.sh_entsize;
+	d->plt = calloc(n ? n : 1, sizeof(*d->plt));
+	if (!d->plt)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		char buf[512];
+
+		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(elf, dynsym.sh_link, sym.st_name)) || !name[0])
+			continue;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		d->plt[d->nr_plt].addr = base + i * d->plt_entsize;
+		if (!(d->plt[d->nr_plt].name = strdup(buf)))
+			break;
+		d->nr_plt++;
+	}
+	qsort(d->plt, d->nr_plt, sizeof(*d->plt), cmp_plt);
+}
+
+/* The PLT stub at pc, or NULL. */
+static const struct plt_entry *plt_lookup(struct fr_dso *d, uint64_t pc)
+{
+	size_t lo = 0, hi;
+
+	if (!d->plt_read)
+		read_plt(d);
+	hi = d->nr_plt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->plt[mid].addr + d->plt_entsize <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nr_plt && d->plt[lo].addr <= pc ? &d->plt[lo] : NULL;
 }
 
 /* The call site of an inlined instance: where the next outer frame is. */
@@ -267,8 +401,14 @@ int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
 	GElf_Sym sym;
 	const char *symname = dwfl_module_addrinfo(d->mod, pc, &off, &sym, NULL, NULL, NULL);
 	const char *file = NULL, *dwname = NULL;
+	const struct plt_entry *plt;
 	uint32_t line = 0;
 	size_t n = 0;
+
+	if ((!symname || sym.st_size == 0) && (plt = plt_lookup(d, pc))) {
+		out[0] = (struct fr_raw_frame){ plt->name, NULL, 0, false, pc - plt->addr };
+		return 1;
+	}
 
 	if (srclines) {
 		Dwfl_Line *l = dwfl_module_getsrc(d->mod, pc);

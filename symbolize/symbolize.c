@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "symbolize/demangle.h"
 #include "symbolize/internal.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/strpool.h"
@@ -35,6 +38,8 @@ struct dso_state {
 	char *used;
 	struct fr_dso *dso;
 	const char *name, *short_name;
+	uint8_t build_id[20];
+	uint8_t build_id_size;
 	struct cslot *slots;
 	size_t cap, nused;
 };
@@ -51,6 +56,7 @@ struct fr_symbolizer {
 	struct fr_kallsyms *ks;
 	const struct fr_sym *unk_user, *unk_kernel;
 	const char *kernel_dso;
+	int vdso_fd;                   /* the saved vdso image (memfd), or -1 */
 };
 
 static uint64_t mix(uint64_t x)
@@ -114,6 +120,7 @@ int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer 
 
 	if (!s || !(s->strs = fr_strpool__new()))
 		goto nomem;
+	s->vdso_fd = -1;
 	if (o)
 		s->o = *o;
 	unk = fr_strpool__str(s->strs, "[unknown]");
@@ -148,12 +155,42 @@ void fr_symbolizer__delete(struct fr_symbolizer *s)
 	free(s->arena);
 	fr_kallsyms__delete(s->ks);
 	fr_strpool__delete(s->strs);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
 	free(s);
 }
 
 int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_t len)
 {
 	return fr_kallsyms__parse(blob, len, &s->ks);
+}
+
+int fr_symbolizer__add_vdso(struct fr_symbolizer *s, const void *image, size_t len)
+{
+	const uint8_t *p = image;
+	int fd;
+
+	if (len < 64 || memcmp(p, "\177ELF", 4))
+		return -EINVAL;
+	/* libdw opens files by name: the image becomes an anonymous file */
+	fd = memfd_create("flightrec-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, p + done, len - done);
+
+		if (w < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		done += (size_t)w;
+	}
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
+	s->vdso_fd = fd;
+	return 0;
 }
 
 const struct fr_sym *fr_symbolizer__unknown(struct fr_symbolizer *s, bool kernel)
@@ -190,6 +227,24 @@ static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps
 	d->short_name = slash && slash[1] ? fr_strpool__str(s->strs, slash + 1) : d->name;
 	if (!d->name || !d->short_name)
 		return NULL;
+	d->build_id_size = id->build_id_size;
+	memcpy(d->build_id, id->build_id, sizeof(d->build_id));
+	if (s->vdso_fd >= 0 && !strcmp(id->path, "[vdso]")) {
+		/* the image saved in the file: no other place to look */
+		struct fr_symbolizer_opts vo = { .no_inline = s->o.no_inline,
+						 .no_srcline = s->o.no_srcline };
+		char path[64];
+		struct fr_dso_id vid = { .path = path };
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", s->vdso_fd);
+		if (fr_dso__open(&vid, &vo, &d->dso, &d->status, &d->used))
+			return NULL;
+		if (d->used) {
+			free(d->used);
+			d->used = strdup("(the vdso image saved in the file)");
+		}
+		return d;
+	}
 	if (fr_dso__open(id, &s->o, &d->dso, &d->status, &d->used))
 		return NULL;
 	return d;
@@ -238,6 +293,46 @@ static int cache_grow(struct dso_state *d)
 	return 0;
 }
 
+/* A symbol's name as shown: a version ("memcpy@@GLIBC_2.14") dropped, C++ and
+ * Rust names demangled unless --no-demangle ("_ZN..." + "@plt" likewise);
+ * interned. NULL on allocation failure. */
+static const char *display_name(struct fr_symbolizer *s, const char *raw)
+{
+	const char *at = raw[0] ? strchr(raw, '@') : NULL;
+	bool plt = at && !strcmp(at, "@plt");
+	size_t len = at ? (size_t)(at - raw) : strlen(raw);
+	char *base, *dm = NULL, buf[1024];
+	const char *name;
+
+	if (s->o.no_demangle || raw[0] != '_')
+		return fr_strpool__intern(s->strs, raw, plt ? strlen(raw) : len);
+	base = strndup(raw, len);
+	if (!base)
+		return NULL;
+	dm = fr_demangle(base);
+	if (!dm) {
+		free(base);
+		return fr_strpool__intern(s->strs, raw, plt ? strlen(raw) : len);
+	}
+	snprintf(buf, sizeof(buf), "%s%s", dm, plt ? "@plt" : "");
+	name = fr_strpool__str(s->strs, buf);
+	free(dm);
+	free(base);
+	return name;
+}
+
+/* An address of d that no symbol covers: "FILE+0xADDR", one per address. */
+static const struct fr_sym *unknown_at(struct fr_symbolizer *s, const struct dso_state *d,
+				       uint64_t addr)
+{
+	char buf[512];
+	const char *name;
+
+	snprintf(buf, sizeof(buf), "%s+0x%llx", d->short_name, (unsigned long long)addr);
+	name = fr_strpool__str(s->strs, buf);
+	return name ? intern_sym(s, name, d->name, d->short_name, false, false, true) : NULL;
+}
+
 /* Resolve pc in d with libdw and cache the frames; NULL on allocation failure. */
 static const struct cslot *resolve_cached(struct fr_symbolizer *s, struct dso_state *d,
 					  uint64_t pc)
@@ -269,17 +364,11 @@ static const struct cslot *resolve_cached(struct fr_symbolizer *s, struct dso_st
 	d->nused++;
 	for (int i = 0; i < n; i++) {
 		struct cached *c = &s->arena[s->arena_n++];
-		const char *at = raw[i].name && raw[i].name[0] ? strchr(raw[i].name, '@') : NULL;
-		/* "memcpy@@GLIBC_2.14": the symbol version is no part of the name */
-		const char *name = !raw[i].name ? NULL
-				   : fr_strpool__intern(s->strs, raw[i].name,
-							at ? (size_t)(at - raw[i].name)
-							   : strlen(raw[i].name));
+		const char *name = raw[i].name ? display_name(s, raw[i].name) : NULL;
 
 		c->sym = name ? intern_sym(s, name, d->name, d->short_name, false, raw[i].inlined,
 					   false)
-			      : intern_sym(s, s->unk_user->name, d->name, d->short_name, false,
-					   false, true);
+			      : raw[i].name ? NULL : unknown_at(s, d, pc);
 		c->file = raw[i].file ? fr_strpool__str(s->strs, raw[i].file) : NULL;
 		c->line = raw[i].line;
 		c->off = raw[i].off > UINT32_MAX ? UINT32_MAX : (uint32_t)raw[i].off;
@@ -313,8 +402,12 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 	if (!d)
 		return -ENOMEM;
 	if (!d->dso) {
-		return one_frame(out, intern_sym(s, s->unk_user->name, d->name, d->short_name,
-						 false, false, true), addr, addr - mp->start + mp->pgoff);
+		uint64_t off = addr - mp->start + mp->pgoff;
+
+		/* special mappings ([vdso], //anon) have no offsets worth grouping */
+		return one_frame(out, d->status == FR_DSO_SPECIAL
+			? intern_sym(s, s->unk_user->name, d->name, d->short_name, false, false, true)
+			: unknown_at(s, d, off - (ret ? 1 : 0)), addr, off);
 	}
 	vaddr = addr - fr_dso__bias(d->dso, mp);
 	sl = resolve_cached(s, d, vaddr - (ret ? 1 : 0));
@@ -369,6 +462,16 @@ int fr_symbolizer__dso_status(const struct fr_symbolizer *s, size_t i, const cha
 	*path = s->dsos[i].name;
 	*status = s->dsos[i].status;
 	*used = s->dsos[i].used;
+	return 0;
+}
+
+int fr_symbolizer__dso_build_id(const struct fr_symbolizer *s, size_t i, const uint8_t **id,
+				size_t *size)
+{
+	if (i >= s->nr_dsos || !s->dsos[i].tried)
+		return -ENOENT;
+	*id = s->dsos[i].build_id;
+	*size = s->dsos[i].build_id_size;
 	return 0;
 }
 

@@ -16,9 +16,12 @@
 
 struct fr_symbolizer;
 
-/* One function of one file. Interned: the same function is the same pointer. */
+/* One function of one file. Interned: the same function is the same pointer.
+ * An address no symbol covers in a known file is a function of its own named
+ * "FILE+0xADDR" (file address, or file offset where the file was not found),
+ * as perf groups unknown addresses per object and offset. */
 struct fr_sym {
-	const char *name;      /* "main", "[unknown]" */
+	const char *name;      /* "main", "memcmp@plt", "libfoo.so+0x7bd", "[unknown]" */
 	const char *dso;       /* "/usr/bin/x", "[kernel.kallsyms]", "[ext4]", "[unknown]" */
 	const char *dso_short; /* basename of dso */
 	bool kernel;
@@ -43,12 +46,17 @@ struct fr_symbolizer_opts {
 	size_t nr_symdirs;
 	bool no_inline;               /* one frame per address */
 	bool no_srcline;              /* skip DWARF line lookups (faster) */
+	bool no_demangle;             /* keep C++/Rust names as the symbol table has them */
+	const char *cache_dir;        /* build-id cache (flightrec archive), or NULL */
 };
 
 int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer **out);
 void fr_symbolizer__delete(struct fr_symbolizer *s);
 /* Add a KSYMS blob (several may be added). */
 int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_t len);
+/* The vdso image saved at record time (VDSO blob): [vdso] mappings resolve
+ * against it from then on. 0, -EINVAL (not ELF) or -errno. */
+int fr_symbolizer__add_vdso(struct fr_symbolizer *s, const void *image, size_t len);
 
 /* Frames for a user address of process pid at time, innermost first, at most
  * max (max >= 1). ret: addr is a return address (looked up at addr - 1).
@@ -73,6 +81,9 @@ size_t fr_symbolizer__nr_dsos(const struct fr_symbolizer *s);
 /* The i-th file looked at: its recorded path, status and the file used. */
 int fr_symbolizer__dso_status(const struct fr_symbolizer *s, size_t i, const char **path,
 			      enum fr_dso_status *status, const char **used);
+/* The i-th file's recorded build id (*size 0: none recorded). */
+int fr_symbolizer__dso_build_id(const struct fr_symbolizer *s, size_t i, const uint8_t **id,
+				size_t *size);
 const char *fr_dso_status__str(enum fr_dso_status st);
 /* The unknown-function symbol of the kernel and of unknown mappings. */
 const struct fr_sym *fr_symbolizer__unknown(struct fr_symbolizer *s, bool kernel);

@@ -39,6 +39,7 @@ enum fr_blob_kind {
 	FR_BLOB_KSYMS = 1,     /* kernel symbols the samples need (symbolize/kallsyms.h) */
 	FR_BLOB_PROCS = 2,     /* the retained process/mapping table (src/proctable.h) */
 	FR_BLOB_TRIGGER = 3,   /* what triggered the snapshot, window bounds ("key=value\n") */
+	FR_BLOB_VDSO = 4,      /* the vdso ELF image of the recording machine ([vdso] symbols) */
 };
 
 enum fr_stream_kind {

@@ -1,9 +1,11 @@
 /* src/record/snapshot.c: composing a file from the session: meta, events,
  * each CPU's copied ring cut to the window, the sideband stores, the process
- * table of the samples' pids, kernel symbols, the trigger; naming new files.
+ * table of the samples' pids, kernel symbols, the vdso image, the trigger;
+ * naming new files.
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -298,6 +301,25 @@ static int write_trigger(struct fr_writer *w, const struct fr_trigger *tr, uint6
 	return fr_writer__blob(w, FR_BLOB_TRIGGER, buf, (size_t)n);
 }
 
+/* The vdso image (VDSO blob), so the report can name [vdso] frames: the
+ * recorder's own, the same image every process on this kernel maps. Its size
+ * is where its section headers or its last PT_LOAD end. */
+static int write_vdso(struct fr_writer *w)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Phdr *ph;
+	size_t size;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	size = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+	for (size_t i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > size)
+			size = (size_t)(ph[i].p_offset + ph[i].p_filesz);
+	return size > FR_CHUNK_RAW_MAX ? 0 : fr_writer__blob(w, FR_BLOB_VDSO, eh, size);
+}
+
 static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t t0, bool pinned)
 {
 	struct fr_session *s = c->s;
@@ -335,6 +357,8 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 		err = fr_session_write_procs(s, c->w, c->pids.keys, pid_set_flatten(&c->pids));
 	if (!err)
 		err = fr_session_write_ksyms(s, c->w);
+	if (!err)
+		err = write_vdso(c->w);
 	if (!err)
 		err = write_trigger(c->w, tr, t0);
 	if (!err)

@@ -1,6 +1,7 @@
-/* src/report_hist.c: the text report's histogram: samples grouped by any
- * subset of comm, pid, dso, sym, srcline, heaviest first, with the call paths
- * that led to each entry (callee first, as perf report --no-children).
+/* src/report/hist.c: the text report's histogram: samples grouped by any
+ * subset of comm, pid, tid, cpu, dso, sym, srcline, heaviest first, with the
+ * call paths that led to each entry (callee first, as perf report
+ * --no-children), or with inclusive Children and Self weights (--children).
  */
 #include "config.h"
 
@@ -15,9 +16,10 @@
 #define NODE_BLOCK 4096
 #define PREFIX_MAX 8192
 
-static const char *const key_names[FR_NR_KEYS] = { "comm", "pid", "dso", "sym", "srcline" };
+static const char *const key_names[FR_NR_KEYS] = { "comm", "pid", "dso", "sym", "srcline",
+						   "cpu", "tid" };
 static const char *const key_headers[FR_NR_KEYS] = { "Command", "Pid", "Shared Object",
-						     "Symbol", "Source:Line" };
+						     "Symbol", "Source:Line", "CPU", "Tid" };
 
 struct cnode {
 	const struct fr_sym *sym;
@@ -28,7 +30,8 @@ struct cnode {
 struct hentry {
 	uintptr_t key[FR_NR_KEYS];       /* by position in o.keys; 0: none */
 	const struct fr_sym *sym;        /* for [k]/[.] */
-	uint64_t samples, weight;
+	uint64_t samples, weight;        /* self */
+	uint64_t children;               /* --children: samples with the function on the stack */
 	struct cnode root;               /* call paths, leaf first */
 	char *text[FR_NR_KEYS];          /* filled when printing */
 };
@@ -211,9 +214,8 @@ static int add_path(struct fr_hist *h, struct cnode *node, const struct fr_rsamp
 	return 0;
 }
 
-static uintptr_t srcline_key(struct fr_hist *h, const struct fr_rsample *s)
+static uintptr_t srcline_key(struct fr_hist *h, const struct fr_frame *f)
 {
-	const struct fr_frame *f = &s->frames[0];
 	char buf[512];
 
 	if (f->file && f->line) {
@@ -227,27 +229,70 @@ static uintptr_t srcline_key(struct fr_hist *h, const struct fr_rsample *s)
 	return (uintptr_t)fr_strpool__str(h->strs, buf);
 }
 
-int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
+/* The key of a sample whose function is frames[fi] (its srcline: frames[si]). */
+static int make_key(struct fr_hist *h, const struct fr_rsample *s, const struct fr_sym *sym,
+		    const struct fr_frame *line, uintptr_t *key)
 {
-	const struct fr_sym *leaf = s->nr_frames ? s->frames[fr_leaf_frames(s) - 1].sym : NULL;
-	uint64_t w = h->o.period ? s->period : 1;
-	uintptr_t key[FR_NR_KEYS] = { 0 };
-	struct hentry *e;
-
+	memset(key, 0, sizeof(key[0]) * FR_NR_KEYS);
 	for (int i = 0; i < h->o.nr_keys; i++) {
 		switch (h->o.keys[i]) {
 		case FR_KEY_COMM: key[i] = (uintptr_t)s->comm; break;
 		case FR_KEY_PID: key[i] = (uintptr_t)s->pid + 1; break;
-		case FR_KEY_DSO: key[i] = leaf ? (uintptr_t)leaf->dso : 0; break;
-		case FR_KEY_SYM: key[i] = (uintptr_t)leaf; break;
+		case FR_KEY_TID: key[i] = (uintptr_t)s->tid + 1; break;
+		case FR_KEY_CPU: key[i] = (uintptr_t)s->cpu + 1; break;
+		case FR_KEY_DSO: key[i] = sym ? (uintptr_t)sym->dso : 0; break;
+		case FR_KEY_SYM: key[i] = (uintptr_t)sym; break;
 		case FR_KEY_SRCLINE:
-			key[i] = s->nr_frames ? srcline_key(h, s) : 0;
-			if (s->nr_frames && !key[i])
+			key[i] = line ? srcline_key(h, line) : 0;
+			if (line && !key[i])
 				return -ENOMEM;
 			break;
 		case FR_NR_KEYS: break;
 		}
 	}
+	return 0;
+}
+
+/* --children: each function on the stack (once per sample, inline instances
+ * counted with the function they are in) gets the sample's weight. */
+static int add_children(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
+{
+	struct hentry *seen[64];
+	size_t nseen = 0;
+	uintptr_t key[FR_NR_KEYS];
+
+	for (size_t i = 0; i < s->nr_frames; i++) {
+		const struct fr_frame *f = &s->frames[i];
+		struct hentry *e;
+		size_t j;
+
+		if (f->sym->inlined)
+			continue;
+		if (make_key(h, s, f->sym, f, key) || !(e = find_entry(h, key)))
+			return -ENOMEM;
+		if (!e->sym)
+			e->sym = f->sym;
+		for (j = 0; j < nseen && seen[j] != e; j++)
+			;
+		if (j < nseen)
+			continue;   /* recursion: once per sample */
+		if (nseen < sizeof(seen) / sizeof(seen[0]))
+			seen[nseen++] = e;
+		e->children += w;
+	}
+	return 0;
+}
+
+int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
+{
+	const struct fr_sym *leaf = s->nr_frames ? s->frames[fr_leaf_frames(s) - 1].sym : NULL;
+	uint64_t w = h->o.period ? s->period : 1;
+	uintptr_t key[FR_NR_KEYS];
+	struct hentry *e;
+	int err;
+
+	if (make_key(h, s, leaf, s->nr_frames ? &s->frames[0] : NULL, key))
+		return -ENOMEM;
 	e = find_entry(h, key);
 	if (!e)
 		return -ENOMEM;
@@ -257,6 +302,12 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 	e->weight += w;
 	h->samples++;
 	h->weight += w;
+	if (h->o.children) {
+		if (!s->nr_frames)
+			e->children += w;
+		else if ((err = add_children(h, s, w)))
+			return err;
+	}
 	return h->o.callchains && s->nr_frames ? add_path(h, &e->root, s, w) : 0;
 }
 
@@ -265,6 +316,8 @@ static int cmp_entry(const void *a, const void *b)
 	const struct hentry *x = *(const struct hentry *const *)a;
 	const struct hentry *y = *(const struct hentry *const *)b;
 
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->weight != y->weight)
 		return x->weight > y->weight ? -1 : 1;
 	if (x->samples != y->samples)
@@ -383,7 +436,9 @@ static char *entry_text(const struct hentry *e, enum fr_sort_key k, uintptr_t v)
 
 	switch (k) {
 	case FR_KEY_COMM: snprintf(buf, sizeof(buf), "%s", (const char *)v); break;
-	case FR_KEY_PID: snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v - 1)); break;
+	case FR_KEY_PID:
+	case FR_KEY_TID:
+	case FR_KEY_CPU: snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v - 1)); break;
 	case FR_KEY_DSO: snprintf(buf, sizeof(buf), "%s", e->sym ? e->sym->dso_short : "-"); break;
 	case FR_KEY_SYM:
 		snprintf(buf, sizeof(buf), "[%c] %s", e->sym->kernel ? 'k' : '.', e->sym->name);
@@ -424,7 +479,7 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 	fprintf(f, "# event: %s\n# samples: %llu  event count: %llu  (overhead by %s)\n#\n",
 		event_name, (unsigned long long)h->samples, (unsigned long long)h->weight,
 		h->o.period ? "period" : "samples");
-	fprintf(f, "# Overhead    Samples");
+	fprintf(f, h->o.children ? "# Children      Self    Samples" : "# Overhead    Samples");
 	for (int k = 0, last = -1; k < h->o.nr_keys; k++) {
 		for (int j = k; j < h->o.nr_keys; j++)
 			if (shown[j])
@@ -432,7 +487,7 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 		if (shown[k])
 			fprintf(f, "  %-*s", k == last ? 0 : (int)width[k], key_headers[h->o.keys[k]]);
 	}
-	fprintf(f, "\n# ........  .........");
+	fprintf(f, h->o.children ? "\n# ........  ........  ........." : "\n# ........  .........");
 	for (int k = 0; k < h->o.nr_keys; k++) {
 		if (!shown[k])
 			continue;
@@ -444,13 +499,16 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 	for (size_t i = 0; i < h->n; i++) {
 		const struct hentry *e = h->entries[i];
 		double pct = total ? 100.0 * (double)e->weight / (double)total : 0;
+		double cpct = total ? 100.0 * (double)e->children / (double)total : 0;
 		int last = -1;
 
-		if (pct < h->o.percent_limit)
+		if ((h->o.children ? cpct : pct) < h->o.percent_limit)
 			continue;
 		for (int k = 0; k < h->o.nr_keys; k++)
 			if (shown[k])
 				last = k;
+		if (h->o.children)
+			fprintf(f, "%9.2f%%  ", cpct);
 		fprintf(f, "%9.2f%%  %9llu", pct, (unsigned long long)e->samples);
 		for (int k = 0; k < h->o.nr_keys; k++)
 			if (shown[k])

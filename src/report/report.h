@@ -62,19 +62,21 @@ bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
 size_t fr_leaf_frames(const struct fr_rsample *s);
 
 /* ---- report_hist.c: the text report's histogram ---- */
-enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_NR_KEYS };
+enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_KEY_CPU,
+		   FR_KEY_TID, FR_NR_KEYS };
 
 struct fr_hist_opts {
 	enum fr_sort_key keys[FR_NR_KEYS];
 	int nr_keys;
 	bool period;             /* weigh by period instead of samples */
 	bool callchains;         /* -g: call paths under each entry */
+	bool children;           /* --children: inclusive weight of each function too */
 	double percent_limit;    /* hide entries below this share */
 	double chain_limit;      /* hide call path branches below this share */
 };
 struct fr_hist;
 
-/* Parse "comm,dso,sym" into keys: 0 or -EINVAL (unknown or repeated key). */
+/* Parse "comm,dso,sym" (keys: comm pid tid cpu dso sym srcline) into keys: 0 or -EINVAL (unknown or repeated key). */
 int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o);
 int fr_hist__new(const struct fr_hist_opts *o, struct fr_hist **out);
 void fr_hist__delete(struct fr_hist *h);
@@ -117,6 +119,16 @@ int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 
 /* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */
 int fr_dump__file(const char *path, bool header);
+
+/* ---- archive.c: the build-id cache (flightrec archive) ---- */
+/* The default cache directory into buf: $XDG_CACHE_HOME/flightrec, else
+ * $HOME/.cache/flightrec, /var/cache/flightrec for root. NULL if none. */
+const char *fr_archive__default_dir(char *buf, size_t len);
+/* Copy the objects the samples of path hit into cache_dir/.build-id/xx/yyyy
+ * (tar: also write them, relative to cache_dir, into that tarball). Says
+ * what it did through fr_info, errors through fr_err; returns an exit code. */
+int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
+		    const struct fr_symbolizer_opts *so);
 
 /* ---- run.c: one report of one file ---- */
 #define FR_REPORT_MAX_SYMDIRS 16

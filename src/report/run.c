@@ -108,6 +108,21 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 	return 0;
 }
 
+/* -g needs stacks: a file whose selected events recorded none says so
+ * rather than printing one-frame "call paths". */
+static int check_callchains(struct report *rp)
+{
+	for (size_t k = 0; k < rp->nr_events; k++) {
+		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
+
+		if (e->index < rp->nr_events && rp->selected[e->index] &&
+		    (e->attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)))
+			return FR_EXIT_OK;
+	}
+	fr_err("-g", "the file has no call chains (record with -g or --call-graph dwarf)");
+	return FR_EXIT_USAGE;
+}
+
 /* Which events to report: -e names, else all; --folded folds one event. */
 static int select_events(struct report *rp)
 {
@@ -147,7 +162,7 @@ static int select_events(struct report *rp)
 	if (left)
 		fr_err("--folded", "the file has several events; folding only the first (choose "
 		       "with -e), left out: %s", names);
-	return FR_EXIT_OK;
+	return o->fmt == FMT_TEXT && o->hist.callchains ? check_callchains(rp) : FR_EXIT_OK;
 }
 
 static void print_time(FILE *f, uint64_t t)

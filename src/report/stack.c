@@ -98,6 +98,15 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 			r->ksyms = true;
 		free(data);
 	}
+	if (rd && fr_reader__nr_blobs(rd, FR_BLOB_VDSO)) {
+		void *data = NULL;
+		size_t len = 0;
+
+		/* a bad image costs the names of [vdso] frames, not the report */
+		if (!fr_reader__blob(rd, FR_BLOB_VDSO, 0, &data, &len))
+			fr_symbolizer__add_vdso(r->sym, data, len);
+		free(data);
+	}
 	if (rd && (err = load_procs(r, rd)))
 		goto fail;
 	*out = r;

@@ -161,6 +161,38 @@ static void test_text(void)
 	free(buf);
 }
 
+/* --children: inclusive weights (main and run on 4 of 6 stacks, hot on 4,
+ * read's caller main counted once), and the cpu and tid keys. */
+static void test_children(void)
+{
+	struct fr_hist_opts o = { .children = true, .chain_limit = 0.5 };
+	struct fr_rsample s[8];
+	struct fr_hist *h;
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(fr_hist__parse_keys("sym", &o) == 0);
+	CU_ASSERT_FATAL(fr_hist__new(&o, &h) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_hist__add(h, &s[i]), 0);
+	CU_ASSERT_EQUAL(fr_hist__print(h, "cpu-clock", f), 0);
+	fr_hist__delete(h);
+	o.children = false;
+	s[4].cpu = 0;
+	s[4].tid = 201;
+	CU_ASSERT_FATAL(fr_hist__parse_keys("cpu,tid", &o) == 0);
+	CU_ASSERT(o.nr_keys == 2 && o.keys[0] == FR_KEY_CPU && o.keys[1] == FR_KEY_TID);
+	CU_ASSERT_FATAL(fr_hist__new(&o, &h) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_hist__add(h, &s[i]), 0);
+	CU_ASSERT_EQUAL(fr_hist__print(h, "cpu-clock", f), 0);
+	fr_hist__delete(h);
+	fclose(f);
+	check_golden("report_children.golden", buf);
+	free(buf);
+}
+
 static void test_folded(void)
 {
 	struct fr_rsample s[8];
@@ -336,6 +368,7 @@ static void test_parse(void)
 
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
+	{ "--children, --sort cpu,tid (golden)", test_children },
 	{ "folded (golden)", test_folded },
 	{ "perf-script (golden)", test_script },
 	{ "json (golden, parses)", test_json },

@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gelf.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "src/proc/proctable.h"
 #include "src/report/report.h"
+#include "symbolize/demangle.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/maps.h"
 #include "symbolize/symbolize.h"
@@ -165,19 +168,19 @@ static void check_block(struct fr_symbolizer *s, struct fr_maps *m, const char *
 		CU_ASSERT_EQUAL(f[i].addr, BASE + a);
 }
 
-static void test_inline_golden(void)
+/* The golden file's blocks against the fixture binary mapped at BASE. */
+static int check_golden(const char *golden, const char *bin, const struct fr_symbolizer_opts *o)
 {
-	FILE *g = fopen(FIXTURES "/inline.golden", "r");
-	struct fr_symbolizer_opts o = { 0 };
+	FILE *g = fopen(golden, "r");
 	struct fr_symbolizer *s;
 	struct fr_maps *m;
 	char line[256], addr[256] = "", expect[2048] = "";
 	int blocks = 0;
 
 	CU_ASSERT_FATAL(g != NULL);
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(o, &s) == 0);
 	/* the whole file mapped at BASE: runtime address = BASE + file address */
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/inline.bin", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, bin, NULL, 0) == 0);
 	while (fgets(line, sizeof(line), g)) {
 		if (line[0] == '#')
 			continue;
@@ -197,8 +200,142 @@ static void test_inline_golden(void)
 		check_block(s, m, addr, expect);
 		blocks++;
 	}
-	CU_ASSERT(blocks >= 10);
 	fclose(g);
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+	return blocks;
+}
+
+static void test_inline_golden(void)
+{
+	struct fr_symbolizer_opts o = { 0 };
+
+	CU_ASSERT(check_golden(FIXTURES "/inline.golden", FIXTURES "/inline.bin", &o) >= 10);
+}
+
+/* C++: names demangled (also of inline frames, from their linkage names, so
+ * they are qualified), PLT stubs named after their targets. */
+static void test_cxx_golden(void)
+{
+	struct fr_symbolizer_opts o = { 0 };
+
+	CU_ASSERT(check_golden(FIXTURES "/cxx.golden", FIXTURES "/cxx.bin", &o) >= 8);
+}
+
+/* --no-demangle: names as the symbol table has them. */
+static void test_no_demangle(void)
+{
+	struct fr_symbolizer_opts o = { .no_demangle = true };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	struct fr_frame f[16];
+	int n;
+
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/cxx.bin", NULL, 0) == 0);
+	n = fr_symbolizer__user(s, m, 1, 1, BASE + 0x1320, false, f, 16);
+	CU_ASSERT_FATAL(n >= 1);
+	CU_ASSERT_STRING_EQUAL(f[n - 1].sym->name, "_ZNK6shapes4Grid3sumEm");
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+}
+
+static void test_demangle(void)
+{
+	static const char *const cases[][2] = {
+		{ "_ZNSt6vectorIiSaIiEEixEm", "std::vector<int, std::allocator<int> >::operator[]" },
+		{ "_ZN6shapes5twiceIlEET_S1_", "shapes::twice<long>" },
+		/* Rust legacy (the hash is dropped) and v0 */
+		{ "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE", "core::fmt::Formatter::pad" },
+		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = fr_demangle(cases[i][0]);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		CU_ASSERT_STRING_EQUAL(d, cases[i][1]);
+		free(d);
+	}
+	CU_ASSERT_PTR_NULL(fr_demangle("main"));
+	CU_ASSERT_PTR_NULL(fr_demangle("_start"));
+}
+
+/* Addresses no symbol covers: one function per file and offset, not one
+ * [unknown] for everything. */
+static void test_unknown_grouped(void)
+{
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	struct fr_frame f[4], g[4];
+
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0x2000, FIXTURES "/missing.so", NULL,
+				      0) == 0);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + 0x7bd, false, f, 4) == 1);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + 0x7c0, false, g, 4) == 1);
+	CU_ASSERT(f[0].sym->unknown && g[0].sym->unknown);
+	CU_ASSERT_STRING_EQUAL(f[0].sym->name, "missing.so+0x27bd");
+	CU_ASSERT(f[0].sym != g[0].sym);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 2, BASE + 0x7bd, false, g, 4) == 1);
+	CU_ASSERT(f[0].sym == g[0].sym);
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+}
+
+/* The value of a dynamic symbol of the ELF image at img, or 0. */
+static uint64_t dynsym_value(const void *img, size_t len, const char *want)
+{
+	Elf *e;
+	uint64_t v = 0;
+
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)img, len);
+	for (Elf_Scn *scn = e ? elf_nextscn(e, NULL) : NULL; scn && !v; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, want))
+				v = sym.st_value;
+		}
+	}
+	if (e)
+		elf_end(e);
+	return v;
+}
+
+/* [vdso] frames name their functions from the image the VDSO blob holds:
+ * here this process's own vdso, as the recorder saves it. */
+static void test_vdso(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	struct fr_frame f[4];
+	uint64_t fn;
+	size_t len;
+
+	if (!eh)
+		return;
+	len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	fn = dynsym_value(eh, len, "__vdso_clock_gettime");
+	CU_ASSERT_FATAL(fn != 0);
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_EQUAL(fr_symbolizer__add_vdso(s, "not elf", 7), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(fr_symbolizer__add_vdso(s, eh, len), 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x2000, 0, "[vdso]", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + fn, false, f, 4) >= 1);
+	CU_ASSERT_STRING_EQUAL(f[0].sym->name, "__vdso_clock_gettime");
+	CU_ASSERT_STRING_EQUAL(f[0].sym->dso, "[vdso]");
 	fr_symbolizer__delete(s);
 	fr_maps__delete(m);
 }
@@ -382,6 +519,11 @@ static const struct fr_test tests[] = {
 	{ "maps over time", test_maps_time },
 	{ "kallsyms", test_kallsyms },
 	{ "inline fixture (golden)", test_inline_golden },
+	{ "C++ fixture: demangled, PLT (golden)", test_cxx_golden },
+	{ "--no-demangle", test_no_demangle },
+	{ "demangler", test_demangle },
+	{ "unknown addresses per file and offset", test_unknown_grouped },
+	{ "[vdso] from the saved image", test_vdso },
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
 	{ "a process from the PROCS blob", test_procs_blob },

@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/e2e/report_symbols.sh: what a perf user expects of symbols: a rebuilt
+# (replaced) binary still symbolizes from the build-id cache that `flightrec
+# archive` filled, and from its tarball on "another machine" (--symdir);
+# C++ names demangled in every output (--no-demangle keeps them raw); -g on
+# a file without call chains is a usage error.
+. "$TESTLIB"
+
+FIX=${FIXTURES:?FIXTURES must point at tests/fixtures}
+mkdir -p "$T/out" "$T/bin" "$T/cache" "$T/elsewhere" "$T/cxx"
+cp "$HELPERS/cpuburn_fp" "$T/bin/burn"
+record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/out" -- "$T/bin/burn" 40 >/dev/null ||
+	fail "record exited $?: $(cat "$T/record.err")"
+set -- "$T"/out/*.frec
+F=$1
+top2() { awk '$1 ~ /%$/ {print $NF}' "$1" | head -2 | tr '\n' ' '; }
+
+"$FLIGHTREC" archive --cache "$T/cache" -o "$T/objs.tar" "$F" 2>"$T/archive.err" ||
+	fail "archive exited $?: $(cat "$T/archive.err")"
+n=$(find "$T/cache/.build-id" -type f | wc -l)
+[ "$n" -ge 1 ] || fail "archive put nothing in the cache"
+pass "archive: $n objects in the cache"
+
+# a different build at the same path: its build id differs
+cp "$HELPERS/cpuburn_nofp" "$T/bin/burn"
+"$FLIGHTREC" report --sort sym --cache "$T/empty" "$F" >"$T/nocache.txt" ||
+	fail "report exited $?"
+grep -q "build id differs" "$T/nocache.txt" || fail "the replaced binary was not noticed"
+"$FLIGHTREC" report --no-header --sort sym --cache "$T/cache" "$F" >"$T/cache.txt" ||
+	fail "report --cache exited $?"
+[ "$(top2 "$T/cache.txt")" = "hot_a hot_b " ] ||
+	fail "with the cache the top functions are '$(top2 "$T/cache.txt")': $(head -12 "$T/cache.txt")"
+pass "rebuilt binary: hot_a, hot_b from the build-id cache"
+rm -f "$T/bin/burn"
+tar -C "$T/elsewhere" -xf "$T/objs.tar" || fail "the tarball does not extract"
+"$FLIGHTREC" report --no-header --sort sym --cache "$T/empty" --symdir "$T/elsewhere" "$F" \
+	>"$T/symdir.txt" || fail "report --symdir exited $?"
+[ "$(top2 "$T/symdir.txt")" = "hot_a hot_b " ] ||
+	fail "with --symdir the top functions are '$(top2 "$T/symdir.txt")'"
+pass "deleted binary: hot_a, hot_b from the extracted tarball (--symdir)"
+
+# unknown addresses grouped per file and offset, not one [unknown]
+awk '$NF ~ /^burn\+0x[0-9a-f]+$/ {n++} END {exit !(n >= 2)}' "$T/nocache.txt" ||
+	fail "unknown addresses of the replaced binary are not grouped by offset: $(head -12 "$T/nocache.txt")"
+pass "unknown addresses grouped as burn+0xOFFSET"
+
+# C++: demangled names everywhere, raw with --no-demangle
+cp "$FIX/cxx.bin" "$T/cxx/cxx.bin"
+record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/cxx" -- "$T/cxx/cxx.bin" 2000000 >/dev/null ||
+	fail "record of cxx.bin exited $?: $(cat "$T/record.err")"
+set -- "$T"/cxx/*.frec
+C=$1
+"$FLIGHTREC" report --no-header --sort sym "$C" >"$T/c.txt" || fail "report exited $?"
+grep -q '\[\.\] shapes::Grid::sum$' "$T/c.txt" || fail "no shapes::Grid::sum: $(head -12 "$T/c.txt")"
+"$FLIGHTREC" report --folded "$C" | grep -q ';shapes::Grid::sum ' || fail "folded: not demangled"
+"$FLIGHTREC" report --format=perf-script "$C" | grep -q ' shapes::Grid::sum+0x' ||
+	fail "perf-script: not demangled"
+"$FLIGHTREC" report --format=json "$C" | grep -q '"shapes::Grid::sum"' || fail "json: not demangled"
+"$FLIGHTREC" report --no-header --sort sym --no-demangle "$C" | grep -q '_ZNK6shapes4Grid3sumEm$' ||
+	fail "--no-demangle: no raw name"
+pass "C++ names demangled in text, folded, perf-script, json; raw with --no-demangle"
+
+# -g without call chains
+mkdir -p "$T/flat"
+record_fg -q -F 999 -e cpu-clock -m 4M -o "$T/flat" -- "$HELPERS/cpuburn_fp" 5 >/dev/null ||
+	fail "record exited $?"
+set -- "$T"/flat/*.frec
+expect_error 64 "no call chains" "$FLIGHTREC" report -g "$1"
