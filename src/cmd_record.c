@@ -31,6 +31,7 @@ enum {
 	OPT_TRIGGER_AFTER,
 	OPT_MAX_SNAPSHOTS,
 	OPT_MAX_FILES,
+	OPT_READER_CPUS,
 };
 
 static const struct argp_option record_options[] = {
@@ -63,6 +64,9 @@ static const struct argp_option record_options[] = {
 	  "(e.g. 3/1m); further triggers are refused, and triggers during a pending snapshot "
 	  "join it", 0 },
 	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote", 0 },
+	{ "reader-cpus", OPT_READER_CPUS, "LIST", 0, "forward: pin the reader threads to these "
+	  "CPUs (e.g. 3 or 2-3); by default they run unpinned as SCHED_BATCH, never preempting "
+	  "the workload", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default')", 0 },
 	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
@@ -170,6 +174,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		if (fr_parse__u64(arg, 1, 1000000, &o->max_files))
 			usage_error(st, o, "--max-files", "expected a count 1..1000000");
 		break;
+	case OPT_READER_CPUS:
+		free(o->reader_cpus);
+		o->reader_cpus = NULL;
+		if (fr_parse__cpus(arg, &o->reader_cpus, &o->nr_reader_cpus))
+			usage_error(st, o, "--reader-cpus", "expected a CPU list like 3 or 0,2-3");
+		break;
 	case 'o': o->outdir = arg; break;
 	case OPT_NAME: o->name = arg; break;
 	case OPT_RUN_DIR: o->run_dir = arg; break;
@@ -250,6 +260,10 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		       "--max-snapshots and --max-files apply to --backward only");
 		return FR_EXIT_USAGE;
 	}
+	if (o->reader_cpus && !o->forward) {
+		fr_err("--reader-cpus", "places the reader threads of --forward only");
+		return FR_EXIT_USAGE;
+	}
 	if ((o->trigger_filter || o->trigger_after_ns) && !o->trigger) {
 		fr_err("--trigger-filter", "needs --trigger EVENT");
 		return FR_EXIT_USAGE;
@@ -290,6 +304,7 @@ int cmd_record(int argc, char **argv)
 	o.cmdline = cmdline;
 	ret = fr_record__run(&o);
 out:
+	free(o.reader_cpus);
 	free(cmdline);
 	return ret;
 }

@@ -80,9 +80,13 @@ static int forward_start(struct fr_session *s, char *path, size_t len)
 		err = fr_writer__records_begin(s->sbw[ci], (uint32_t)fr_evlist__cpu(s->el, ci),
 					       FR_STREAM_SIDEBAND);
 	}
-	if (!err)
-		err = fr_forward__start(s->el, s->fd, s->o.zstd_level, s->o.flush_ms,
-					fr_session_forward_record, s, &s->fwd);
+	if (!err) {
+		struct fr_forward_opts fo = { .zstd_level = s->o.zstd_level, .flush_ms = s->o.flush_ms,
+					      .reader_cpus = s->o.reader_cpus,
+					      .nr_reader_cpus = s->o.nr_reader_cpus };
+
+		err = fr_forward__start(s->el, s->fd, &fo, fr_session_forward_record, s, &s->fwd);
+	}
 	return err;
 }
 

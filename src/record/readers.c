@@ -20,8 +20,6 @@
 #include "ring/record.h"
 #include "src/util.h"
 
-#define READER_NICE (-10)
-
 struct fwd_cpu {
 	struct fr_forward *f;
 	pthread_t th;
@@ -42,6 +40,8 @@ struct fr_forward {
 	fr_record_fn record_fn;
 	void *ctx;
 	cpu_set_t allowed;          /* the recorder's affinity when it started */
+	const int *reader_cpus;     /* --reader-cpus, or none: unpinned */
+	size_t nr_reader_cpus;
 	struct fwd_cpu *cpus;
 };
 
@@ -100,18 +100,20 @@ static void *reader(void *arg)
 	};
 	uint64_t last_flush = mono_ms();
 	nfds_t n = p[1].fd >= 0 ? 2 : 1;
+	struct sched_param sp = { 0 };
 	cpu_set_t one;
 
-	/* pinned to its ring's CPU where the recorder may run there; a recorder
-	 * confined (taskset) to other CPUs keeps its readers on those */
-	if (CPU_ISSET(cpu, &f->allowed)) {
+	/* By default a reader runs wherever the scheduler puts it (inside the
+	 * recorder's affinity) as SCHED_BATCH: it never preempts the workload on
+	 * wakeup, it waits for its turn (doc/design-notes.md: measured). With
+	 * --reader-cpus it is pinned to one of the CPUs named. */
+	(void)cpu;
+	if (f->nr_reader_cpus) {
 		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
+		CPU_SET(f->reader_cpus[c->ci % f->nr_reader_cpus], &one);
 		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 	}
-	/* a reader that waits behind the workload loses records: run it at a
-	 * higher weight where allowed (its CPU time is bounded by the event rate) */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
+	sched_setscheduler(0, SCHED_BATCH, &sp);
 	for (;;) {
 		int r = poll(p, n, f->flush_ms);
 		bool stop = r > 0 && (p[0].revents & POLLIN);
@@ -153,7 +155,7 @@ static void free_forward(struct fr_forward *f)
 	free(f);
 }
 
-int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
+int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out)
 {
 	struct fr_forward *f = calloc(1, sizeof(*f));
@@ -163,7 +165,9 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
 		return -ENOMEM;
 	f->el = el;
 	f->ncpu = fr_evlist__nr_cpus(el);
-	f->flush_ms = flush_ms;
+	f->flush_ms = o->flush_ms;
+	f->reader_cpus = o->reader_cpus;
+	f->nr_reader_cpus = o->nr_reader_cpus;
 	if (sched_getaffinity(0, sizeof(f->allowed), &f->allowed))
 		CPU_ZERO(&f->allowed);
 	f->record_fn = record_fn;
@@ -189,7 +193,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms
 				close(dfd);
 			break;
 		}
-		err = fr_writer__appender(dfd, zstd_level, &c->app);
+		err = fr_writer__appender(dfd, o->zstd_level, &c->app);
 		if (err) {
 			close(dfd);
 			break;

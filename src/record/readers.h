@@ -21,7 +21,14 @@ typedef uint64_t (*fr_record_fn)(void *ctx, const struct perf_event_header *h);
 /* Start one thread per CPU of el, each appending to a dup of fd (opened
  * O_APPEND). A thread writes its chunk in progress at least every flush_ms,
  * so a killed recorder loses at most that much. */
-int fr_forward__start(struct fr_evlist *el, int fd, int zstd_level, int flush_ms,
+struct fr_forward_opts {
+	int zstd_level;
+	int flush_ms;               /* a chunk in progress is written at least this often */
+	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: unpinned */
+	size_t nr_reader_cpus;
+};
+
+int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out);
 /* Stop the threads after a last drain; fill st[ncpu] (samples, lost, time
  * range; cpu ids) and drops[ncpu] (records of chunks a write refused); return the chunks they wrote in *chunks and the first

@@ -53,6 +53,8 @@ struct fr_record_opts {
 	uint64_t trigger_after_ns;
 	uint64_t rate_n, rate_ns;
 	uint64_t max_files;
+	int *reader_cpus;         /* --reader-cpus (forward readers pinned there), or NULL */
+	size_t nr_reader_cpus;
 	char **cmd;              /* the command after --, or NULL */
 	const char *cmdline;      /* the whole record command line, for the file */
 	int usage_err;

@@ -291,6 +291,8 @@ int fr_record__run(struct fr_record_opts *op)
 	so.zstd_level = o.level;
 	so.forward = o.forward;
 	so.window_ns = o.window_ns;
+	so.reader_cpus = o.reader_cpus;
+	so.nr_reader_cpus = o.nr_reader_cpus;
 	err = fr_session__new(el, &so, &s);
 	el = NULL;
 	if (err) {

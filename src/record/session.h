@@ -20,6 +20,8 @@ struct fr_session_opts {
 	bool forward;              /* stream everything to one file instead of snapshots */
 	int flush_ms;              /* forward: write a chunk in progress at least this often */
 	uint64_t window_ns;        /* --window-time: drop records older than this at a snapshot */
+	const int *reader_cpus;    /* forward: --reader-cpus (NULL: readers unpinned) */
+	size_t nr_reader_cpus;
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */
