@@ -46,6 +46,8 @@ static int forward_start(struct fr_session *s, char *path, size_t len)
 	uint64_t sb_type = fr_evlist__sideband_event(s->el)->attr.sample_type;
 	int err, wfd;
 
+	fr_session__load_ksyms(s);   /* before the readers note addresses in it */
+
 	s->sbw = calloc(ncpu, sizeof(*s->sbw));
 	s->sb_nr = calloc(ncpu, sizeof(*s->sb_nr));
 	s->sb_lost = calloc(ncpu, sizeof(*s->sb_lost));

@@ -33,7 +33,8 @@ struct fr_session {
 	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */
 	unsigned seq;
 	uint64_t start_ns;
-	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable */
+	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable (or not loaded yet) */
+	bool ksyms_tried;
 	struct fr_proctable *procs;
 	struct sb_store pend;      /* table records of one drain, before sorting */
 	struct pend_ref *pend_refs;

@@ -305,6 +305,7 @@ int fr_record__run(struct fr_record_opts *op)
 	ret = start(&o, s, &ctl, &t, &ch, desc);
 	if (ret)
 		goto out;
+	fr_session__load_ksyms(s);   /* recording already runs: no event is missed meanwhile */
 	lo.child = ch.pid;
 	if (t.kind == FR_TARGET_PIDS) {
 		lo.pids = pids;

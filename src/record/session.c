@@ -65,8 +65,6 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		fr_session__delete(s);
 		return -ENOMEM;
 	}
-	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
-		s->ksyms = NULL;
 	*out = s;
 	return 0;
 }
@@ -122,6 +120,15 @@ uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)
 	uint64_t t;
 
 	return fr_record__time(h, fr_session_record_event(s, h)->attr.sample_type, &t) ? 0 : t;
+}
+
+void fr_session__load_ksyms(struct fr_session *s)
+{
+	if (s->ksyms_tried)
+		return;
+	s->ksyms_tried = true;
+	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
+		s->ksyms = NULL;
 }
 
 struct fr_evlist *fr_session__evlist(const struct fr_session *s)

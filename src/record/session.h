@@ -70,6 +70,10 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 /* Disable the events for good (before the final snapshot or the end of a
  * forward file): the next drain then feeds the process table everything. */
 int fr_session__stop(struct fr_session *s);
+/* Load /proc/kallsyms (a few hundred ms on a busy machine): backward mode
+ * does it once recording runs, so starting is fast; forward mode before its
+ * readers start. Snapshots without it carry no kernel symbols. */
+void fr_session__load_ksyms(struct fr_session *s);
 /* Processes held by the table (live and exited). */
 size_t fr_session__nr_procs(const struct fr_session *s);
 
