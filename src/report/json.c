@@ -36,7 +36,7 @@ struct fr_json {
 };
 
 /* One UTF-8 sequence at p: its length, or 0 if invalid. */
-static size_t utf8_len(const unsigned char *p)
+size_t fr_utf8_len(const unsigned char *p)
 {
 	size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
 		 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
@@ -72,7 +72,7 @@ void fr_json__string(FILE *f, const char *s)
 			fputc(*p++, f);
 		} else if (*p < 0x20 || *p == 0x7f) {
 			fprintf(f, "\\u%04x", *p++);
-		} else if ((n = utf8_len(p))) {
+		} else if ((n = fr_utf8_len(p))) {
 			fwrite(p, 1, n, f);
 			p += n;
 		} else {
