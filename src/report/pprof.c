@@ -1,6 +1,7 @@
 /* src/report/pprof.c: --format=pprof, the folded stacks (folded.c) as a
  * gzipped pprof Profile (src/report/profile.proto, compiled by protoc-c):
- * a location and function per function, a mapping per file, a "thread" label.
+ * a location per function with its inline frames as lines, a function per
+ * symbol, a mapping per file, the thread's name as label "thread".
  */
 #include "config.h"
 
@@ -30,13 +31,13 @@ struct map {            /* key -> value, open addressing; key 0 is free */
 };
 
 struct pp {
-	struct map strs, syms, dsos;   /* string hash -> index chain; sym ptr, string -> id */
+	struct map strs, syms, dsos, locs_map;   /* string hash, sym, file name, frames -> id */
 	char **strings;
 	size_t nr_strings, strings_cap;
 	Function *funcs;
 	Location *locs;
 	Line *lines;
-	size_t nr_funcs, funcs_cap, locs_cap, lines_cap;
+	size_t nr_funcs, funcs_cap, nr_locs, locs_cap, nr_lines, lines_cap;
 	Mapping *maps;
 	size_t nr_maps, maps_cap;
 	Sample *samples;
@@ -137,36 +138,78 @@ static uint64_t mapping(struct pp *p, const struct fr_sym *sym)
 	return p->nr_maps;
 }
 
-/* The location (and function: same id) of a function, added on first use. */
-static uint64_t location(struct pp *p, const struct fr_sym *sym)
+/* The function id of sym, added on first use (0: ENOMEM). */
+static uint64_t function(struct pp *p, const struct fr_sym *sym)
 {
 	size_t n = p->nr_funcs, k;
 	uint64_t map;
 	int64_t name;
-	char buf[1100];
 
 	if ((p->syms.used + 1) * 2 > p->syms.cap && map_grow(&p->syms, p, false))
 		return 0;
 	k = slot(&p->syms, (uint64_t)(uintptr_t)sym, p, NULL);
 	if (p->syms.keys[k])
 		return p->syms.vals[k];
-	snprintf(buf, sizeof(buf), "%s%s", sym->name, sym->inlined ? " (inlined)" : "");
-	if (!(map = mapping(p, sym)) || (name = str(p, buf)) < 0 ||
-	    fr_grow(&p->funcs, &p->funcs_cap, n + 1, sizeof(*p->funcs), 256) ||
-	    fr_grow(&p->locs, &p->locs_cap, n + 1, sizeof(*p->locs), 256) ||
-	    fr_grow(&p->lines, &p->lines_cap, n + 1, sizeof(*p->lines), 256))
+	if (!(map = mapping(p, sym)) || (name = str(p, sym->name)) < 0 ||
+	    fr_grow(&p->funcs, &p->funcs_cap, n + 1, sizeof(*p->funcs), 256))
 		return 0;
 	p->funcs[n] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 	p->funcs[n].id = n + 1;
 	p->funcs[n].name = p->funcs[n].system_name = name;
-	p->lines[n] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
-	p->lines[n].function_id = n + 1;
-	p->locs[n] = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
-	p->locs[n].id = n + 1;
-	p->locs[n].mapping_id = map;
 	p->syms.keys[k] = (uint64_t)(uintptr_t)sym;
 	p->syms.vals[k] = (uint32_t)++p->nr_funcs;
 	p->syms.used++;
+	return n + 1;
+}
+
+static uint64_t run_key(const struct fr_sym *const *run, size_t len)
+{
+	uint64_t h = len;
+
+	for (size_t i = 0; i < len; i++)
+		h = mix(h ^ (uint64_t)(uintptr_t)run[i]);
+	return h | 1;
+}
+
+/* The location of an address: its inline frames (innermost first) and the
+ * function they are inlined into, the last of run; added on first use. */
+static uint64_t location(struct pp *p, const struct fr_sym *const *run, size_t len)
+{
+	uint64_t key = run_key(run, len), map = mapping(p, run[len - 1]);
+	size_t n = p->nr_locs, k;
+
+	if (!map || ((p->locs_map.used + 1) * 2 > p->locs_map.cap &&
+		     map_grow(&p->locs_map, p, false)))
+		return 0;
+	for (k = mix(key) & (p->locs_map.cap - 1); p->locs_map.keys[k];
+	     k = (k + 1) & (p->locs_map.cap - 1)) {
+		const Location *l = &p->locs[p->locs_map.vals[k] - 1];
+
+		if (p->locs_map.keys[k] != key || l->n_line != len)
+			continue;
+		for (size_t i = 0; i < len; i++)
+			if (p->lines[(size_t)l->address + i].function_id != function(p, run[i]))
+				goto next;
+		return p->locs_map.vals[k];
+next:;
+	}
+	if (fr_grow(&p->locs, &p->locs_cap, n + 1, sizeof(*p->locs), 256) ||
+	    fr_grow(&p->lines, &p->lines_cap, p->nr_lines + len, sizeof(*p->lines), 256))
+		return 0;
+	p->locs[n] = (Location)PERFTOOLS__PROFILES__LOCATION__INIT;
+	p->locs[n].id = n + 1;
+	p->locs[n].mapping_id = map;
+	p->locs[n].n_line = len;
+	p->locs[n].address = p->nr_lines;   /* its first line, until written */
+	for (size_t i = 0; i < len; i++) {
+		p->lines[p->nr_lines + i] = (Line)PERFTOOLS__PROFILES__LINE__INIT;
+		if (!(p->lines[p->nr_lines + i].function_id = function(p, run[i])))
+			return 0;
+	}
+	p->nr_lines += len;
+	p->locs_map.keys[k] = key;
+	p->locs_map.vals[k] = (uint32_t)++p->nr_locs;
+	p->locs_map.used++;
 	return n + 1;
 }
 
@@ -189,11 +232,13 @@ static int add_stack(void *ctx, const char *comm, const struct fr_sym *const *fr
 	}
 	p->loc_ids[i] = ids;
 	p->nr_samples++;
-	for (size_t k = 0; k < n; k++)        /* leaf first, as pprof wants */
-		if (!(ids[k] = location(p, frames[k])))
-			return -ENOMEM;
 	p->samples[i] = (Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
-	p->samples[i].n_location_id = n;
+	for (size_t k = 0, len; k < n; k += len) {   /* leaf first, as pprof wants */
+		for (len = 1; k + len < n && frames[k + len - 1]->inlined; len++)
+			;
+		if (!(ids[p->samples[i].n_location_id++] = location(p, frames + k, len)))
+			return -ENOMEM;
+	}
 	p->samples[i].n_value = 2;
 	p->samples[i].n_label = 1;
 	p->labels[i] = (Label)PERFTOOLS__PROFILES__LABEL__INIT;
@@ -217,6 +262,8 @@ static void pp_free(struct pp *p)
 	free(p->syms.vals);
 	free(p->dsos.keys);
 	free(p->dsos.vals);
+	free(p->locs_map.keys);
+	free(p->locs_map.vals);
 	free(p->funcs);
 	free(p->locs);
 	free(p->lines);
@@ -293,8 +340,8 @@ int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo
 	}
 	err = fr_folded__for_each(fo, add_stack, &p);
 	/* the messages point at each other only now that the arrays stopped moving */
-	if (!err && !(ptrs = calloc(p.nr_samples * 2 + p.nr_maps + p.nr_funcs * 3 + 1,
-				    sizeof(void *))))
+	if (!err && !(ptrs = calloc(p.nr_samples * 2 + p.nr_maps + p.nr_locs + p.nr_funcs +
+				    p.nr_lines + 1, sizeof(void *))))
 		err = -ENOMEM;
 	if (!err) {
 		void **q = ptrs;
@@ -309,26 +356,35 @@ int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo
 			p.samples[i].label = (Label **)q;
 			*q++ = &p.labels[i];
 		}
+		size_t main_map = 0;   /* pprof names the profile after the first: a program */
+
+		while (main_map + 1 < p.nr_maps && p.strings[p.maps[main_map].filename][0] == '[')
+			main_map++;
 		prof.mapping = (Mapping **)q;
+		if (p.nr_maps)
+			*q++ = &p.maps[main_map];
 		for (size_t i = 0; i < p.nr_maps; i++)
-			*q++ = &p.maps[i];
+			if (i != main_map)
+				*q++ = &p.maps[i];
 		prof.location = (Location **)q;
-		for (size_t i = 0; i < p.nr_funcs; i++)
+		for (size_t i = 0; i < p.nr_locs; i++)
 			*q++ = &p.locs[i];
 		prof.function = (Function **)q;
 		for (size_t i = 0; i < p.nr_funcs; i++)
 			*q++ = &p.funcs[i];
-		for (size_t i = 0; i < p.nr_funcs; i++) {
-			p.locs[i].n_line = 1;
+		for (size_t i = 0; i < p.nr_locs; i++) {
 			p.locs[i].line = (Line **)q;
-			*q++ = &p.lines[i];
+			for (size_t k = 0; k < p.locs[i].n_line; k++)
+				*q++ = &p.lines[(size_t)p.locs[i].address + k];
+			p.locs[i].address = 0;   /* functions, not addresses */
 		}
 		prof.n_sample_type = 2;
 		prof.sample_type = vtp;
 		prof.period_type = &vt[2];
 		prof.n_sample = p.nr_samples;
 		prof.n_mapping = p.nr_maps;
-		prof.n_location = prof.n_function = p.nr_funcs;
+		prof.n_location = p.nr_locs;
+		prof.n_function = p.nr_funcs;
 		prof.n_string_table = p.nr_strings;
 		prof.string_table = p.strings;
 		prof.time_nanos = (int64_t)in->time_ns;

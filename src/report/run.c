@@ -391,7 +391,9 @@ static int print_folded(struct report *rp, const char *path)
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {
-		struct fr_pprof_info in = { rp->fold_ev, rp->o->hist.period, rp->first,
+		const char *off = fr_reader__meta(rp->rd, "realtime_offset_ns");
+		struct fr_pprof_info in = { rp->fold_ev, rp->o->hist.period,
+					    rp->first + (off ? strtoull(off, NULL, 10) : 0),
 					    rp->samples ? rp->last - rp->first : 0 };
 
 		fflush(rp->out);
