@@ -1,15 +1,20 @@
 /* ring/event.c: event name resolution: the software/hardware event tables and
- * tracepoint lookup (id and format text) through libtracefs.
+ * tracepoint lookup (id and format text) through libtracefs; and the list of
+ * the events this machine has (flightrec list).
  */
 #include "config.h"
 #include "ring/event.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <tracefs.h>
+#include <unistd.h>
 
 struct named_event {
 	const char *name;
@@ -178,4 +183,113 @@ void fr_event__delete(struct fr_event *ev)
 	free(ev->name);
 	free(ev->format);
 	free(ev);
+}
+
+/* ---- the list of events (flightrec list) ---- */
+
+struct listed {
+	char *name;
+	enum fr_event_kind kind;
+	bool supported;
+};
+
+static int cmp_listed(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+
+	if (x->kind != y->kind)   /* hardware, software, then tracepoints */
+		return x->kind == FR_EVENT_HARDWARE ? -1 : y->kind == FR_EVENT_HARDWARE ? 1
+		       : x->kind == FR_EVENT_SOFTWARE ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Whether this machine counts a hardware event (a PMU exists and has it). */
+static bool hw_supported(unsigned long long config)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int add_listed(struct listed **l, size_t *n, size_t *cap, const char *name,
+		      enum fr_event_kind kind, bool supported)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct listed *g = realloc(*l, nc * sizeof(**l));
+
+		if (!g)
+			return -ENOMEM;
+		*l = g;
+		*cap = nc;
+	}
+	(*l)[*n].name = strdup(name);
+	if (!(*l)[*n].name)
+		return -ENOMEM;
+	(*l)[*n].kind = kind;
+	(*l)[(*n)++].supported = supported;
+	return 0;
+}
+
+static int list_tracepoints(const char *glob, struct listed **l, size_t *n, size_t *cap)
+{
+	char **systems, name[260];
+	int err = 0;
+
+	if (!tracefs_tracing_dir())
+		return -ENODEV;
+	systems = tracefs_event_systems(NULL);
+	if (!systems)
+		return errno ? -errno : -ENODEV;
+	for (size_t s = 0; systems[s] && !err; s++) {
+		char **events = tracefs_system_events(NULL, systems[s]);
+
+		for (size_t e = 0; events && events[e] && !err; e++) {
+			snprintf(name, sizeof(name), "%s:%s", systems[s], events[e]);
+			if (!glob || !fnmatch(glob, name, 0))
+				err = add_listed(l, n, cap, name, FR_EVENT_TRACEPOINT, true);
+		}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
+	return err;
+}
+
+int fr_event__list(const char *glob, fr_event_list_cb cb, void *ctx)
+{
+	struct listed *l = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0, tp_err;
+
+	for (size_t i = 0; i < NR_NAMED && !err; i++) {
+		const struct named_event *e = &named_events[i];
+
+		if (glob && fnmatch(glob, e->name, 0))
+			continue;
+		err = add_listed(&l, &n, &cap, e->name, e->kind,
+				 e->kind != FR_EVENT_HARDWARE || hw_supported(e->config));
+	}
+	/* a glob with ':' or none names tracepoints; plain software names skip tracefs */
+	tp_err = err || (glob && !strchr(glob, ':') && !strpbrk(glob, "*?[")) ? 0
+		 : list_tracepoints(glob, &l, &n, &cap);
+	if (!err && n)
+		qsort(l, n, sizeof(*l), cmp_listed);
+	for (size_t i = 0; i < n && !err; i++)
+		err = cb(ctx, l[i].name, l[i].kind, l[i].supported);
+	for (size_t i = 0; i < n; i++)
+		free(l[i].name);
+	free(l);
+	return err ? err : tp_err;
 }

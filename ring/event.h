@@ -4,6 +4,7 @@
 #ifndef FR_EVENT_H
 #define FR_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/perf_event.h>
 
@@ -39,5 +40,16 @@ void fr_event__delete(struct fr_event *ev);
 
 /* The list of software and hardware event names, for --help and errors. */
 const char *const *fr_event__known_names(void);
+
+/* Every event whose name matches the fnmatch glob (NULL: all), hardware
+ * first, then software, then tracepoints (from tracefs, found or mounted by
+ * libtracefs), each kind sorted by name. supported: false for a hardware
+ * event this machine cannot count (no PMU, or not this one). A non-zero
+ * return of cb stops the walk and is returned. Returns 0, -ENOMEM, or
+ * -ENODEV when tracefs can be neither found nor mounted (the other events
+ * were listed). */
+typedef int (*fr_event_list_cb)(void *ctx, const char *name, enum fr_event_kind kind,
+				bool supported);
+int fr_event__list(const char *glob, fr_event_list_cb cb, void *ctx);
 
 #endif

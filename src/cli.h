@@ -25,5 +25,6 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 #endif

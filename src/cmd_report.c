@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/cli.h"
 #include "src/util.h"
@@ -16,7 +17,7 @@
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_SYMFS, OPT_SYMDIR, OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO,
-	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_CACHE,
+	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_CACHE, OPT_FLAMEGRAPH,
 };
 
 static const struct argp_option report_options[] = {
@@ -30,8 +31,13 @@ static const struct argp_option report_options[] = {
 	{ "period", OPT_PERIOD, NULL, 0, "weigh samples by their period (default: count them)", 1 },
 	{ "percent-limit", OPT_PERCENT, "PCT", 0, "hide entries below PCT percent", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0, "FlameGraph collapsed stacks (--format=folded)", 2 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default), folded, perf-script or json "
-	  "(Chrome trace event format)", 2 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default), folded, flamegraph (SVG), html (timeline "
+	  "and flame graph), pprof (gzipped profile.proto, needs -o), perf-script or json (Chrome "
+	  "trace event format)", 2 },
+	{ "output", 'o', "FILE", 0, "write the report to FILE (default stdout)", 2 },
+	{ "flamegraph", OPT_FLAMEGRAPH, "FILE", 0, "the flame graph SVG into FILE "
+	  "(--format=flamegraph -o FILE)", 2 },
+	{ "quiet", 'q', NULL, 0, "no progress line on the terminal", 2 },
 	{ "raw", OPT_RAW, NULL, 0, "list every record, as flightrec dump does", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "text: omit the '#' lines about the file", 2 },
 	{ "stdio", OPT_STDIO, NULL, OPTION_HIDDEN, "", 2 },
@@ -101,8 +107,15 @@ static void parse_format(const char *arg, struct fr_report_opts *o)
 		o->fmt = FMT_SCRIPT;
 	else if (!strcmp(arg, "json"))
 		o->fmt = FMT_JSON;
+	else if (!strcmp(arg, "flamegraph"))
+		o->fmt = FMT_FLAME;
+	else if (!strcmp(arg, "html"))
+		o->fmt = FMT_HTML;
+	else if (!strcmp(arg, "pprof"))
+		o->fmt = FMT_PPROF;
 	else
-		usage_error(o, "--format", "expected text, folded, perf-script or json");
+		usage_error(o, "--format", "expected text, folded, flamegraph, html, pprof, "
+			    "perf-script or json");
 }
 
 static void parse_percent(const char *arg, struct fr_report_opts *o)
@@ -137,6 +150,12 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case OPT_FOLDED: o->fmt = FMT_FOLDED; break;
 	case OPT_FORMAT: parse_format(arg, o); break;
 	case OPT_RAW: o->raw = true; break;
+	case 'o': o->output = arg; break;
+	case 'q': o->quiet = true; break;
+	case OPT_FLAMEGRAPH:
+		o->fmt = FMT_FLAME;
+		o->output = arg;
+		break;
 	case OPT_NO_HEADER: o->no_header = true; break;
 	case OPT_STDIO: break;
 	case 'e':
@@ -189,11 +208,15 @@ int cmd_report(int argc, char **argv)
 		"Report a flightrec file: a histogram of samples by command, file and "
 		"function (symbolized with libdw, user stacks recorded with --call-graph dwarf "
 		"unwound with libunwind), per event, or the samples as FlameGraph folded "
-		"stacks, perf script text, or Chrome trace JSON (see doc/report.md).\v"
+		"stacks, a flame graph (SVG or an HTML page with a per-CPU timeline), a pprof "
+		"profile, perf script text, or Chrome trace JSON (see doc/report.md).\v"
 		"Examples:\n"
 		"  flightrec report                          the newest *.frec in .\n"
 		"  flightrec report -g --sort sym FILE       functions, with their call paths\n"
 		"  flightrec report --folded FILE | flamegraph.pl > out.svg\n"
+		"  flightrec report --flamegraph out.svg FILE              (no Perl needed)\n"
+		"  flightrec report --format=html -o out.html FILE         (timeline, flame graph)\n"
+		"  flightrec report --format=pprof -o cpu.pb.gz FILE       (go tool pprof, Pyroscope)\n"
 		"  flightrec report --format=perf-script FILE > out.perf  (speedscope)\n"
 		"  flightrec report --format=json FILE > trace.json       (Perfetto)\n"
 		"  flightrec report --comm server --time 1200.5,1201 FILE\n"
@@ -227,6 +250,16 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		o.input = path;
+	}
+	if (o.raw && o.output) {
+		fr_err("-o", "--raw writes to stdout only");
+		r = FR_EXIT_USAGE;
+		goto out;
+	}
+	if (o.fmt == FMT_PPROF && !o.output && isatty(1)) {
+		fr_err("--format=pprof", "the profile is binary: name a file with -o FILE");
+		r = FR_EXIT_USAGE;
+		goto out;
 	}
 	r = o.raw ? fr_dump__file(o.input, !o.no_header) : fr_report__run(&o, o.input);
 out:

@@ -1,5 +1,5 @@
-/* src/main.c: the flightrec command: dispatches to record, snapshot, dump and
- * report (src/cmd_*.c), after installing the message printer (src/cli.c).
+/* src/main.c: the flightrec command: dispatches to record, snapshot, dump,
+ * report and list (src/cmd_*.c), after installing the message printer (src/cli.c).
  */
 #include "config.h"
 #include "src/cli.h"
@@ -26,13 +26,18 @@ static void usage(FILE *f)
 		"             --format=perf-script|json (--raw: every record, as dump)\n"
 		"  archive    copy the objects a file's samples hit into the build-id cache\n"
 		"             (-o X.tar: also into a tarball for report --symdir elsewhere)\n"
+		"             --flamegraph FILE, --format=html|pprof|perf-script|json -o FILE\n"
+		"             (--raw: every record, as dump)\n"
+		"  list       the events this machine can record (list 'sched:*')\n"
 		"\n"
 		"Examples:\n"
 		"  flightrec record -e syscalls:sys_enter_read --backward\n"
 		"  flightrec record -F 999 -g -- ./server --port 8080\n"
 		"  flightrec snapshot            (or: kill -USR2 $(pidof flightrec))\n"
 		"  flightrec report -g --sort comm,dso,sym\n"
-		"  flightrec report --folded FILE | flamegraph.pl > flame.svg\n"
+		"  flightrec report --flamegraph flame.svg FILE\n"
+		"  flightrec report --format=pprof -o cpu.pb.gz FILE\n"
+		"  flightrec list 'syscalls:sys_enter_rea*'\n"
 		"  flightrec dump flightrec-default-*.frec\n"
 		"\n"
 		"'flightrec COMMAND --help' describes each command.\n"
@@ -68,6 +73,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "archive"))
 		return cmd_archive(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return cmd_list(argc - 1, argv + 1);
 	fr_err(cmd, "unknown command (try 'flightrec --help')");
 	return FR_EXIT_USAGE;
 }

@@ -1,6 +1,6 @@
-/* src/report_folded.c: --folded, FlameGraph's collapsed stacks: one line per
- * distinct stack, "comm;root;...;leaf count", sorted, with ';' and line
- * breaks in names replaced so every line parses.
+/* src/report/folded.c: the distinct stacks of a report with their weights
+ * (shared by --folded, the flame graph and pprof), and --folded itself:
+ * "comm;root;...;leaf count" lines, sorted, ';' and line breaks replaced.
  */
 #include "config.h"
 
@@ -11,15 +11,17 @@
 #include "src/report/report.h"
 
 struct stack {
-	uint64_t hash, weight;
-	uint32_t n;                /* items: comm, then frames leaf first */
-	const void *items[];
+	uint64_t hash, weight, samples, period;
+	const char *comm;
+	uint32_t n;                /* frames, leaf first */
+	const struct fr_sym *frames[];
 };
 
 struct fr_folded {
 	bool period;
 	struct stack **slots;
 	size_t cap, used;
+	uint64_t total;
 };
 
 int fr_folded__new(bool period, struct fr_folded **out)
@@ -57,10 +59,10 @@ static uint64_t hash_items(const void *comm, const struct fr_frame *f, size_t n)
 
 static bool same(const struct stack *st, uint64_t h, const struct fr_rsample *s)
 {
-	if (st->hash != h || st->n != s->nr_frames + 1 || st->items[0] != s->comm)
+	if (st->hash != h || st->n != s->nr_frames || st->comm != s->comm)
 		return false;
 	for (size_t i = 0; i < s->nr_frames; i++)
-		if (st->items[i + 1] != s->frames[i].sym)
+		if (st->frames[i] != s->frames[i].sym)
 			return false;
 	return true;
 }
@@ -100,19 +102,44 @@ int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s)
 			break;
 	st = fo->slots[j];
 	if (!st) {
-		st = malloc(sizeof(*st) + (s->nr_frames + 1) * sizeof(st->items[0]));
+		st = malloc(sizeof(*st) + s->nr_frames * sizeof(st->frames[0]));
 		if (!st)
 			return -ENOMEM;
 		st->hash = h;
-		st->weight = 0;
-		st->n = (uint32_t)s->nr_frames + 1;
-		st->items[0] = s->comm;
+		st->weight = st->samples = st->period = 0;
+		st->comm = s->comm;
+		st->n = (uint32_t)s->nr_frames;
 		for (size_t i = 0; i < s->nr_frames; i++)
-			st->items[i + 1] = s->frames[i].sym;
+			st->frames[i] = s->frames[i].sym;
 		fo->slots[j] = st;
 		fo->used++;
 	}
 	st->weight += fo->period ? s->period : 1;
+	st->samples++;
+	st->period += s->period;
+	fo->total += fo->period ? s->period : 1;
+	return 0;
+}
+
+bool fr_folded__by_period(const struct fr_folded *fo)
+{
+	return fo->period;
+}
+
+uint64_t fr_folded__total(const struct fr_folded *fo)
+{
+	return fo->total;
+}
+
+int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx)
+{
+	for (size_t i = 0; i < fo->cap; i++) {
+		const struct stack *st = fo->slots[i];
+		int err;
+
+		if (st && (err = cb(ctx, st->comm, st->frames, st->n, st->weight, st->samples, st->period)))
+			return err;
+	}
 	return 0;
 }
 
@@ -131,16 +158,16 @@ static char *stack_line(const struct stack *st)
 	size_t len = 32;
 	char *line, *p;
 
-	len += strlen(st->items[0]) + 1;
-	for (uint32_t i = 1; i < st->n; i++)
-		len += strlen(((const struct fr_sym *)st->items[i])->name) + 1;
+	len += strlen(st->comm) + 1;
+	for (uint32_t i = 0; i < st->n; i++)
+		len += strlen(st->frames[i]->name) + 1;
 	line = p = malloc(len);
 	if (!line)
 		return NULL;
-	p += put_name(p, st->items[0]);
-	for (uint32_t i = st->n; i-- > 1;) {
+	p += put_name(p, st->comm);
+	for (uint32_t i = st->n; i-- > 0;) {
 		*p++ = ';';
-		p += put_name(p, ((const struct fr_sym *)st->items[i])->name);
+		p += put_name(p, st->frames[i]->name);
 	}
 	snprintf(p, 32, " %llu", (unsigned long long)st->weight);
 	return line;

@@ -1,7 +1,10 @@
-/* src/report_json.c: --format=json, the Chrome trace event format: samples
- * and tracepoint events as instant events on per-thread tracks, stacks shared
- * through "stackFrames" and referenced by "sf", thread and process names as
- * metadata events. Streams events; keeps only the frame tree and thread list.
+/* src/report/json.c: --format=json, the Chrome trace event format: samples
+ * and tracepoint events (fields as args) as instant events on per-thread
+ * tracks, stacks shared through "stackFrames" and referenced by "sf", a flame
+ * chart of complete ("X") slices from consecutive clock samples, running time
+ * from sched:sched_switch, thread and process names as metadata. Streams;
+ * keeps the frame tree, the thread list with each one's open stack, per CPU
+ * who runs.
  */
 #include "config.h"
 
@@ -19,8 +22,18 @@ struct jnode {                 /* a stack frame under a parent frame */
 };
 
 struct jthread {
-	uint32_t tid, pid;
+	uint32_t tid, pid;        /* tid + 1; 0: a free slot */
 	const char *comm;
+	uint32_t *open;           /* the flame chart's open frames, root first: node ids */
+	uint64_t *since;          /* when each was opened */
+	size_t nr_open, open_cap, since_cap;
+	uint64_t end;             /* the last sample's time plus its period */
+	uint64_t on_since;        /* its first event since it last left a CPU (0: none) */
+};
+
+struct jcpu {                 /* who runs on a CPU, from sched_switch */
+	uint32_t tid;             /* tid + 1; 0: not known */
+	uint64_t since;
 };
 
 struct fr_json {
@@ -30,13 +43,17 @@ struct fr_json {
 	size_t nr_nodes, nodes_cap;
 	uint32_t *slots;          /* node id, open addressing */
 	size_t nslots;
-	struct jthread *threads;  /* open addressing by tid (tid + 1 stored) */
+	struct jthread *threads;  /* open addressing by tid + 1 */
 	size_t threads_cap, nr_threads;
+	struct jcpu *cpus;
+	size_t cpus_cap;
+	uint32_t path[FR_MAX_FRAMES];   /* the current sample's frames, root first */
+	uint64_t last;            /* the latest time seen */
 	bool first;
 };
 
 /* One UTF-8 sequence at p: its length, or 0 if invalid. */
-static size_t utf8_len(const unsigned char *p)
+size_t fr_utf8_len(const unsigned char *p)
 {
 	size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
 		 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
@@ -72,7 +89,7 @@ void fr_json__string(FILE *f, const char *s)
 			fputc(*p++, f);
 		} else if (*p < 0x20 || *p == 0x7f) {
 			fprintf(f, "\\u%04x", *p++);
-		} else if ((n = utf8_len(p))) {
+		} else if ((n = fr_utf8_len(p))) {
 			fwrite(p, 1, n, f);
 			p += n;
 		} else {
@@ -101,9 +118,14 @@ void fr_json__delete(struct fr_json *j)
 {
 	if (!j)
 		return;
+	for (size_t i = 0; i < j->threads_cap; i++) {
+		free(j->threads[i].open);
+		free(j->threads[i].since);
+	}
 	free(j->nodes);
 	free(j->slots);
 	free(j->threads);
+	free(j->cpus);
 	free(j);
 }
 
@@ -155,83 +177,253 @@ static uint32_t node_id(struct fr_json *j, uint32_t parent, const struct fr_sym 
 	return (uint32_t)j->nr_nodes;
 }
 
-static int note_thread(struct fr_json *j, const struct fr_rsample *s)
+static struct jthread *find_thread(struct fr_json *j, uint32_t tid)
 {
+	size_t k;
+
+	if (!j->threads_cap)
+		return NULL;
+	for (k = ((tid + 1) * 2654435761u) & (j->threads_cap - 1); j->threads[k].tid;
+	     k = (k + 1) & (j->threads_cap - 1))
+		if (j->threads[k].tid == tid + 1)
+			return &j->threads[k];
+	return NULL;
+}
+
+/* The thread of s, its name and process updated; NULL on ENOMEM. */
+static struct jthread *note_thread(struct fr_json *j, const struct fr_rsample *s)
+{
+	struct jthread *t;
 	size_t k;
 
 	if ((j->nr_threads + 1) * 2 > j->threads_cap) {
 		size_t n = j->threads_cap ? j->threads_cap * 2 : 256;
-		struct jthread *t = calloc(n, sizeof(*t));
+		struct jthread *nt = calloc(n, sizeof(*nt));
 
-		if (!t)
-			return -ENOMEM;
+		if (!nt)
+			return NULL;
 		for (size_t i = 0; i < j->threads_cap; i++) {
 			if (!j->threads[i].tid)
 				continue;
-			for (k = (j->threads[i].tid * 2654435761u) & (n - 1); t[k].tid;
+			for (k = (j->threads[i].tid * 2654435761u) & (n - 1); nt[k].tid;
 			     k = (k + 1) & (n - 1))
 				;
-			t[k] = j->threads[i];
+			nt[k] = j->threads[i];
 		}
 		free(j->threads);
-		j->threads = t;
+		j->threads = nt;
 		j->threads_cap = n;
 	}
-	for (k = ((s->tid + 1) * 2654435761u) & (j->threads_cap - 1); j->threads[k].tid;
-	     k = (k + 1) & (j->threads_cap - 1))
-		if (j->threads[k].tid == s->tid + 1)
-			break;
-	if (!j->threads[k].tid)
+	t = find_thread(j, s->tid);
+	if (!t) {
+		for (k = ((s->tid + 1) * 2654435761u) & (j->threads_cap - 1); j->threads[k].tid;
+		     k = (k + 1) & (j->threads_cap - 1))
+			;
+		t = &j->threads[k];
+		t->tid = s->tid + 1;
 		j->nr_threads++;
-	j->threads[k] = (struct jthread){ s->tid + 1, s->pid, s->comm };
+	}
+	t->pid = s->pid;
+	t->comm = s->comm;
+	return t;
+}
+
+static void begin_event(struct fr_json *j)
+{
+	fputs(j->first ? "" : ",\n", j->f);
+	j->first = false;
+}
+
+static void put_ts(FILE *f, const char *key, uint64_t ns)
+{
+	fprintf(f, ",\"%s\":%llu.%03llu", key, (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
+/* A complete event: a frame of the flame chart, or running time. */
+static void slice(struct fr_json *j, const char *name, const char *cat, uint32_t pid,
+		  uint32_t tid, uint64_t from, uint64_t to)
+{
+	begin_event(j);
+	fputs("{\"name\":", j->f);
+	fr_json__string(j->f, name);
+	fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"X\"", cat);
+	put_ts(j->f, "ts", from);
+	put_ts(j->f, "dur", to > from ? to - from : 0);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
+}
+
+static void frame_slice(struct fr_json *j, const struct jthread *t, uint32_t id, uint64_t from,
+			uint64_t to)
+{
+	char buf[1100];
+	const struct fr_sym *sym = j->nodes[id - 1].sym;
+
+	snprintf(buf, sizeof(buf), "%s%s", sym->name, sym->inlined ? " (inlined)" : "");
+	slice(j, buf, "stack", t->pid, t->tid - 1, from, to);
+}
+
+/* Close the thread's open frames from depth keep on, at time end. */
+static void close_frames(struct fr_json *j, struct jthread *t, size_t keep, uint64_t end)
+{
+	while (t->nr_open > keep) {
+		t->nr_open--;
+		frame_slice(j, t, t->open[t->nr_open], t->since[t->nr_open], end);
+	}
+}
+
+/* The flame chart: a clock sample at t runs its stack for its period; the
+ * frames it shares with the thread's previous sample (if that one ended no
+ * more than a period before) continue, the others close and open. */
+static int flame_chart(struct fr_json *j, struct jthread *t, const struct fr_rsample *s,
+		       size_t n)
+{
+	uint64_t d = s->period, end;
+	size_t keep = 0;
+
+	if (t->nr_open && s->time > t->end + d)
+		close_frames(j, t, 0, t->end);
+	end = s->time < t->end ? s->time : t->end;
+	while (keep < t->nr_open && keep < n && t->open[keep] == j->path[keep])
+		keep++;
+	close_frames(j, t, keep, end);
+	if (fr_grow(&t->open, &t->open_cap, n, sizeof(*t->open), 16) ||
+	    fr_grow(&t->since, &t->since_cap, n, sizeof(*t->since), 16))
+		return -ENOMEM;
+	for (; t->nr_open < n; t->nr_open++) {
+		t->open[t->nr_open] = j->path[t->nr_open];
+		t->since[t->nr_open] = s->time;
+	}
+	t->end = s->time + d;
+	return 0;
+}
+
+struct fields {
+	struct fr_json *j;
+	bool any, had_cpu, had_fields;   /* any: an arg was written */
+	long long prev_pid, next_pid;
+};
+
+static int put_field(void *ctx, const char *field, const char *text, bool is_signed,
+		     unsigned long long v, long long sv)
+{
+	struct fields *fl = ctx;
+	FILE *f = fl->j->f;
+
+	if (fl->any)
+		fputc(',', f);
+	fl->any = true;
+	fr_json__string(f, field);
+	fputc(':', f);
+	if (text)
+		fr_json__string(f, text);
+	else if (is_signed)
+		fprintf(f, "%lld", sv);
+	else
+		fprintf(f, "%llu", v);
+	fl->had_cpu |= !strcmp(field, "cpu");
+	fl->had_fields |= !strcmp(field, "fields");
+	if (!strcmp(field, "prev_pid"))
+		fl->prev_pid = text ? -1 : sv;
+	if (!strcmp(field, "next_pid"))
+		fl->next_pid = text ? -1 : sv;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* sched_switch on a CPU: the thread that leaves ran since it entered. */
+static int sched_switch(struct fr_json *j, struct jthread *t, const struct fr_rsample *s,
+			const struct fields *fl)
+{
+	struct jcpu *c;
+
+	if (s->cpu == FR_CPU_NONE || fl->prev_pid < 0 || fl->next_pid < 0)
+		return 0;
+	if (fr_grow(&j->cpus, &j->cpus_cap, (size_t)s->cpu + 1, sizeof(*j->cpus), 16))
+		return -ENOMEM;
+	c = &j->cpus[s->cpu];
+	if (t->tid - 1 == (uint64_t)fl->prev_pid) {
+		/* since it entered; else (its entry not recorded, as when only
+		 * some processes are) since its first event after it last left */
+		uint64_t since = c->tid == t->tid ? c->since : t->on_since;
+
+		close_frames(j, t, 0, t->end < s->time ? t->end : s->time);
+		if (since && fl->prev_pid)
+			slice(j, "running", "sched", t->pid, t->tid - 1, since, s->time);
+		t->on_since = 0;
+	}
+	c->tid = (uint32_t)fl->next_pid + 1;
+	c->since = s->time;
 	return 0;
 }
 
 int fr_json__sample(struct fr_json *j, const struct fr_rsample *s)
 {
-	const char *name = s->event ? s->event->name : "unknown";
-	bool tracepoint = s->event && s->event->attr.type == PERF_TYPE_TRACEPOINT;
+	const struct fr_file_event *e = s->event;
+	const char *name = e ? e->name : "unknown";
+	bool tracepoint = e && e->attr.type == PERF_TYPE_TRACEPOINT;
+	bool clock = e && e->attr.type == PERF_TYPE_SOFTWARE &&
+		     (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		      e->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	struct fields fl = { j, false, false, false, -1, -1 };
+	struct jthread *t = note_thread(j, s);
+	size_t n = s->nr_frames < FR_MAX_FRAMES ? s->nr_frames : FR_MAX_FRAMES;
 	uint32_t sf = 0;
-	char fields[4096];
+	int err = 0;
+	char text[4096];
 
-	if (note_thread(j, s))
+	if (!t)
 		return -ENOMEM;
-	for (size_t i = s->nr_frames; i-- > 0;) {
-		sf = node_id(j, sf, s->frames[i].sym);
+	for (size_t i = 0; i < n; i++) {
+		sf = node_id(j, sf, s->frames[n - 1 - i].sym);
 		if (!sf)
 			return -ENOMEM;
+		j->path[i] = sf;
 	}
-	fprintf(j->f, "%s{\"name\":", j->first ? "" : ",\n");
-	j->first = false;
+	if (s->time > j->last)
+		j->last = s->time;
+	begin_event(j);
+	fputs("{\"name\":", j->f);
 	fr_json__string(j->f, name);
-	fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%llu.%03llu,\"pid\":%u,"
-		"\"tid\":%u", tracepoint ? "tracepoint" : "sample",
-		(unsigned long long)(s->time / 1000), (unsigned long long)(s->time % 1000), s->pid,
-		s->tid);
+	fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"i\"", tracepoint ? "tracepoint" : "sample");
+	put_ts(j->f, "ts", s->time);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u", s->pid, s->tid);
 	if (sf)
 		fprintf(j->f, ",\"sf\":%u", sf);
-	fprintf(j->f, ",\"args\":{\"cpu\":%u", s->cpu == FR_CPU_NONE ? 0 : s->cpu);
-	if (s->event && (s->event->attr.sample_type & PERF_SAMPLE_PERIOD))
-		fprintf(j->f, ",\"period\":%llu", (unsigned long long)s->period);
-	if (s->nr_frames) {
-		fputs(",\"sym\":", j->f);
-		fr_json__string(j->f, s->frames[fr_leaf_frames(s) - 1].sym->name);
+	fputs(",\"args\":{", j->f);
+	if (e && (e->attr.sample_type & PERF_SAMPLE_PERIOD) && !tracepoint) {
+		fprintf(j->f, "\"period\":%llu", (unsigned long long)s->period);
+		fl.any = true;
 	}
-	if (s->raw && j->tp && !fr_tpdecode__fields(j->tp, name, s->raw, s->raw_size, fields,
-						    sizeof(fields))) {
-		fputs(",\"fields\":", j->f);
-		fr_json__string(j->f, fields[0] == ' ' ? fields + 1 : fields);
+	if (s->raw && j->tp && tracepoint)
+		err = fr_tpdecode__each(j->tp, name, s->raw, s->raw_size, put_field, &fl);
+	if (err && err != -ENOENT)
+		return err;
+	if (s->raw && j->tp && tracepoint && !err && !fl.had_fields && !fr_tpdecode__fields(j->tp, name, s->raw,
+			s->raw_size, text, sizeof(text))) {   /* all of them as perf-script shows them */
+		fputs(fl.any ? ",\"fields\":" : "\"fields\":", j->f);
+		fr_json__string(j->f, text[0] == ' ' ? text + 1 : text);
+		fl.any = true;
 	}
+	if (!fl.had_cpu)   /* a field of that name wins */
+		fprintf(j->f, "%s\"cpu\":%u", fl.any ? "," : "", s->cpu == FR_CPU_NONE ? 0 : s->cpu);
 	fputs("}}", j->f);
+	if (clock && n && s->period && (err = flame_chart(j, t, s, n)))
+		return err;
+	if (tracepoint && !strcmp(name, "sched:sched_switch"))
+		err = sched_switch(j, t, s, &fl);
+	else if (!t->on_since)
+		t->on_since = s->time;
+	if (err)
+		return err;
 	return ferror(j->f) ? -EIO : 0;
 }
 
 static void metadata(struct fr_json *j, const char *what, uint32_t pid, uint32_t tid,
 		     const char *name)
 {
-	fprintf(j->f, "%s{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-		j->first ? "" : ",\n", what, pid, tid);
-	j->first = false;
+	begin_event(j);
+	fprintf(j->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+		what, pid, tid);
 	fr_json__string(j->f, name);
 	fputs("}}", j->f);
 }
@@ -241,6 +433,15 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 	char buf[1100];
 	int err;
 
+	for (size_t i = 0; i < j->threads_cap; i++)     /* what still runs ends at its period */
+		if (j->threads[i].tid)
+			close_frames(j, &j->threads[i], 0, j->threads[i].end);
+	for (size_t c = 0; c < j->cpus_cap; c++) {       /* and who is on a CPU, at the end */
+		const struct jthread *t = j->cpus[c].tid > 1 ? find_thread(j, j->cpus[c].tid - 1) : NULL;
+
+		if (t && j->last > j->cpus[c].since)
+			slice(j, "running", "sched", t->pid, t->tid - 1, j->cpus[c].since, j->last);
+	}
 	for (size_t i = 0; i < j->threads_cap; i++) {
 		const struct jthread *t = &j->threads[i];
 

@@ -92,6 +92,14 @@ void fr_folded__delete(struct fr_folded *fo);
 int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s);
 /* "comm;root;...;leaf count" lines, sorted. */
 int fr_folded__print(struct fr_folded *fo, FILE *f);
+/* Each distinct stack once, in no order: frames leaf first; weight is
+ * samples, or period when made with period. A non-zero return of cb stops
+ * the walk and is returned. */
+typedef int (*fr_folded_cb)(void *ctx, const char *comm, const struct fr_sym *const *frames,
+			    size_t n, uint64_t weight, uint64_t samples, uint64_t period);
+int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
+uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
+bool fr_folded__by_period(const struct fr_folded *fo);
 
 /* ---- report_script.c: perf script's text layout ---- */
 struct fr_tpdecode;
@@ -108,6 +116,47 @@ int fr_json__finish(struct fr_json *j, const char *file_name);
 void fr_json__delete(struct fr_json *j);
 /* A JSON string literal of s (quotes included), invalid UTF-8 replaced. */
 void fr_json__string(FILE *f, const char *s);
+/* The length of the UTF-8 sequence at p, 0 if it is not a valid one. */
+size_t fr_utf8_len(const unsigned char *p);
+
+/* ---- flame.c: the flame graph as one interactive SVG ---- */
+struct fr_flame_opts {
+	const char *title;       /* NULL: "Flame Graph" */
+	const char *unit;        /* what the weights count: "samples" */
+	unsigned width;          /* px, 0: 1200 */
+	bool standalone;         /* an SVG file (XML declaration), not inlined in HTML */
+};
+/* The folded stacks as a flame graph: root "all", then the thread's name,
+ * then frames outermost first; siblings in name order. */
+int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f);
+/* s as XML text: & < > " ' escaped, control characters '_', bad UTF-8 U+FFFD. */
+void fr_xml__string(FILE *f, const char *s);
+
+/* ---- html.c: one HTML page: per-CPU timeline and the flame graph ---- */
+struct fr_timeline;
+/* Bins [t0, t1] for the CPUs 0..nr_cpus-1. */
+int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, struct fr_timeline **out);
+void fr_timeline__delete(struct fr_timeline *tl);
+/* Count one sample (tracepoint: an event) of cpu at time. */
+void fr_timeline__add(struct fr_timeline *tl, uint32_t cpu, uint64_t time, bool tracepoint);
+struct fr_html_info {
+	const char *file, *event, *unit;
+	uint64_t samples;
+	bool has_trigger;
+	uint64_t trigger_ns;
+};
+int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
+		   struct fr_folded *fo);
+
+/* ---- pprof.c: profile.proto, gzipped ---- */
+struct fr_pprof_info {
+	const struct fr_file_event *event;   /* the sampled event (sample types) */
+	bool period;                         /* the folded weights are periods */
+	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
+};
+/* The folded stacks as a gzipped pprof Profile written to fd (not closed):
+ * 0, -ENOMEM or -EIO. */
+int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo);
 
 /* ---- input.c: which file, and opening it ---- */
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
@@ -134,14 +183,15 @@ int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 #define FR_REPORT_MAX_SYMDIRS 16
 #define FR_REPORT_MAX_LIST 64
 
-enum fr_report_fmt { FMT_TEXT, FMT_FOLDED, FMT_SCRIPT, FMT_JSON };
+enum fr_report_fmt { FMT_TEXT, FMT_FOLDED, FMT_SCRIPT, FMT_JSON, FMT_FLAME, FMT_HTML, FMT_PPROF };
 
 /* What `flightrec report` was asked for (src/cmd_report.c fills it). */
 struct fr_report_opts {
 	const char *input, *dir;
 	struct fr_hist_opts hist;
 	enum fr_report_fmt fmt;
-	bool raw, no_header;
+	const char *output;      /* -o FILE, NULL: stdout */
+	bool raw, no_header, quiet;
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
@@ -154,7 +204,7 @@ struct fr_report_opts {
 };
 
 
-/* Report path as o says, on stdout; errors said through fr_err. Returns an
+/* Report path as o says, on stdout or o->output; errors said through fr_err. Returns an
  * exit code (FR_EXIT_*). */
 int fr_report__run(const struct fr_report_opts *o, const char *path);
 

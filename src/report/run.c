@@ -1,6 +1,7 @@
 /* src/report/run.c: one report: the pass over a file that applies the
  * filters, feeds sideband records to the resolver and resolved samples to the
- * chosen output (text histogram, folded, perf-script, JSON).
+ * chosen output (text histogram, folded, flame graph, HTML, pprof,
+ * perf-script, JSON), with a progress line on a terminal.
  */
 #include "config.h"
 
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "src/util.h"
 #include "src/report/report.h"
@@ -23,9 +26,18 @@ struct report {
 	bool *selected;              /* per event index */
 	size_t nr_events;
 	struct fr_folded *folded;
+	const struct fr_file_event *fold_ev;   /* folded for the flame graph, pprof, html */
+	struct fr_timeline *timeline;
 	struct fr_json *json;
+	FILE *out;
 	uint64_t first, last, samples, lost;
+	uint64_t t0, t1;             /* the file's window, from its CPU stats */
 	bool need_stack;
+	/* progress on a terminal */
+	bool progress;
+	int shown;
+	struct timespec started;
+	uint64_t records;
 	int err;
 };
 
@@ -77,11 +89,43 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		if (!rp->hists[e->index] && (err = fr_hist__new(&o->hist, &rp->hists[e->index])))
 			return err;
 		return fr_hist__add(rp->hists[e->index], &rs);
-	case FMT_FOLDED: return fr_folded__add(rp->folded, &rs);
-	case FMT_SCRIPT: return fr_script__sample(stdout, &rs, rp->tp);
+	case FMT_HTML:
+		fr_timeline__add(rp->timeline, rs.cpu, r->time,
+				 e->attr.type == PERF_TYPE_TRACEPOINT);
+		if (e != rp->fold_ev)
+			return 0;
+		/* fall through */
+	case FMT_FOLDED:
+	case FMT_FLAME:
+	case FMT_PPROF: return fr_folded__add(rp->folded, &rs);
+	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp);
 	case FMT_JSON: return fr_json__sample(rp->json, &rs);
 	}
 	return 0;
+}
+
+static double elapsed(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - since->tv_sec) + (double)(now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+/* "report: N%" on stderr, by how far into the window the merge is, once the
+ * pass has taken a second; checked every 64k records. */
+static void progress(struct report *rp, uint64_t time)
+{
+	int pct;
+
+	if (++rp->records & 0xffff || !time || rp->t1 <= rp->t0 || elapsed(&rp->started) < 1.0)
+		return;
+	pct = time <= rp->t0 ? 0 : time >= rp->t1 ? 99
+	      : (int)((double)(time - rp->t0) * 100 / (double)(rp->t1 - rp->t0));
+	if (pct != rp->shown) {
+		fprintf(stderr, "\rreport: %d%% of the window", pct);
+		rp->shown = pct;
+	}
 }
 
 static int report_cb(void *ctx, const struct fr_rec *r)
@@ -89,6 +133,8 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 	struct report *rp = ctx;
 	int err = 0;
 
+	if (rp->progress)
+		progress(rp, r->time);
 	if (!r->event)
 		return 0;
 	if (r->kind == FR_STREAM_SIDEBAND)
@@ -123,7 +169,8 @@ static int check_callchains(struct report *rp)
 	return FR_EXIT_USAGE;
 }
 
-/* Which events to report: -e names, else all; --folded folds one event. */
+/* Which events to report: -e names, else all; --folded (and the flame graph,
+ * pprof) folds one event, html the first sampled one of those chosen. */
 static int select_events(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
@@ -152,7 +199,14 @@ static int select_events(struct report *rp)
 			continue;
 		if (!o->nr_events)
 			rp->selected[e->index] = true;
-		if (rp->selected[e->index] && o->fmt == FMT_FOLDED && chosen++) {
+		if (rp->selected[e->index] && (!rp->fold_ev ||
+		    (rp->fold_ev->attr.type == PERF_TYPE_TRACEPOINT &&
+		     e->attr.type != PERF_TYPE_TRACEPOINT && o->fmt == FMT_HTML)))
+			rp->fold_ev = e;
+		if (o->fmt == FMT_HTML)
+			continue;
+		if (rp->selected[e->index] && (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME ||
+					       o->fmt == FMT_PPROF) && chosen++) {
 			size_t n = strlen(names);
 
 			rp->selected[e->index] = false;
@@ -160,7 +214,7 @@ static int select_events(struct report *rp)
 		}
 	}
 	if (left)
-		fr_err("--folded", "the file has several events; folding only the first (choose "
+		fr_err("--format", "the file has several events; folding only the first (choose "
 		       "with -e), left out: %s", names);
 	return o->fmt == FMT_TEXT && o->hist.callchains ? check_callchains(rp) : FR_EXIT_OK;
 }
@@ -176,32 +230,32 @@ static void print_header(struct report *rp, const char *path)
 	static const char *keys[] = { "hostname", "kernel_release", "target", "trigger" };
 	const struct fr_report_opts *o = rp->o;
 
-	printf("# flightrec report: %s\n", path);
+	fprintf(rp->out, "# flightrec report: %s\n", path);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = fr_reader__meta(rp->rd, keys[i]);
 
 		if (v)
-			printf("# %s: %s\n", keys[i], v);
+			fprintf(rp->out, "# %s: %s\n", keys[i], v);
 	}
-	printf("# samples: %llu", (unsigned long long)rp->samples);
+	fprintf(rp->out, "# samples: %llu", (unsigned long long)rp->samples);
 	if (rp->samples) {
-		printf(", from ");
-		print_time(stdout, rp->first);
-		printf(" to ");
-		print_time(stdout, rp->last);
-		printf(" (%.3f s)", (double)(rp->last - rp->first) / 1e9);
+		fprintf(rp->out, ", from ");
+		print_time(rp->out, rp->first);
+		fprintf(rp->out, " to ");
+		print_time(rp->out, rp->last);
+		fprintf(rp->out, " (%.3f s)", (double)(rp->last - rp->first) / 1e9);
 	}
-	printf("; lost: %llu\n", (unsigned long long)rp->lost);
+	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)rp->lost);
 	if (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms || o->nr_events)
-		printf("# (selected with --time, --pid, --tid, --comm or -e)\n");
-	printf("#\n# samples per event\n");
+		fprintf(rp->out, "# (selected with --time, --pid, --tid, --comm or -e)\n");
+	fprintf(rp->out, "#\n# samples per event\n");
 	for (size_t k = 0; k < rp->nr_events; k++) {
 		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
 
 		if (!(e->flags & FR_EVENT_SIDEBAND) && e->index < rp->nr_events)
-			printf("# %12llu  %s\n", (unsigned long long)rp->counts[e->index], e->name);
+			fprintf(rp->out, "# %12llu  %s\n", (unsigned long long)rp->counts[e->index], e->name);
 	}
-	printf("#\n");
+	fprintf(rp->out, "#\n");
 }
 
 static void print_notes(struct report *rp, FILE *f)
@@ -240,16 +294,17 @@ static int print_text(struct report *rp, const char *path)
 		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
 
 		if (e->index < rp->nr_events && rp->hists[e->index])
-			err = fr_hist__print(rp->hists[e->index], e->name, stdout);
+			err = fr_hist__print(rp->hists[e->index], e->name, rp->out);
 	}
 	if (!err && !rp->o->no_header)
-		print_notes(rp, stdout);
+		print_notes(rp, rp->out);
 	return err;
 }
 
 static int setup(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
+	uint32_t nr_cpus = 0;
 	int err;
 
 	rp->nr_events = fr_reader__nr_events(rp->rd);
@@ -272,10 +327,26 @@ static int setup(struct report *rp)
 		if (o->hist.keys[k] == FR_KEY_DSO || o->hist.keys[k] == FR_KEY_SYM ||
 		    o->hist.keys[k] == FR_KEY_SRCLINE)
 			rp->need_stack = true;
-	if (o->fmt == FMT_FOLDED)
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rp->rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rp->rd, i);
+
+		if (cs->first_time && (!rp->t0 || cs->first_time < rp->t0))
+			rp->t0 = cs->first_time;
+		if (cs->last_time > rp->t1)
+			rp->t1 = cs->last_time;
+		if (cs->cpu + 1 > nr_cpus)
+			nr_cpus = cs->cpu + 1;
+	}
+	if (o->has_time) {
+		rp->t0 = o->t0 > rp->t0 ? o->t0 : rp->t0;
+		rp->t1 = o->t1 < rp->t1 ? o->t1 : rp->t1;
+	}
+	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, &rp->timeline)))
+		return err;
+	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_PPROF || o->fmt == FMT_HTML)
 		return fr_folded__new(o->hist.period, &rp->folded);
 	if (o->fmt == FMT_JSON)
-		return fr_json__new(stdout, rp->tp, &rp->json);
+		return fr_json__new(rp->out, rp->tp, &rp->json);
 	return 0;
 }
 
@@ -287,19 +358,83 @@ static void teardown(struct report *rp)
 	free(rp->counts);
 	free(rp->selected);
 	fr_folded__delete(rp->folded);
+	fr_timeline__delete(rp->timeline);
 	fr_json__delete(rp->json);
 	fr_resolver__delete(rp->res);
 	fr_tpdecode__delete(rp->tp);
 	fr_reader__close(rp->rd);
 }
 
+/* trigger_time_ns from the file's first TRIGGER blob ("key=value" lines). */
+static bool trigger_time(struct fr_reader *rd, uint64_t *ns)
+{
+	bool found = false;
+	void *data;
+	size_t len;
+	char *p;
+
+	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
+		return false;
+	for (p = data; p && p < (char *)data + len; p = memchr(p, '\n', (size_t)((char *)data + len - p)),
+	     p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "trigger_time_ns=", 16)) {
+			*ns = strtoull(p + 16, NULL, 10);
+			found = true;
+			break;
+		}
+	}
+	free(data);
+	return found;
+}
+
+/* The folded stacks as the chosen picture: flame graph, html page, pprof. */
+static int print_folded(struct report *rp, const char *path)
+{
+	const char *ev = rp->fold_ev ? rp->fold_ev->name : "";
+	const char *unit = rp->o->hist.period ? "period" : "samples";
+	char title[256];
+
+	switch (rp->o->fmt) {
+	case FMT_FLAME:
+		snprintf(title, sizeof(title), "Flame Graph: %s", ev);
+		return fr_flame__svg(rp->folded, &(struct fr_flame_opts){ title, unit, 0, true },
+				     rp->out);
+	case FMT_HTML: {
+		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0 };
+
+		in.has_trigger = trigger_time(rp->rd, &in.trigger_ns);
+		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
+	}
+	case FMT_PPROF: {
+		const char *off = fr_reader__meta(rp->rd, "realtime_offset_ns");
+		struct fr_pprof_info in = { rp->fold_ev, rp->o->hist.period,
+					    rp->first + (off ? strtoull(off, NULL, 10) : 0),
+					    rp->samples ? rp->last - rp->first : 0 };
+
+		fflush(rp->out);
+		return fr_pprof__write(fileno(rp->out), &in, rp->folded);
+	}
+	default:
+		return fr_folded__print(rp->folded, rp->out);
+	}
+}
+
 int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
-	struct report rp = { .o = o };
+	struct report rp = { .o = o, .out = stdout, .shown = -1 };
+	const char *out_name = o->output ? o->output : "stdout";
 	int ret = fr_input__open(path, &rp.rd), err;
 
 	if (ret)
 		return ret;
+	if (o->output && !(rp.out = fopen(o->output, "w"))) {
+		fr_err(o->output, "%s", strerror(errno));
+		rp.out = stdout;
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
+	rp.progress = !o->quiet && isatty(2);
+	clock_gettime(CLOCK_MONOTONIC, &rp.started);
 	err = setup(&rp);
 	if (err) {
 		fr_err(path, "%s", strerror(-err));
@@ -310,6 +445,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	if (ret)
 		goto out;
 	err = fr_reader__for_each(rp.rd, report_cb, &rp);
+	if (rp.shown >= 0)
+		fputs("\r\033[K", stderr);
 	if (rp.err) {
 		fr_err(path, "%s", strerror(-rp.err));
 		ret = FR_EXIT_ERROR;
@@ -317,14 +454,14 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	}
 	if (o->fmt == FMT_TEXT)
 		rp.err = print_text(&rp, path);
-	else if (o->fmt == FMT_FOLDED)
-		rp.err = fr_folded__print(rp.folded, stdout);
+	else if (rp.folded)
+		rp.err = print_folded(&rp, path);
 	else if (o->fmt == FMT_JSON) {
 		rp.err = fr_json__finish(rp.json, path);
 		rp.json = NULL;
 	}
-	if (fflush(stdout) || ferror(stdout) || rp.err) {
-		fr_err("stdout", "%s", strerror(rp.err ? -rp.err : EIO));
+	if (fflush(rp.out) || ferror(rp.out) || rp.err) {
+		fr_err(out_name, "%s", strerror(rp.err ? -rp.err : EIO));
 		ret = FR_EXIT_ERROR;
 	} else if (err < 0) {
 		fr_err(path, "corrupt chunk: %s (records before it were reported)", strerror(-err));
@@ -336,5 +473,9 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	}
 out:
 	teardown(&rp);
+	if (rp.out != stdout && fclose(rp.out) && !ret) {
+		fr_err(out_name, "%s", strerror(errno));
+		ret = FR_EXIT_ERROR;
+	}
 	return ret;
 }

@@ -69,8 +69,7 @@ int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format
 	return tep_parse_event(d->tep, format, len, sys) ? -EINVAL : 0;
 }
 
-int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
-			char *buf, size_t len)
+static struct tep_event *find_event(struct fr_tpdecode *d, const char *name)
 {
 	struct tep_event *event = d->last && !strcmp(name, d->last_name) ? d->last : NULL;
 	char sys[256];
@@ -78,10 +77,10 @@ int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw
 
 	if (!event) {
 		if (split(name, sys, sizeof(sys), &ev))
-			return -EINVAL;
+			return NULL;
 		event = tep_find_event_by_name(d->tep, sys, ev);
 		if (!event)
-			return -ENOENT;
+			return NULL;
 		if (strlen(name) < sizeof(d->last_name)) {
 			strcpy(d->last_name, name);
 			d->last = event;
@@ -92,6 +91,47 @@ int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw
 		d->seq_init = true;
 	}
 	trace_seq_reset(&d->seq);
+	return event;
+}
+
+int fr_tpdecode__each(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+		      fr_tpfield_cb cb, void *ctx)
+{
+	struct tep_event *event = find_event(d, name);
+	int err = 0;
+
+	if (!event)
+		return -ENOENT;
+	for (struct tep_format_field *f = event->format.fields; f && !err; f = f->next) {
+		unsigned long long v;
+
+		if (f->offset < 0 || (size_t)f->offset + (size_t)f->size > size)
+			continue;
+		if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) &&
+		    !tep_read_number_field(f, raw, &v)) {
+			long long sv = (long long)v;
+
+			if (f->flags & TEP_FIELD_IS_SIGNED)   /* sign-extend from the field's size */
+				sv = f->size == 1 ? (signed char)v : f->size == 2 ? (short)v
+				     : f->size == 4 ? (int)v : (long long)v;
+			err = cb(ctx, f->name, NULL, (f->flags & TEP_FIELD_IS_SIGNED) != 0, v, sv);
+			continue;
+		}
+		trace_seq_reset(&d->seq);
+		tep_print_field(&d->seq, (void *)raw, f);
+		trace_seq_terminate(&d->seq);
+		err = cb(ctx, f->name, d->seq.buffer ? d->seq.buffer : "", false, 0, 0);
+	}
+	return err;
+}
+
+int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+			char *buf, size_t len)
+{
+	struct tep_event *event = find_event(d, name);
+
+	if (!event)
+		return -ENOENT;
 	tep_print_fields(&d->seq, (void *)raw, (int)size, event);
 	trace_seq_terminate(&d->seq);
 	if (len) {

@@ -4,6 +4,7 @@
 #ifndef FR_TPDECODE_H
 #define FR_TPDECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct fr_tpdecode;
@@ -16,5 +17,13 @@ int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format
  * -ENOENT if the event was not added; the text is cut to len. */
 int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 			char *buf, size_t len);
+
+/* Each of the event's own fields: a number (text NULL; sv the signed value
+ * when is_signed) or text (arrays, strings). A non-zero return of cb stops
+ * the walk and is returned; -ENOENT if the event was not added. */
+typedef int (*fr_tpfield_cb)(void *ctx, const char *field, const char *text, bool is_signed,
+			     unsigned long long v, long long sv);
+int fr_tpdecode__each(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+		      fr_tpfield_cb cb, void *ctx);
 
 #endif

@@ -1,6 +1,7 @@
 /* tests/test_report.c: CUnit suite for the report's outputs on synthetic
  * samples: the text histogram with call paths, --folded, perf-script and
- * JSON (golden files in tests/fixtures, and the JSON must parse), and the
+ * JSON (golden files in tests/fixtures, and the JSON must parse), the flame
+ * graph SVG and the HTML page (golden), and the
  * parsing of --sort keys and --time values.
  */
 #include "config.h"
@@ -338,6 +339,49 @@ static void test_json(void)
 	free(buf);
 }
 
+/* The flame graph of the synthetic profile: frames, shares, escaped names
+ * (golden), and the page with its timeline and trigger mark. */
+static void test_flame(void)
+{
+	struct fr_rsample s[8];
+	struct fr_folded *fo;
+	struct fr_timeline *tl;
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+	struct fr_flame_opts o = { "Flame Graph: cpu-clock", "samples", 0, true };
+	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull };
+
+	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_folded__add(fo, &s[i]), 0);
+	CU_ASSERT_EQUAL(fr_folded__total(fo), 6);
+	CU_ASSERT_EQUAL(fr_flame__svg(fo, &o, f), 0);
+	fclose(f);
+	check_golden("report_flame.golden", buf);
+	/* escaped: the odd name's quote and line break, its bad byte as U+FFFD */
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>odd;name_x &quot;q&quot; \xc3\xa9\xef\xbf\xbd (1 samples, 16.67%)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>hot (4 samples, 66.67%)</title>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>all (6 samples, 100.00%)</title>"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_FATAL(fr_timeline__new(1000000000ull, 1006000000ull, 2, &tl) == 0);
+	for (size_t i = 0; i < n; i++)
+		fr_timeline__add(tl, s[i].cpu, s[i].time, false);
+	fr_timeline__add(tl, 0, 1003000000ull, true);
+	fr_timeline__add(tl, 7, 1003000000ull, true);   /* no such CPU: ignored */
+	CU_ASSERT_EQUAL(fr_html__write(f, &in, tl, fo), 0);
+	fclose(f);
+	check_golden("report_html.golden", buf);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<line id=\"trigger\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "cpu 0 events"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "<?xml"));   /* the SVG is inlined */
+	free(buf);
+	fr_timeline__delete(tl);
+	fr_folded__delete(fo);
+}
+
 static void test_parse(void)
 {
 	struct fr_hist_opts o;
@@ -372,6 +416,7 @@ static const struct fr_test tests[] = {
 	{ "folded (golden)", test_folded },
 	{ "perf-script (golden)", test_script },
 	{ "json (golden, parses)", test_json },
+	{ "flame graph and html page (golden)", test_flame },
 	{ "sort keys and times", test_parse },
 	{ NULL, NULL },
 };
