@@ -207,7 +207,11 @@ static void print_notes(struct report *rp, FILE *f)
 		fprintf(f, "#   %s: %s%s%s\n", path, fr_dso_status__str(st), used ? ", used " : "",
 			used ? used : "");
 	}
-	if (fr_resolver__missed_ksyms(rp->res))
+	if (fr_resolver__missed_ksyms(rp->res) &&
+	    (fr_reader__nr_blobs(rp->rd, FR_BLOB_KSYMS) || fr_reader__nr_damaged(rp->rd)))
+		fprintf(f, "# the kernel symbols of the file (KSYMS blob) are damaged or missing: "
+			"kernel addresses are [unknown]\n");
+	else if (fr_resolver__missed_ksyms(rp->res))
 		fprintf(f, "# no kernel symbols in the file (KSYMS blob): kernel addresses are "
 			"[unknown]\n");
 	if (fr_resolver__unwind_failures(rp->res))
@@ -282,9 +286,12 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct report rp = { .o = o };
 	int ret = fr_input__open(path, &rp.rd), err;
+	FILE *real = stdout, *safe = NULL;
 
 	if (ret)
 		return ret;
+	if (o->fmt != FMT_JSON && (safe = fr_input__escaping(real)))
+		stdout = safe;  /* names from the file go out escaped (JSON escapes its own) */
 	err = setup(&rp);
 	if (err) {
 		fr_err(path, "%s", strerror(-err));
@@ -308,11 +315,19 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		rp.err = fr_json__finish(rp.json, path);
 		rp.json = NULL;
 	}
+	if (safe) {
+		stdout = real;
+		if (fclose(safe) && !rp.err)
+			rp.err = -EIO;
+		safe = NULL;
+	}
 	if (fflush(stdout) || ferror(stdout) || rp.err) {
 		fr_err("stdout", "%s", strerror(rp.err ? -rp.err : EIO));
 		ret = FR_EXIT_ERROR;
-	} else if (err < 0) {
+	} else if (err < 0 && err != -EBADMSG) {
 		fr_err(path, "corrupt chunk: %s (records before it were reported)", strerror(-err));
+		ret = FR_EXIT_PARTIAL;
+	} else if (fr_input__damage(rp.rd, path)) {
 		ret = FR_EXIT_PARTIAL;
 	} else if (fr_reader__truncated(rp.rd)) {
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
@@ -320,6 +335,10 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = FR_EXIT_PARTIAL;
 	}
 out:
+	if (safe) {
+		stdout = real;
+		fclose(safe);
+	}
 	teardown(&rp);
 	return ret;
 }
