@@ -14,14 +14,33 @@
 
 bool fr_quiet;
 
+/* Messages may quote names from a file: control bytes go out as \xNN, so a
+ * message stays one line and cannot drive the terminal. */
+static void put_escaped(const char *p)
+{
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
 static void print_msg(bool info, const char *what, const char *fmt, va_list ap)
 {
+	char text[1024];
+
 	if (info && fr_quiet)
 		return;
 	fputs("flightrec: ", stderr);
-	if (what)
-		fprintf(stderr, "%s: ", what);
-	vfprintf(stderr, fmt, ap);
+	if (what) {
+		put_escaped(what);
+		fputs(": ", stderr);
+	}
+	vsnprintf(text, sizeof(text), fmt, ap);
+	put_escaped(text);
 	fputc('\n', stderr);
 }
 

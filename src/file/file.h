@@ -32,7 +32,7 @@ enum fr_chunk_type {
 	FR_CHUNK_RECORDS = 3,  /* records of one stream, oldest first */
 	FR_CHUNK_CPUSTAT = 4,  /* per-CPU time range and loss counters */
 	FR_CHUNK_END = 5,      /* the file is complete */
-	FR_CHUNK_BLOB = 6,     /* a typed payload (kind: enum fr_blob_kind); readers skip unknown kinds */
+	FR_CHUNK_BLOB = 6,     /* a typed payload (kind: enum fr_blob_kind); readers skip unknown kinds, and say so */
 };
 
 enum fr_blob_kind {
@@ -40,6 +40,8 @@ enum fr_blob_kind {
 	FR_BLOB_PROCS = 2,     /* the retained process/mapping table (src/proctable.h) */
 	FR_BLOB_TRIGGER = 3,   /* what triggered the snapshot, window bounds ("key=value\n") */
 	FR_BLOB_VDSO = 4,      /* the vdso ELF image of the recording machine ([vdso] symbols) */
+	/* a reader skips kinds it does not know and records them as damage
+	 * ("unknown blob kind"): a flipped kind looks the same as a newer one */
 };
 
 enum fr_stream_kind {
@@ -47,6 +49,8 @@ enum fr_stream_kind {
 	FR_STREAM_SIDEBAND = 1,  /* the sideband ring of one CPU (or FR_CPU_NONE: synthesized) */
 };
 #define FR_CPU_NONE 0xffffffffu
+#define FR_CPU_MAX 4096u               /* RECORDS streams: cpu < FR_CPU_MAX or FR_CPU_NONE */
+#define FR_EVENT_INDEX_MAX 65536u      /* event indexes are < this and unique in a file */
 
 #define FR_EVENT_SIDEBAND 0x1u /* the event is the sideband (dummy) event */
 
@@ -153,6 +157,31 @@ const struct fr_cpu_stat *fr_reader__cpu_stat(const struct fr_reader *r, size_t 
  * the caller frees *data; -EBADMSG if it fails its checks). */
 size_t fr_reader__nr_blobs(const struct fr_reader *r, uint32_t kind);
 int fr_reader__blob(struct fr_reader *r, uint32_t kind, size_t i, void **data, size_t *len);
+/* Damage: every chunk the reader found bad and skipped (or at which it
+ * stopped), in the order found: at open (headers, META, EVENT, CPUSTAT, END,
+ * BLOB payloads), during fr_reader__for_each (RECORDS payloads), and blobs a
+ * caller's parser rejected (fr_reader__blob_damaged). Kept: the first
+ * FR_DAMAGE_KEEP; counted: all. */
+#define FR_DAMAGE_KEEP 256
+struct fr_damage {
+	uint64_t chunk;            /* 0-based number of the chunk in the file */
+	uint64_t offset;           /* of its chunk header */
+	uint16_t type;             /* enum fr_chunk_type; 0: the header itself is bad */
+	uint32_t kind;             /* BLOB: enum fr_blob_kind; RECORDS: enum fr_stream_kind */
+	uint32_t cpu;              /* RECORDS: the stream's cpu */
+	const char *why;           /* "checksum mismatch", "malformed payload", ... */
+	const char *action;        /* "skipped", "the rest of the file is unread", ... */
+};
+size_t fr_reader__nr_damaged(const struct fr_reader *r);
+const struct fr_damage *fr_reader__damage(const struct fr_reader *r, size_t i);
+/* A caller's parser rejected the i-th blob of a kind: record it as damage. */
+void fr_reader__blob_damaged(struct fr_reader *r, uint32_t kind, size_t i, const char *why);
+/* "chunk 7 (BLOB KSYMS) at offset 1234: checksum mismatch (skipped)" */
+void fr_damage__describe(const struct fr_damage *d, char *buf, size_t len);
+/* Work done by the chunk index (steps of its lookups): tests check that opening
+ * and walking the blobs of n chunks costs O(n log n), not O(n^2). */
+uint64_t fr_reader__index_steps(const struct fr_reader *r);
+
 /* Every record of every stream, merged by time (ties: sideband before samples,
  * then lower CPU first). Memory is bounded by one decoded chunk per stream.
  * Returns 0, the callback's non-zero value, or -errno (-EBADMSG on a chunk that

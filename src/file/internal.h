@@ -53,6 +53,10 @@ _Static_assert(sizeof(struct fr_disk_chunk) == FR_CHUNK_HDR_SIZE, "chunk header 
  * whose bit 2 is Content_Checksum_flag. */
 #define FR_ZSTD_FRAME_MAGIC 0xFD2FB528u
 #define FR_ZSTD_FHD_CHECKSUM 0x04u
+/* Unused bit (0x10), reserved bit (0x08), Dictionary_ID_flag (0x03): zstd
+ * ignores the unused bit; our writer sets none of them, so readers reject
+ * them (a flip there would otherwise pass unnoticed). */
+#define FR_ZSTD_FHD_MUST_BE_0 0x1bu
 
 static inline uint64_t fr_payload_max(uint16_t type)
 {

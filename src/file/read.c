@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "ring/record.h"
 #include "src/util.h"
@@ -19,10 +21,19 @@
 struct chunk_ref {
 	uint64_t off;           /* of the zstd frame */
 	uint64_t comp, raw;
+	uint64_t no;            /* chunk number in the file */
+	bool damaged;           /* already recorded as damage */
 };
+
+/* Decoded bytes the merge may hold at once (one chunk per stream): at most
+ * MERGE_MEM_MIN, or MERGE_MEM_RATIO times the file size (doc/format.md §6). */
+#define MERGE_MEM_MIN (16u << 20)
+#define MERGE_MEM_RATIO 64u
+#define NR_STREAM_SLOTS (2 * ((size_t)FR_CPU_MAX + 1))
 
 struct stream {
 	uint32_t cpu, kind;
+	uint64_t max_raw;           /* of its chunks */
 	struct chunk_ref *chunks;   /* file order */
 	size_t nr_chunks, cap;
 	/* merge state */
@@ -41,6 +52,12 @@ struct meta_kv {
 struct blob_ref {
 	uint32_t kind;
 	struct chunk_ref ref;
+};
+
+struct damage_log {
+	struct fr_damage *v;
+	size_t nr, cap;
+	uint64_t total;
 };
 
 struct fr_reader {
@@ -62,7 +79,37 @@ struct fr_reader {
 	size_t nr_streams;
 	const struct fr_file_event *sideband_ev, *sample_ev;  /* sample_ev: the only one */
 	struct fr_idmap *ids;       /* kernel id -> index into events */
+	int32_t *stream_slot;       /* NR_STREAM_SLOTS: index into streams + 1, 0 = none */
+	uint8_t *index_seen;        /* FR_EVENT_INDEX_MAX / 8: event indexes taken */
+	uint64_t merge_mem, merge_budget;
+	struct damage_log damage;
+	const char *why;            /* why the last decode_chunk failed */
+	uint64_t steps;
 };
+
+static void note_damage(struct fr_reader *r, struct chunk_ref *ref, uint16_t type, uint32_t kind,
+			uint32_t cpu, const char *why, const char *action)
+{
+	struct fr_damage *d;
+
+	if (ref) {
+		if (ref->damaged)
+			return;
+		ref->damaged = true;
+	}
+	r->damage.total++;
+	if (r->damage.nr >= FR_DAMAGE_KEEP ||
+	    fr_grow(&r->damage.v, &r->damage.cap, r->damage.nr + 1, sizeof(*d), 8))
+		return;
+	d = &r->damage.v[r->damage.nr++];
+	d->chunk = ref ? ref->no : 0;
+	d->offset = ref ? ref->off - FR_CHUNK_HDR_SIZE : 0;
+	d->type = type;
+	d->kind = kind;
+	d->cpu = cpu;
+	d->why = why;
+	d->action = action;
+}
 
 struct cursor {
 	const uint8_t *p;
@@ -125,14 +172,23 @@ static int decode_chunk(struct fr_reader *r, const struct chunk_ref *ref, void *
 		r->cbuf_cap = ref->comp;
 	}
 	err = pread_all(r->fd, r->cbuf, ref->comp, ref->off);
+	r->why = "unreadable";
 	if (err)
 		return err;
+	r->why = "not a zstd frame with a checksum";
 	if (ref->comp < 5 || fr_get32(r->cbuf) != FR_ZSTD_FRAME_MAGIC ||
-	    !(r->cbuf[4] & FR_ZSTD_FHD_CHECKSUM) ||
-	    ZSTD_findFrameCompressedSize(r->cbuf, ref->comp) != ref->comp ||
+	    !(r->cbuf[4] & FR_ZSTD_FHD_CHECKSUM) || (r->cbuf[4] & FR_ZSTD_FHD_MUST_BE_0))
+		return -EBADMSG;
+	r->why = "frame size mismatch";
+	if (ZSTD_findFrameCompressedSize(r->cbuf, ref->comp) != ref->comp ||
 	    ZSTD_getFrameContentSize(r->cbuf, ref->comp) != ref->raw)
 		return -EBADMSG;
 	got = ZSTD_decompressDCtx(r->dctx, dst, ref->raw, r->cbuf, ref->comp);
+	if (ZSTD_isError(got))
+		r->why = ZSTD_getErrorCode(got) == ZSTD_error_checksum_wrong ?
+			"checksum mismatch" : "does not decompress";
+	else
+		r->why = got == ref->raw ? NULL : "frame size mismatch";
 	return !ZSTD_isError(got) && got == ref->raw ? 0 : -EBADMSG;
 }
 
@@ -252,15 +308,28 @@ static int parse_event(struct fr_file_event *ev, const uint8_t *buf, size_t len)
 	return event_copy(ev, name, name_len, format, ids);
 }
 
+/* -EEXIST: an event with its index came before; -ERANGE: index too big. */
 static int add_event(struct fr_reader *r, size_t *cap, const uint8_t *buf, size_t len)
 {
 	int err = fr_grow(&r->events, cap, r->nr_events + 1, sizeof(*r->events), 4);
+	struct fr_file_event *ev = &r->events[r->nr_events];
 
-	if (!err)
-		err = parse_event(&r->events[r->nr_events], buf, len);
-	if (!err)
-		r->nr_events++;
-	return err;
+	if (err)
+		return err;
+	if (!r->index_seen && !(r->index_seen = calloc(FR_EVENT_INDEX_MAX / 8, 1)))
+		return -ENOMEM;
+	err = parse_event(ev, buf, len);
+	if (err)
+		return err;
+	if (ev->index >= FR_EVENT_INDEX_MAX ||
+	    (r->index_seen[ev->index / 8] & (1u << (ev->index % 8)))) {
+		err = ev->index >= FR_EVENT_INDEX_MAX ? -ERANGE : -EEXIST;
+		event_free(ev);
+		return err;
+	}
+	r->index_seen[ev->index / 8] |= (uint8_t)(1u << (ev->index % 8));
+	r->nr_events++;
+	return 0;
 }
 
 static int add_cpu_stats(struct fr_reader *r, size_t *cap, const uint8_t *buf, size_t len)
@@ -309,6 +378,7 @@ static int read_small_chunk(struct fr_reader *r, struct caps *caps, uint16_t typ
 	if (err)
 		goto out;
 	buf[ref->raw] = '\0';
+	r->why = "malformed payload";
 	if (type == FR_CHUNK_META)
 		err = parse_meta(r, &caps->meta, (const char *)buf, ref->raw);
 	else if (type == FR_CHUNK_EVENT)
@@ -331,22 +401,27 @@ static bool chunk_header_ok(const struct fr_disk_chunk *ch)
 	    ch->raw_size > fr_payload_max(ch->type))
 		return false;
 	if (ch->type == FR_CHUNK_RECORDS)
-		return ch->kind <= FR_STREAM_SIDEBAND && ch->raw_size >= FR_RECORDS_HDR_SIZE;
+		return ch->kind <= FR_STREAM_SIDEBAND && ch->raw_size >= FR_RECORDS_HDR_SIZE &&
+		       (ch->stream < FR_CPU_MAX || ch->stream == FR_CPU_NONE);
 	if (ch->type == FR_CHUNK_BLOB)
 		return ch->stream == 0 && ch->kind != 0;
 	return ch->stream == 0 && ch->kind == 0;
 }
 
+/* cpu < FR_CPU_MAX or FR_CPU_NONE, kind 0 or 1 (chunk_header_ok): a slot each. */
 static struct stream *find_stream(struct fr_reader *r, size_t *cap, uint32_t cpu, uint32_t kind)
 {
+	size_t slot = 2 * (cpu == FR_CPU_NONE ? 0 : (size_t)cpu + 1) + kind;
 	struct stream *s;
-	size_t i;
 
-	for (i = r->nr_streams; i-- > 0;)
-		if (r->streams[i].cpu == cpu && r->streams[i].kind == kind)
-			return &r->streams[i];
+	r->steps++;
+	if (!r->stream_slot && !(r->stream_slot = calloc(NR_STREAM_SLOTS, sizeof(int32_t))))
+		return NULL;
+	if (r->stream_slot[slot])
+		return &r->streams[r->stream_slot[slot] - 1];
 	if (fr_grow(&r->streams, cap, r->nr_streams + 1, sizeof(*r->streams), 4))
 		return NULL;
+	r->stream_slot[slot] = (int32_t)r->nr_streams + 1;
 	s = &r->streams[r->nr_streams++];
 	memset(s, 0, sizeof(*s));
 	s->cpu = cpu;
@@ -358,51 +433,114 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
 			     const struct fr_disk_chunk *ch, const struct chunk_ref *ref)
 {
 	struct stream *s = find_stream(r, &caps->streams, ch->stream, ch->kind);
+	struct chunk_ref bad = *ref;
 
 	if (!s || fr_grow(&s->chunks, &s->cap, s->nr_chunks + 1, sizeof(*s->chunks), 4))
 		return -ENOMEM;
+	if (ref->raw > s->max_raw) {
+		if (r->merge_mem + (ref->raw - s->max_raw) > r->merge_budget) {
+			note_damage(r, &bad, FR_CHUNK_RECORDS, ch->kind, ch->stream,
+				    "decoded size out of proportion to the file size", "skipped");
+			return 0;
+		}
+		r->merge_mem += ref->raw - s->max_raw;
+		s->max_raw = ref->raw;
+	}
 	s->chunks[s->nr_chunks++] = *ref;
 	return 0;
 }
 
-/* Blobs are indexed at open and decoded (and checked) when asked for. */
-static int add_blob(struct fr_reader *r, uint32_t kind, const struct chunk_ref *ref)
+/* Blobs are checked (decoded) at open: a bad one is damage, skipped; the
+ * good ones are indexed, sorted by kind then file order at the end of open. */
+static int add_blob(struct fr_reader *r, uint32_t kind, struct chunk_ref *ref)
 {
-	if (fr_grow(&r->blobs, &r->cap_blobs, r->nr_blobs + 1, sizeof(*r->blobs), 4))
+	uint8_t *buf = malloc(ref->raw + 1);
+	int err;
+
+	if (!buf)
 		return -ENOMEM;
+	err = decode_chunk(r, ref, buf);
+	free(buf);
+	if (err == -EBADMSG) {
+		note_damage(r, ref, FR_CHUNK_BLOB, kind, 0, r->why, "skipped");
+		return 0;
+	}
+	if (err || fr_grow(&r->blobs, &r->cap_blobs, r->nr_blobs + 1, sizeof(*r->blobs), 4))
+		return err ? err : -ENOMEM;
 	r->blobs[r->nr_blobs].kind = kind;
 	r->blobs[r->nr_blobs++].ref = *ref;
 	return 0;
 }
 
+static int blob_cmp(const void *a, const void *b)
+{
+	const struct blob_ref *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->ref.no < y->ref.no ? -1 : x->ref.no > y->ref.no;
+}
+
+/* The first blob of kind at or after it (binary search). */
+static size_t blob_lower(const struct fr_reader *r, uint32_t kind, uint64_t *steps)
+{
+	size_t lo = 0, hi = r->nr_blobs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		(*steps)++;
+		if (r->blobs[mid].kind < kind)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 size_t fr_reader__nr_blobs(const struct fr_reader *r, uint32_t kind)
 {
-	size_t n = 0;
+	uint64_t steps = 0;
+	size_t a = blob_lower(r, kind, &steps);
 
-	for (size_t i = 0; i < r->nr_blobs; i++)
-		n += r->blobs[i].kind == kind;
-	return n;
+	return (kind == UINT32_MAX ? r->nr_blobs : blob_lower(r, kind + 1, &steps)) - a;
+}
+
+static struct blob_ref *find_blob(struct fr_reader *r, uint32_t kind, size_t i)
+{
+	size_t k = blob_lower(r, kind, &r->steps);
+
+	return k + i < r->nr_blobs && r->blobs[k + i].kind == kind ? &r->blobs[k + i] : NULL;
+}
+
+void fr_reader__blob_damaged(struct fr_reader *r, uint32_t kind, size_t i, const char *why)
+{
+	struct blob_ref *b = find_blob(r, kind, i);
+
+	if (b)
+		note_damage(r, &b->ref, FR_CHUNK_BLOB, kind, 0, why, "skipped");
 }
 
 int fr_reader__blob(struct fr_reader *r, uint32_t kind, size_t i, void **data, size_t *len)
 {
-	for (size_t k = 0; k < r->nr_blobs; k++) {
+	struct blob_ref *b = find_blob(r, kind, i);
+
+	if (b) {
 		uint8_t *buf;
 		int err;
 
-		if (r->blobs[k].kind != kind || i--)
-			continue;
-		buf = malloc(r->blobs[k].ref.raw + 1);
+		buf = malloc(b->ref.raw + 1);
 		if (!buf)
 			return -ENOMEM;
-		err = decode_chunk(r, &r->blobs[k].ref, buf);
-		if (err) {
+		err = decode_chunk(r, &b->ref, buf);
+		if (err) {  /* it was good at open: the file changed since */
+			note_damage(r, &b->ref, FR_CHUNK_BLOB, kind, 0, r->why, "skipped");
 			free(buf);
 			return err;
 		}
-		buf[r->blobs[k].ref.raw] = '\0';
+		buf[b->ref.raw] = '\0';
 		*data = buf;
-		*len = r->blobs[k].ref.raw;
+		*len = b->ref.raw;
 		return 0;
 	}
 	return -ENOENT;
@@ -418,21 +556,37 @@ static int scan_chunks(struct fr_reader *r)
 	int err = 0;
 
 	r->truncated = true;
+	r->merge_budget = r->size * MERGE_MEM_RATIO > MERGE_MEM_MIN ? r->size * MERGE_MEM_RATIO
+								     : MERGE_MEM_MIN;
 	while (r->size - off >= FR_CHUNK_HDR_SIZE) {
 		err = pread_all(r->fd, &ch, sizeof(ch), off);
 		if (err)
 			break;
-		if (!chunk_header_ok(&ch) || ch.comp_size > r->size - off - FR_CHUNK_HDR_SIZE)
+		ref = (struct chunk_ref){ off + FR_CHUNK_HDR_SIZE, ch.comp_size, ch.raw_size, nr,
+					  false };
+		if (!chunk_header_ok(&ch)) {
+			note_damage(r, &ref, 0, 0, 0, "bad chunk header",
+				    "the rest of the file is unread");
 			break;
-		ref.off = off + FR_CHUNK_HDR_SIZE;
-		ref.comp = ch.comp_size;
-		ref.raw = ch.raw_size;
+		}
+		if (ch.comp_size > r->size - off - FR_CHUNK_HDR_SIZE)
+			break;  /* incomplete: the file was cut */
 		if (ch.type == FR_CHUNK_RECORDS)
 			err = add_records_chunk(r, &caps, &ch, &ref);
+		else if (ch.type == FR_CHUNK_BLOB && ch.kind > FR_BLOB_VDSO)
+			note_damage(r, &ref, FR_CHUNK_BLOB, ch.kind, 0, "unknown blob kind", "skipped");
 		else if (ch.type == FR_CHUNK_BLOB)
 			err = add_blob(r, ch.kind, &ref);
 		else
 			err = read_small_chunk(r, &caps, ch.type, &ref, nr);
+		if (err == -EEXIST || err == -ERANGE) {
+			note_damage(r, &ref, ch.type, 0, 0, err == -EEXIST ? "duplicate event index"
+					    : "event index out of range", "skipped");
+			err = 0;
+		}
+		if (err == -EBADMSG)
+			note_damage(r, &ref, ch.type, 0, 0, r->why ? r->why : "malformed payload",
+				    "the rest of the file is unread");
 		if (err) {
 			r->truncated = err != 1;
 			break;
@@ -440,6 +594,8 @@ static int scan_chunks(struct fr_reader *r)
 		nr++;
 		off = ref.off + ref.comp;
 	}
+	if (r->nr_blobs)
+		qsort(r->blobs, r->nr_blobs, sizeof(*r->blobs), blob_cmp);
 	return err == -EBADMSG || err == 1 ? 0 : err;
 }
 
@@ -542,12 +698,58 @@ void fr_reader__close(struct fr_reader *r)
 	free(r->streams);
 	fr_idmap__delete(r->ids);
 	free(r->blobs);
+	free(r->stream_slot);
+	free(r->index_seen);
+	free(r->damage.v);
 	free(r);
 }
 
 bool fr_reader__truncated(const struct fr_reader *r)
 {
 	return r->truncated;
+}
+
+size_t fr_reader__nr_damaged(const struct fr_reader *r)
+{
+	return r->damage.total;
+}
+
+const struct fr_damage *fr_reader__damage(const struct fr_reader *r, size_t i)
+{
+	return i < r->damage.nr ? &r->damage.v[i] : NULL;
+}
+
+uint64_t fr_reader__index_steps(const struct fr_reader *r)
+{
+	return r->steps;
+}
+
+static const char *type_name(uint16_t type)
+{
+	static const char *names[] = { "?", "META", "EVENT", "RECORDS", "CPUSTAT", "END", "BLOB" };
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
+void fr_damage__describe(const struct fr_damage *d, char *buf, size_t len)
+{
+	static const char *blobs[] = { "?", "KSYMS", "PROCS", "TRIGGER" };
+	char what[48];
+
+	if (!d->type)
+		snprintf(what, sizeof(what), "header");
+	else if (d->type == FR_CHUNK_BLOB)
+		snprintf(what, sizeof(what), "BLOB %s", d->kind < 4 ? blobs[d->kind] : "unknown");
+	else if (d->type == FR_CHUNK_RECORDS && d->cpu == FR_CPU_NONE)
+		snprintf(what, sizeof(what), "RECORDS %s, synthesized",
+			 d->kind == FR_STREAM_SIDEBAND ? "sideband" : "samples");
+	else if (d->type == FR_CHUNK_RECORDS)
+		snprintf(what, sizeof(what), "RECORDS %s, cpu %u",
+			 d->kind == FR_STREAM_SIDEBAND ? "sideband" : "samples", d->cpu);
+	else
+		snprintf(what, sizeof(what), "%s", type_name(d->type));
+	snprintf(buf, len, "chunk %llu (%s) at offset %llu: %s (%s)", (unsigned long long)d->chunk,
+		 what, (unsigned long long)d->offset, d->why, d->action);
 }
 
 const char *fr_reader__meta(const struct fr_reader *r, const char *key)
@@ -627,6 +829,7 @@ static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_
 	err = decode_chunk(r, ref, s->buf);
 	if (err)
 		return err;
+	r->why = "malformed records";
 	if (fr_get32(s->buf) != s->cpu || fr_get32(s->buf + 4) != s->kind)
 		return -EBADMSG;
 	nr_records = fr_get64(s->buf + 8);
@@ -657,6 +860,9 @@ static int stream_next(struct fr_reader *r, struct stream *s)
 
 	while (s->pos >= s->end) {
 		err = s->next < s->nr_chunks ? load_chunk(r, s, &s->chunks[s->next++]) : 1;
+		if (err == -EBADMSG)
+			note_damage(r, &s->chunks[s->next - 1], FR_CHUNK_RECORDS, s->kind, s->cpu,
+				    r->why, "its stream ends here");
 		if (err) {  /* the end of the stream, or a bad chunk ends it */
 			free(s->buf);
 			s->buf = NULL;

@@ -83,6 +83,7 @@ struct dump_ctx {
 	struct comm_map comms;
 	struct fr_tpdecode *tp;
 	struct fr_proctable *procs;   /* the file's PROCS blobs: comms older than the window */
+	uint64_t bad_fields;          /* samples whose tracepoint fields lie outside them */
 };
 
 /* The comm of a record's thread: its COMM records, else the process table. */
@@ -109,7 +110,8 @@ static struct fr_proctable *load_procs(struct fr_reader *rd)
 
 		if (fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
 			continue;
-		fr_proctable__parse(pt, data, len);
+		if (fr_proctable__parse(pt, data, len))
+			fr_reader__blob_damaged(rd, FR_BLOB_PROCS, i, "malformed payload");
 		free(data);
 	}
 	return pt;
@@ -134,9 +136,10 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_
 		if (s->period && n >= 0 && (size_t)n < len)
 			n += snprintf(buf + n, len - (size_t)n, " period=%llu",
 				      (unsigned long long)s->period);
-		if (s->raw && n >= 0 && (size_t)n < len)
-			fr_tpdecode__fields(c->tp, r->event->name, s->raw, s->raw_size, buf + n,
-					    len - (size_t)n);
+		if (s->raw && n >= 0 && (size_t)n < len &&
+		    fr_tpdecode__fields(c->tp, r->event->name, s->raw, s->raw_size, buf + n,
+					len - (size_t)n) == -EBADMSG)
+			c->bad_fields++;
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -209,6 +212,24 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 	return 0;
 }
 
+/* TRIGGER: "key=value\n" lines, no NUL. */
+static bool trigger_ok(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	if (memchr(text, '\0', len) || (len && text[len - 1] != '\n'))
+		return false;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eq = memchr(p, '=', (size_t)(nl - p));
+
+		if (!eq || eq == p)
+			return false;
+		p = nl + 1;
+	}
+	return true;
+}
+
 static void print_header(struct fr_reader *rd, const char *path)
 {
 	static const char *keys[] = { "flightrec_version", "kernel_release", "machine", "hostname",
@@ -231,6 +252,11 @@ static void print_header(struct fr_reader *rd, const char *path)
 		if (fr_reader__blob(rd, FR_BLOB_TRIGGER, i, &data, &len))
 			continue;
 		text = data;
+		if (!trigger_ok(text, len)) {
+			fr_reader__blob_damaged(rd, FR_BLOB_TRIGGER, i, "malformed payload");
+			free(data);
+			continue;
+		}
 		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 			printf("# trigger.%s\n", line);
 		free(data);
@@ -265,9 +291,13 @@ int fr_dump__file(const char *path, bool header)
 	struct dump_ctx c = { .tp = NULL };
 	struct fr_reader *rd = NULL;
 	int ret = fr_input__open(path, &rd), err;
+	FILE *real = stdout, *safe;
 
 	if (ret)
 		return ret;
+	safe = fr_input__escaping(real);
+	if (safe)
+		stdout = safe;  /* every name and text of the file goes out escaped */
 	if (fr_tpdecode__new(&c.tp)) {
 		fr_err(path, "%s", strerror(ENOMEM));
 		ret = FR_EXIT_ERROR;
@@ -283,9 +313,19 @@ int fr_dump__file(const char *path, bool header)
 		print_header(rd, path);
 	c.procs = load_procs(rd);
 	err = fr_reader__for_each(rd, dump_cb, &c);
+	if (safe) {
+		stdout = real;
+		fclose(safe);
+		safe = NULL;
+	}
 	fflush(stdout);
-	if (err < 0) {
+	if (err < 0 && err != -EBADMSG) {
 		fr_err(path, "corrupt chunk: %s (records before it were listed)", strerror(-err));
+		ret = FR_EXIT_PARTIAL;
+	} else if (fr_input__damage(rd, path) | (c.bad_fields ? 1 : 0)) {
+		if (c.bad_fields)
+			fr_err(path, "%llu samples: tracepoint fields outside the record (not decoded)",
+			       (unsigned long long)c.bad_fields);
 		ret = FR_EXIT_PARTIAL;
 	} else if (fr_reader__truncated(rd)) {
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
@@ -293,6 +333,10 @@ int fr_dump__file(const char *path, bool header)
 		ret = FR_EXIT_PARTIAL;
 	}
 out:
+	if (safe) {
+		stdout = real;
+		fclose(safe);
+	}
 	fr_tpdecode__delete(c.tp);
 	fr_proctable__delete(c.procs);
 	free(c.comms.slots);

@@ -1,11 +1,13 @@
 /* src/report_input.c: what dump and report share about their input: the
- * newest *.frec of a directory, opening a file with one-line errors, and
+ * newest *.frec of a directory, opening a file with one-line errors, saying
+ * what damage was skipped, escaping the text that goes to the terminal, and
  * times written as dump prints them (SEC.NSEC).
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,155 @@ int fr_input__open(const char *path, struct fr_reader **rd)
 	else
 		fr_err(path, "%s", strerror(-err));
 	return FR_EXIT_ERROR;
+}
+
+size_t fr_input__damage(const struct fr_reader *rd, const char *path)
+{
+	size_t n = fr_reader__nr_damaged(rd);
+
+	for (size_t i = 0; fr_reader__damage(rd, i); i++) {
+		const struct fr_damage *d = fr_reader__damage(rd, i);
+		size_t same = 0;
+		char text[256];
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++) {
+			const struct fr_damage *e = fr_reader__damage(rd, k);
+
+			seen = e->type == d->type && e->kind == d->kind && !strcmp(e->why, d->why);
+		}
+		if (seen)
+			continue;
+		for (size_t k = i + 1; fr_reader__damage(rd, k); k++) {
+			const struct fr_damage *e = fr_reader__damage(rd, k);
+
+			same += e->type == d->type && e->kind == d->kind && !strcmp(e->why, d->why);
+		}
+		fr_damage__describe(d, text, sizeof(text));
+		if (same)
+			fr_err(path, "%s, and %zu more like it", text, same);
+		else
+			fr_err(path, "%s", text);
+	}
+	if (n > FR_DAMAGE_KEEP)
+		fr_err(path, "%zu more damaged chunks", n - FR_DAMAGE_KEEP);
+	return n;
+}
+
+/* ---- the escaping stream ---- */
+
+struct esc {
+	FILE *f;
+	unsigned char pend[4];   /* an incomplete UTF-8 sequence from the last write */
+	size_t nr_pend;
+};
+
+/* Length of the UTF-8 sequence at p (n bytes available): > 0 valid, 0
+ * invalid (or a C1 control), -1 incomplete. */
+static int utf8_seq(const unsigned char *p, size_t n)
+{
+	int len = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 :
+		  p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+
+	if (!len)
+		return 0;
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	}
+	if ((p[0] == 0xc2 && p[1] < 0xa0) ||        /* C1 controls U+0080..U+009F */
+	    (p[0] == 0xe0 && p[1] < 0xa0) ||        /* overlong */
+	    (p[0] == 0xed && p[1] >= 0xa0) ||       /* surrogates */
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+static void esc_out(struct esc *e, const unsigned char *p, size_t n, bool final)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = p[i];
+		int len;
+
+		if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
+			size_t j = i;
+
+			while (j < n && (p[j] == '\n' || p[j] == '\t' || (p[j] >= 0x20 && p[j] < 0x7f)))
+				j++;
+			fwrite(p + i, 1, j - i, e->f);
+			i = j;
+			continue;
+		}
+		len = c >= 0x80 ? utf8_seq(p + i, n - i) : 0;
+		if (len < 0 && !final) {  /* keep the start for the next write */
+			memcpy(e->pend, p + i, n - i);
+			e->nr_pend = n - i;
+			return;
+		}
+		if (len > 0) {
+			fwrite(p + i, 1, (size_t)len, e->f);
+			i += (size_t)len;
+		} else {
+			fprintf(e->f, "\\x%02x", c);
+			i++;
+		}
+	}
+}
+
+static ssize_t esc_write(void *cookie, const char *buf, size_t size)
+{
+	struct esc *e = cookie;
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t used = 0;
+
+	while (e->nr_pend && used < size) {  /* complete the pending sequence first */
+		int len;
+
+		e->pend[e->nr_pend++] = p[used++];
+		len = utf8_seq(e->pend, e->nr_pend);
+		if (len < 0 && e->nr_pend < sizeof(e->pend))
+			continue;
+		{
+			unsigned char tmp[4];
+			size_t n = e->nr_pend;
+
+			memcpy(tmp, e->pend, n);
+			e->nr_pend = 0;
+			esc_out(e, tmp, n, false);
+		}
+	}
+	esc_out(e, p + used, size - used, false);
+	return ferror(e->f) ? -1 : (ssize_t)size;
+}
+
+static int esc_close(void *cookie)
+{
+	struct esc *e = cookie;
+	int err;
+
+	esc_out(e, e->pend, e->nr_pend, true);
+	err = fflush(e->f) || ferror(e->f) ? -1 : 0;
+	free(e);
+	return err;
+}
+
+FILE *fr_input__escaping(FILE *f)
+{
+	cookie_io_functions_t io = { .write = esc_write, .close = esc_close };
+	struct esc *e = calloc(1, sizeof(*e));
+	FILE *out;
+
+	if (!e)
+		return NULL;
+	e->f = f;
+	out = fopencookie(e, "w", io);
+	if (!out)
+		free(e);
+	return out;
 }
 
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns)

@@ -163,6 +163,13 @@ int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo
 int fr_input__newest(const char *dir, char *out, size_t len);
 /* Open with one-line errors; returns an exit code. */
 int fr_input__open(const char *path, struct fr_reader **rd);
+/* Say on stderr what damage the reader found (one line per kind of problem,
+ * with a count); returns how many damaged chunks there were. */
+size_t fr_input__damage(const struct fr_reader *rd, const char *path);
+/* A stream that writes to f with control bytes (< 0x20 but \n and \t, 0x7f,
+ * UTF-8 C1 controls) and invalid UTF-8 escaped as \xNN: names and text from
+ * a file reach the terminal through it. Closing it leaves f open. */
+FILE *fr_input__escaping(FILE *f);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 

@@ -276,7 +276,11 @@ static void print_notes(struct report *rp, FILE *f)
 		fprintf(f, "#   %s: %s%s%s\n", path, fr_dso_status__str(st), used ? ", used " : "",
 			used ? used : "");
 	}
-	if (fr_resolver__missed_ksyms(rp->res))
+	if (fr_resolver__missed_ksyms(rp->res) &&
+	    (fr_reader__nr_blobs(rp->rd, FR_BLOB_KSYMS) || fr_reader__nr_damaged(rp->rd)))
+		fprintf(f, "# the kernel symbols of the file (KSYMS blob) are damaged or missing: "
+			"kernel addresses are [unknown]\n");
+	else if (fr_resolver__missed_ksyms(rp->res))
 		fprintf(f, "# no kernel symbols in the file (KSYMS blob): kernel addresses are "
 			"[unknown]\n");
 	if (fr_resolver__unwind_failures(rp->res))
@@ -424,6 +428,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	struct report rp = { .o = o, .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
 	int ret = fr_input__open(path, &rp.rd), err;
+	FILE *real = stdout, *safe = NULL;
 
 	if (ret)
 		return ret;
@@ -433,6 +438,12 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
+	real = rp.out;
+	/* names from the file go out escaped in the text formats (JSON, SVG and
+	 * HTML escape their own; pprof is binary) */
+	if ((o->fmt == FMT_TEXT || o->fmt == FMT_FOLDED || o->fmt == FMT_SCRIPT) &&
+	    (safe = fr_input__escaping(real)))
+		rp.out = safe;
 	rp.progress = !o->quiet && isatty(2);
 	clock_gettime(CLOCK_MONOTONIC, &rp.started);
 	err = setup(&rp);
@@ -460,11 +471,19 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		rp.err = fr_json__finish(rp.json, path);
 		rp.json = NULL;
 	}
+	if (safe) {
+		rp.out = real;
+		if (fclose(safe) && !rp.err)
+			rp.err = -EIO;
+		safe = NULL;
+	}
 	if (fflush(rp.out) || ferror(rp.out) || rp.err) {
 		fr_err(out_name, "%s", strerror(rp.err ? -rp.err : EIO));
 		ret = FR_EXIT_ERROR;
-	} else if (err < 0) {
+	} else if (err < 0 && err != -EBADMSG) {
 		fr_err(path, "corrupt chunk: %s (records before it were reported)", strerror(-err));
+		ret = FR_EXIT_PARTIAL;
+	} else if (fr_input__damage(rp.rd, path)) {
 		ret = FR_EXIT_PARTIAL;
 	} else if (fr_reader__truncated(rp.rd)) {
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
@@ -472,6 +491,10 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = FR_EXIT_PARTIAL;
 	}
 out:
+	if (safe) {
+		rp.out = real;
+		fclose(safe);
+	}
 	teardown(&rp);
 	if (rp.out != stdout && fclose(rp.out) && !ret) {
 		fr_err(out_name, "%s", strerror(errno));

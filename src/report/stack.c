@@ -69,8 +69,9 @@ static int load_procs(struct fr_resolver *r, struct fr_reader *rd)
 		void *data = NULL;
 		size_t len = 0;
 
-		if (!fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
-			fr_proctable__parse(pt, data, len);
+		if (!fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len) &&
+		    fr_proctable__parse(pt, data, len))
+			fr_reader__blob_damaged(rd, FR_BLOB_PROCS, i, "malformed payload");
 		free(data);
 	}
 	for (size_t i = 0; !err && i < fr_proctable__nr(pt); i++)
@@ -93,9 +94,12 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 		size_t len = 0;
 
 		/* a bad blob costs kernel names, not the report */
-		if (!fr_reader__blob(rd, FR_BLOB_KSYMS, i, &data, &len) &&
-		    !fr_symbolizer__add_kallsyms(r->sym, data, len))
+		if (fr_reader__blob(rd, FR_BLOB_KSYMS, i, &data, &len))
+			continue;
+		if (!fr_symbolizer__add_kallsyms(r->sym, data, len))
 			r->ksyms = true;
+		else
+			fr_reader__blob_damaged(rd, FR_BLOB_KSYMS, i, "malformed payload");
 		free(data);
 	}
 	if (rd && fr_reader__nr_blobs(rd, FR_BLOB_VDSO)) {

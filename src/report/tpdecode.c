@@ -1,16 +1,22 @@
 /* src/tpdecode.c: tracepoint field decoding through libtraceevent: one
- * tep_handle per file, events parsed from their recorded format text.
+ * tep_handle per file, events parsed from their recorded format text. The
+ * text and the raw data come from a file: both are checked before libtraceevent
+ * sees them (printable bounded text; every field inside its record).
  */
 #include "config.h"
 #include "src/report/tpdecode.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
+
+#define TP_FORMAT_MAX (64u << 10)
 
 struct fr_tpdecode {
 	struct tep_handle *tep;
@@ -59,14 +65,71 @@ static int split(const char *name, char *sys, size_t len, const char **ev)
 	return 0;
 }
 
+/* What tracefs writes: printable ASCII lines, a few KiB: "name: ", "ID: ",
+ * "format:" and its fields, "print fmt: ". */
+static bool format_ok(const char *format, size_t len)
+{
+	if (!len || len > TP_FORMAT_MAX || strncmp(format, "name: ", 6) ||
+	    !memmem(format, len, "\nformat:\n", 9) || !memmem(format, len, "\nprint fmt: ", 12))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)format[i];
+
+		if ((c < 0x20 || c >= 0x7f) && c != '\n' && c != '\t')
+			return false;
+	}
+	return true;
+}
+
 int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format, size_t len)
 {
-	char sys[256];
+	char sys[256], *copy;
 	const char *ev;
+	int err;
 
-	if (split(name, sys, sizeof(sys), &ev))
+	if (split(name, sys, sizeof(sys), &ev) || !*ev || !format_ok(format, len))
 		return -EINVAL;
-	return tep_parse_event(d->tep, format, len, sys) ? -EINVAL : 0;
+	copy = strndup(format, len);
+	if (!copy)
+		return -ENOMEM;
+	err = tep_parse_event(d->tep, copy, len, sys) ? -EINVAL : 0;
+	free(copy);
+	return err;
+}
+
+static uint64_t read_num(const uint8_t *p, int size)
+{
+	uint64_t v = 0;
+
+	if (size == 1 || size == 2 || size == 4 || size == 8)
+		memcpy(&v, p, (size_t)size);  /* little-endian host: the low bytes */
+	return v;
+}
+
+/* Every field tep_print_fields reads lies inside the record: fixed fields,
+ * dynamic (__data_loc) arrays, and a NUL inside every string it prints with %s. */
+static bool fields_ok(const struct tep_event *event, const uint8_t *raw, size_t size)
+{
+	for (const struct tep_format_field *f = event->format.fields; f; f = f->next) {
+		uint64_t off = (uint64_t)f->offset, len = (uint64_t)f->size;
+
+		if (f->offset < 0 || f->size < 0 || off + len > size)
+			return false;
+		if (!(f->flags & TEP_FIELD_IS_ARRAY))
+			continue;
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint64_t loc = read_num(raw + off, f->size);
+
+			len = (loc >> 16) & 0xffff;
+			off = (f->flags & TEP_FIELD_IS_RELATIVE) ? (loc & 0xffff) + off + (uint64_t)f->size
+								 : loc & 0xffff;
+			if (off + len > size)
+				return false;
+		}
+		if ((f->flags & TEP_FIELD_IS_STRING) && !memchr(raw + off, '\0', len))
+			return false;
+	}
+	return true;
 }
 
 static struct tep_event *find_event(struct fr_tpdecode *d, const char *name)
@@ -102,6 +165,8 @@ int fr_tpdecode__each(struct fr_tpdecode *d, const char *name, const void *raw, 
 
 	if (!event)
 		return -ENOENT;
+	if (size > INT32_MAX || !fields_ok(event, raw, size))
+		return -EBADMSG;   /* fields the format declares lie outside the record */
 	for (struct tep_format_field *f = event->format.fields; f && !err; f = f->next) {
 		unsigned long long v;
 
@@ -132,6 +197,11 @@ int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw
 
 	if (!event)
 		return -ENOENT;
+	if (size > INT32_MAX || !fields_ok(event, raw, size)) {
+		if (len)
+			snprintf(buf, len, " (fields outside the record)");
+		return -EBADMSG;
+	}
 	tep_print_fields(&d->seq, (void *)raw, (int)size, event);
 	trace_seq_terminate(&d->seq);
 	if (len) {

@@ -11,10 +11,13 @@ struct fr_tpdecode;
 
 int fr_tpdecode__new(struct fr_tpdecode **out);
 void fr_tpdecode__delete(struct fr_tpdecode *d);
-/* Parse one event's format text ("subsys:name"). -EINVAL when it does not parse. */
+/* Parse one event's format text ("subsys:name"). -EINVAL when it does not
+ * parse, is not printable ASCII text or is longer than 64 KiB. */
 int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format, size_t len);
 /* Write " field=value ..." (the event's own fields, not common_*) into buf.
- * -ENOENT if the event was not added; the text is cut to len. */
+ * -ENOENT if the event was not added; the text is cut to len. -EBADMSG (and
+ * " (fields outside the record)" in buf) when a field the format declares
+ * lies outside raw: nothing is decoded. */
 int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 			char *buf, size_t len);
 

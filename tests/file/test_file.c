@@ -869,6 +869,193 @@ static void test_blobs(void)
 	fr_reader__close(r);
 }
 
+
+/* ---- damage accounting and bounds (issue 9) ----------------------------- */
+
+/* An EVENT payload: index, no attr bytes, name, no format, no ids. */
+static size_t mk_event(uint8_t *p, uint32_t index, const char *name)
+{
+	size_t n = strlen(name);
+
+	fr_put32(p, index);
+	fr_put32(p + 4, 0);
+	fr_put32(p + 8, 0);
+	fr_put32(p + 12, (uint32_t)n);
+	memcpy(p + 16, name, n);
+	fr_put32(p + 16 + n, 0);
+	fr_put32(p + 20 + n, 0);
+	return 24 + n;
+}
+
+static void test_damage_blob(void)
+{
+	static const char good[] = "kind=good\n", bad[] = "kind=bad\n";
+	const struct fr_damage *d;
+	struct fr_reader *r = NULL;
+	char path[256], text[256];
+	struct stat st;
+	uint8_t x;
+	int fd = open(tmp_path(path, sizeof(path)), O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	put_header(fd, 1);
+	put_chunk(fd, FR_CHUNK_BLOB, 0, FR_BLOB_TRIGGER, bad, sizeof(bad) - 1);
+	CU_ASSERT_FATAL(fstat(fd, &st) == 0);
+	put_chunk(fd, FR_CHUNK_BLOB, 0, FR_BLOB_TRIGGER, good, sizeof(good) - 1);
+	/* the last byte of the first frame is in its content checksum */
+	CU_ASSERT(pread(fd, &x, 1, st.st_size - 1) == 1);
+	x ^= 0x40;
+	CU_ASSERT(pwrite(fd, &x, 1, st.st_size - 1) == 1);
+	close(fd);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, FR_BLOB_TRIGGER), 1);  /* the good one */
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_damaged(r), 1);
+	d = fr_reader__damage(r, 0);
+	CU_ASSERT(d->chunk == 0 && d->offset == FR_HEADER_SIZE && d->type == FR_CHUNK_BLOB &&
+		  d->kind == FR_BLOB_TRIGGER && !strcmp(d->why, "checksum mismatch"));
+	fr_damage__describe(d, text, sizeof(text));
+	CU_ASSERT_STRING_EQUAL(text, "chunk 0 (BLOB TRIGGER) at offset 32: checksum mismatch "
+			       "(skipped)");
+	/* a parser of the caller rejects the good one: damage too, once */
+	fr_reader__blob_damaged(r, FR_BLOB_TRIGGER, 0, "malformed payload");
+	fr_reader__blob_damaged(r, FR_BLOB_TRIGGER, 0, "malformed payload");
+	CU_ASSERT_EQUAL(fr_reader__nr_damaged(r), 2);
+	CU_ASSERT(fr_reader__damage(r, 1) && fr_reader__damage(r, 1)->chunk == 1);
+	CU_ASSERT_PTR_NULL(fr_reader__damage(r, 2));
+	fr_reader__close(r);
+}
+
+static void test_duplicate_event_index(void)
+{
+	struct fr_reader *r = NULL;
+	uint8_t p[64];
+	char path[256];
+	int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	put_header(fd, 1);
+	put_chunk(fd, FR_CHUNK_EVENT, 0, 0, p, mk_event(p, 3, "first"));
+	put_chunk(fd, FR_CHUNK_EVENT, 0, 0, p, mk_event(p, 3, "again"));
+	put_chunk(fd, FR_CHUNK_EVENT, 0, 0, p, mk_event(p, FR_EVENT_INDEX_MAX, "huge"));
+	put_chunk(fd, FR_CHUNK_EVENT, 0, 0, p, mk_event(p, 4, "second"));
+	close(fd);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_events(r), 2);
+	CU_ASSERT_STRING_EQUAL(fr_reader__event(r, 0)->name, "first");
+	CU_ASSERT_STRING_EQUAL(fr_reader__event(r, 1)->name, "second");
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_damaged(r), 2);
+	CU_ASSERT_STRING_EQUAL(fr_reader__damage(r, 0)->why, "duplicate event index");
+	CU_ASSERT_EQUAL(fr_reader__damage(r, 0)->chunk, 1);
+	CU_ASSERT_STRING_EQUAL(fr_reader__damage(r, 1)->why, "event index out of range");
+	fr_reader__close(r);
+}
+
+static void test_stream_bounds(void)
+{
+	struct fr_reader *r = NULL;
+	uint8_t p[16];
+	char path[256];
+	struct coll c;
+	bool trunc;
+	int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	put_header(fd, 1);
+	put_records(fd, 3, 0);  /* cpu 0: read */
+	fr_put32(p, FR_CPU_MAX);
+	fr_put32(p + 4, 0);
+	fr_put64(p + 8, 0);
+	put_chunk(fd, FR_CHUNK_RECORDS, FR_CPU_MAX, 0, p, sizeof(p));  /* a CPU too many */
+	put_records(fd, 3, 0);  /* after it: unread */
+	close(fd);
+	CU_ASSERT_EQUAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT_TRUE(trunc);
+	CU_ASSERT_EQUAL(c.n, 3);
+	free(c.v);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_damaged(r), 1);
+	CU_ASSERT(fr_reader__damage(r, 0)->type == 0 &&
+		  !strcmp(fr_reader__damage(r, 0)->why, "bad chunk header"));
+	fr_reader__close(r);
+}
+
+/* Decoded bytes the merge would hold are bounded by the file size: 64
+ * streams of 1 MiB of zeros compress to a few KiB each. */
+static void test_merge_memory_bound(void)
+{
+	uint8_t *p = calloc(1, FR_RECORDS_PAYLOAD_MAX);
+	struct fr_reader *r = NULL;
+	char path[256];
+	int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	CU_ASSERT_FATAL(p != NULL);
+	put_header(fd, 1);
+	for (uint32_t cpu = 0; cpu < 64; cpu++) {
+		fr_put32(p, cpu);
+		put_chunk(fd, FR_CHUNK_RECORDS, cpu, 0, p, FR_RECORDS_PAYLOAD_MAX);
+	}
+	close(fd);
+	free(p);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	/* 16 MiB floor: 16 chunks of 1 MiB + 16 bytes fit but the 16th */
+	CU_ASSERT(fr_reader__nr_damaged(r) >= 48);
+	CU_ASSERT_STRING_EQUAL(fr_reader__damage(r, 0)->why,
+			       "decoded size out of proportion to the file size");
+	fr_reader__close(r);
+}
+
+/* Opening n chunks and fetching every blob costs O(n log n) index steps (it
+ * was O(n^2): a linear stream search per chunk, a linear blob search per
+ * fetch). Counted, not timed. */
+static void test_open_linear(void)
+{
+	enum { N = 100000 };
+	static const char blob[] = "k=v\n";
+	uint8_t rec[16], cb[256], cr[256];
+	struct fr_disk_chunk hb = { FR_CHUNK_MAGIC, FR_CHUNK_BLOB, 0, 0, FR_BLOB_TRIGGER, 0,
+				    sizeof(blob) - 1 };
+	struct fr_disk_chunk hr = { FR_CHUNK_MAGIC, FR_CHUNK_RECORDS, 0, 0, 0, 0, sizeof(rec) };
+	struct fr_disk_header h = { .version = 1, .header_size = FR_HEADER_SIZE };
+	struct fr_reader *r = NULL;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	char path[256];
+	size_t nb = 0;
+	FILE *f = fopen(tmp_path(path, sizeof(path)), "wx");
+
+	CU_ASSERT_FATAL(f && cc);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	hb.comp_size = ZSTD_compress2(cc, cb, sizeof(cb), blob, sizeof(blob) - 1);
+	memcpy(h.magic, FR_FILE_MAGIC, 8);
+	fwrite(&h, sizeof(h), 1, f);
+	for (uint32_t i = 0; i < N; i++) {
+		if (i % 2) {
+			fwrite(&hb, sizeof(hb), 1, f);
+			fwrite(cb, hb.comp_size, 1, f);
+			nb++;
+			continue;
+		}
+		hr.stream = (i / 2) % FR_CPU_MAX;  /* 4096 streams */
+		fr_put32(rec, hr.stream);
+		fr_put32(rec + 4, 0);
+		fr_put64(rec + 8, 0);
+		hr.comp_size = ZSTD_compress2(cc, cr, sizeof(cr), rec, sizeof(rec));
+		fwrite(&hr, sizeof(hr), 1, f);
+		fwrite(cr, hr.comp_size, 1, f);
+	}
+	ZSTD_freeCCtx(cc);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	CU_ASSERT_EQUAL(fr_reader__nr_damaged(r), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_blobs(r, FR_BLOB_TRIGGER), nb);
+	for (size_t i = 0; i < nb; i++) {
+		void *data = NULL;
+		size_t len = 0;
+
+		CU_ASSERT_EQUAL(fr_reader__blob(r, FR_BLOB_TRIGGER, i, &data, &len), 0);
+		free(data);
+	}
+	/* log2(50000) < 17 binary search steps per fetch, 1 per records chunk */
+	CU_ASSERT(fr_reader__index_steps(r) <= (uint64_t)N * 20);
+	fr_reader__close(r);
+}
+
 static int suite_init(void)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;
@@ -904,6 +1091,11 @@ static const struct fr_test tests[] = {
 	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },
 	{ "writer: short write then EFBIG; partial file reads", test_short_write_efbig },
 	{ "blobs: kinds, order, limits, unknown kinds", test_blobs },
+	{ "damage: a bad blob is skipped and recorded; callers add theirs", test_damage_blob },
+	{ "damage: duplicate and out-of-range event indexes", test_duplicate_event_index },
+	{ "bounds: a RECORDS stream of cpu >= 4096 is a bad header", test_stream_bounds },
+	{ "bounds: merge memory bounded by the file size", test_merge_memory_bound },
+	{ "open: 100k chunks in O(n log n) index steps", test_open_linear },
 	{ NULL, NULL },
 };
 
