@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -216,6 +217,38 @@ static bool retry_user_only(const struct fr_evlist *el, const struct fr_target *
 	return true;
 }
 
+/* Unprivileged, the rings are locked memory the kernel allows up to
+ * perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK: without -m, shrink the
+ * default rings to fit, as perf does, rather than fail at mmap. */
+static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), budget, data;
+	unsigned long long kb = 516;
+	struct rlimit rl;
+	int *cpus = NULL, ncpu = fr_cpus__online(&cpus);
+	FILE *f;
+
+	free(cpus);
+	if (geteuid() == 0 || pages_given || ncpu <= 0)
+		return;
+	f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &kb) != 1)
+			kb = 516;
+		fclose(f);
+	}
+	budget = (size_t)(kb * 1024 / page);
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		budget += (size_t)(rl.rlim_cur / page) / (size_t)ncpu;
+	else if (!getrlimit(RLIMIT_MEMLOCK, &rl))
+		return;
+	*sb_pages = SB_PAGES / 4;
+	/* per CPU: the sample ring, the sideband ring, a trigger ring, headers */
+	for (data = o->data_pages; data > 8 && data + *sb_pages + 16 > budget; data /= 2)
+		;
+	o->data_pages = data;
+}
+
 static void final_snapshot(struct fr_session *s, bool ended, int *status)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
@@ -311,7 +344,7 @@ int fr_record__run(struct fr_record_opts *op)
 	size_t nr_pids = 0;
 	sigset_t mask, old;
 	char desc[512];
-	bool ended = false, masked = false;
+	bool ended = false, masked = false, pages_given;
 
 	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
 		fr_err("-p", "expected PID[,PID...], positive integers");
@@ -353,8 +386,10 @@ int fr_record__run(struct fr_record_opts *op)
 		t.pids = pids;
 		t.nr_pids = nr_pids;
 	}
+	pages_given = o.data_pages != 0;
 	if (!o.data_pages)
 		o.data_pages = o.forward ? FR_RECORD_FORWARD_PAGES : FR_RECORD_BACKWARD_PAGES;
+	fit_mlock(&o, pages_given, &eo.sb_pages);
 	eo.data_pages = o.data_pages;
 	eo.backward = !o.forward;
 	err = fr_evlist__open(el, &t, &eo, &oe);
