@@ -414,6 +414,7 @@ int fr_record__run(struct fr_record_opts *op)
 	so.zstd_level = o.level;
 	so.forward = o.forward;
 	so.window_ns = o.window_ns;
+	so.max_files = (unsigned)o.max_files;
 	err = fr_session__new(el, &so, &s);
 	el = NULL;
 	if (err) {
@@ -434,7 +435,6 @@ int fr_record__run(struct fr_record_opts *op)
 	lo.forward = o.forward;
 	lo.rate_n = o.rate_n;
 	lo.rate_ns = o.rate_ns;
-	lo.max_files = (unsigned)o.max_files;
 	lo.trigger_after_ns = o.trigger_after_ns;
 	ret = fr_record_loop(s, ctl, &lo, &ended);
 	if (ended)

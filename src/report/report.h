@@ -115,6 +115,13 @@ int fr_input__newest(const char *dir, char *out, size_t len);
 /* Open with one-line errors; returns an exit code. */
 int fr_input__open(const char *path, struct fr_reader **rd);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
+/* When a CPU's ring wrapped (FR_CPU_FULL: the kernel overwrote older
+ * records), a one-line note of the span kept versus the span recorded
+ * (record_start_ns to snapshot_time_ns); false when none wrapped. */
+bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
+/* A file without its END that is still being written: a forward file whose
+ * recorder (recorder_pid in the meta) is alive. True with a note. */
+bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 
 /* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */

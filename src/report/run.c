@@ -175,6 +175,7 @@ static void print_header(struct report *rp, const char *path)
 {
 	static const char *keys[] = { "hostname", "kernel_release", "target", "trigger" };
 	const struct fr_report_opts *o = rp->o;
+	char note[256];
 
 	printf("# flightrec report: %s\n", path);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -192,6 +193,8 @@ static void print_header(struct report *rp, const char *path)
 		printf(" (%.3f s)", (double)(rp->last - rp->first) / 1e9);
 	}
 	printf("; lost: %llu\n", (unsigned long long)rp->lost);
+	if (fr_input__wrap_note(rp->rd, note, sizeof(note)))
+		printf("# %s\n", note);
 	if (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms || o->nr_events)
 		printf("# (selected with --time, --pid, --tid, --comm or -e)\n");
 	printf("#\n# samples per event\n");
@@ -296,6 +299,7 @@ static void teardown(struct report *rp)
 int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct report rp = { .o = o };
+	char note[256];
 	int ret = fr_input__open(path, &rp.rd), err;
 
 	if (ret)
@@ -329,6 +333,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	} else if (err < 0) {
 		fr_err(path, "corrupt chunk: %s (records before it were reported)", strerror(-err));
 		ret = FR_EXIT_PARTIAL;
+	} else if (fr_reader__truncated(rp.rd) && fr_input__live(rp.rd, note, sizeof(note))) {
+		fr_info("%s: %s (samples written so far were reported)", path, note);
 	} else if (fr_reader__truncated(rp.rd)) {
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
 		       "chunks were reported)");
