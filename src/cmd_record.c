@@ -37,10 +37,12 @@ enum {
 static const struct argp_option record_options[] = {
 	{ "event", 'e', "EVENT", 0, "event to record (repeatable, or comma separated): "
 	  "subsys:tracepoint, cpu-clock, task-clock, page-faults, context-switches, "
-	  "cpu-migrations, cycles, instructions, ...", 0 },
-	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default)", 0 },
+	  "cpu-migrations, cycles, instructions, ...; modifiers :u (user only), :k (kernel only) "
+	  "(default: cycles, or cpu-clock without a PMU)", 0 },
+	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default "
+	  "system-wide)", 0 },
 	{ "forward", OPT_FORWARD, NULL, 0, "stream every record into one file (per-CPU reader "
-	  "threads), instead of keeping a window", 0 },
+	  "threads), instead of keeping a window (default with -p or -- COMMAND)", 0 },
 	{ "all-cpus", 'a', NULL, 0, "system-wide (the default without -p or a command)", 0 },
 	{ "pid", 'p', "PID[,PID]", 0, "record existing processes (all threads, and children)", 0 },
 	{ "freq", 'F', "HZ", 0, "sampling frequency of software/hardware events (default 4000)", 0 },
@@ -49,8 +51,8 @@ static const struct argp_option record_options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0, "callchains: frame pointers, or "
 	  "user registers and SIZE bytes of user stack (default 8192, at most 65528) unwound "
 	  "by report with libunwind", 0 },
-	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages (power of two) or a size "
-	  "like 4M (default 128 pages backward, 1024 forward)", 0 },
+	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages or a size like 4M, rounded "
+	  "up to a power of two pages (default 128 pages backward, 1024 forward)", 0 },
 	{ "window-size", OPT_WINDOW_SIZE, "SIZE", 0, "the same as -m: the per-CPU window in bytes", 0 },
 	{ "window-time", OPT_WINDOW_TIME, "DURATION", 0, "at a snapshot, drop records older than "
 	  "DURATION (e.g. 10s, 500ms); warns when the ring holds less", 0 },
@@ -65,7 +67,8 @@ static const struct argp_option record_options[] = {
 	  "join it", 0 },
 	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
-	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default')", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default'; "
+	  "cmd-BASENAME-PID with a command, pid-PID with -p)", 0 },
 	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
 	  "or $FLIGHTREC_RUN_DIR)", 0 },
 	{ "no-final-snapshot", OPT_NO_FINAL, NULL, 0, "do not write a snapshot when stopped by "
@@ -198,11 +201,15 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 
 static const struct argp record_argp = {
 	record_options, record_parse, "[-- COMMAND [ARGS...]]",
-	"Record into per-CPU overwrite rings until SIGINT/SIGTERM or the command's exit; "
-	"write a snapshot on SIGUSR2 or `flightrec snapshot`.\v"
+	"Record until SIGINT/SIGTERM or the command's exit: system-wide into per-CPU "
+	"overwrite rings, written as a snapshot on SIGUSR2 or `flightrec snapshot`; a command "
+	"or -p PID streamed whole into one file (as perf does) unless --backward. Without -e: "
+	"cycles (cpu-clock where there is no PMU) at 4000 Hz. Unprivileged, an event the "
+	"kernel refuses is recorded user space only.\v"
 	"Examples:\n"
 	"  flightrec record -e syscalls:sys_enter_read --backward\n"
-	"  flightrec record -F 999 -g --backward -- ./server --port 8080\n"
+	"  flightrec record -F 999 -g -- ./server --port 8080\n"
+	"  flightrec record -e cpu-clock:u --backward -- ./server --port 8080\n"
 	"  flightrec record -e sched:sched_switch -p 1234 -m 4M -o /var/tmp/fr\n\n"
 	"Exit codes: 0 ok; 1 a snapshot failed (said on stderr); 2 runtime error;\n"
 	"3 denied or unsupported by the kernel (permission, no hardware PMU); 64 usage.",

@@ -454,8 +454,15 @@ out:
 	fr_evlist__delete(el);
 	if (lo.sfd >= 0)
 		close(lo.sfd);
-	if (masked)
+	if (masked) {
+		/* a second SIGINT (timeout(1) signals the child and its group)
+		 * must not kill us on the way out */
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&mask, NULL, &zero) > 0)
+			;
 		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
 	free(pids);
 	return ret;
 }

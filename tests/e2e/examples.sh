@@ -37,7 +37,7 @@ SNAPREC=$RECPID
 n=0
 while IFS= read -r ex; do
 	cmd=$(printf '%s\n' "$ex" | sed -e "s#^flightrec #\"$F\" #" -e "s#| flightrec #| \"$F\" #" \
-		-e "s#\./server --port 8080#$HELPERS/cpuburn_fp 30#" \
+		-e "s#\./server --port 8080#$HELPERS/cpuburn_fp 30#" -e "s#\./server\b#$HELPERS/cpuburn_fp 30#" \
 		-e "s#/var/tmp/fr#$T/out#" -e "s#\\\$(pidof flightrec)#$SNAPREC#" \
 		-e "s#flightrec-default-\*\.frec#$FILE#" -e "s#\bFILE\b#$FILE#g" -e "s#--symdir DIR#--symdir objs#" -e 's#flamegraph.pl#cat#')
 	case "$ex" in
