@@ -126,6 +126,14 @@ static int resolve_tracepoint(struct fr_event *ev, const char *spec, const char 
 	return 0;
 }
 
+static bool is_named(const char *spec)
+{
+	for (size_t i = 0; i < NR_NAMED; i++)
+		if (!strcmp(spec, named_events[i].name))
+			return true;
+	return false;
+}
+
 static int resolve_named(struct fr_event *ev, const char *spec)
 {
 	for (size_t i = 0; i < NR_NAMED; i++) {
@@ -145,10 +153,44 @@ static int resolve_named(struct fr_event *ev, const char *spec)
 	return -ENOENT;
 }
 
+/* A trailing ":u", ":k", ":uk" or ":ku": its length (with the colon), 0 if
+ * there is none; sets the event's modifier bits. */
+static size_t parse_modifier(struct fr_event *ev, const char *spec)
+{
+	const char *c = strrchr(spec, ':');
+	size_t n;
+
+	if (!c)
+		return 0;
+	n = strlen(c + 1);
+	if (n < 1 || n > 2 || strspn(c + 1, "uk") != n || (n == 2 && c[1] == c[2]))
+		return 0;
+	ev->mod_user = strchr(c + 1, 'u') != NULL;
+	ev->mod_kernel = strchr(c + 1, 'k') != NULL;
+	return n + 1;
+}
+
+void fr_event__set_user_only(struct fr_event *ev)
+{
+	ev->attr.exclude_kernel = 1;
+	ev->attr.exclude_hv = 1;
+	ev->attr.exclude_callchain_kernel = 1;
+}
+
+static void apply_modifier(struct fr_event *ev)
+{
+	if (ev->mod_user && !ev->mod_kernel)
+		fr_event__set_user_only(ev);
+	if (ev->mod_kernel && !ev->mod_user)
+		ev->attr.exclude_user = 1;
+}
+
 int fr_event__resolve(const char *spec, struct fr_event **out)
 {
 	struct fr_event *ev;
 	const char *colon;
+	char base[261];
+	size_t mod;
 	int err;
 
 	if (!spec || !*spec || strlen(spec) > 260)
@@ -162,18 +204,49 @@ int fr_event__resolve(const char *spec, struct fr_event **out)
 		goto out_err;
 	}
 	base_attr(&ev->attr);
-	colon = strchr(spec, ':');
+	/* "cpu-clock:u", "sched:sched_switch:k": with one colon a modifier only
+	 * after a named event (sched:k stays a tracepoint), with two always */
+	mod = parse_modifier(ev, spec);
+	memcpy(base, spec, strlen(spec) - mod);
+	base[strlen(spec) - mod] = '\0';
+	if (mod && !strchr(base, ':') && !is_named(base))
+		mod = 0;
+	if (!mod) {
+		ev->mod_user = ev->mod_kernel = 0;
+		snprintf(base, sizeof(base), "%s", spec);
+	}
+	colon = strchr(base, ':');
 	if (colon)
-		err = strchr(colon + 1, ':') ? -EINVAL : resolve_tracepoint(ev, spec, colon);
+		err = strchr(colon + 1, ':') ? -EINVAL : resolve_tracepoint(ev, base, colon);
 	else
-		err = resolve_named(ev, spec);
+		err = resolve_named(ev, base);
+	if (!err && ev->kind == FR_EVENT_TRACEPOINT && ev->mod_user && !ev->mod_kernel)
+		err = -EOPNOTSUPP;
 	if (err)
 		goto out_err;
+	apply_modifier(ev);
 	*out = ev;
 	return 0;
 out_err:
 	fr_event__delete(ev);
 	return err;
+}
+
+bool fr_event__has_pmu(void)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	base_attr(&a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
 }
 
 void fr_event__delete(struct fr_event *ev)

@@ -20,6 +20,8 @@ struct fr_event {
 	struct perf_event_attr attr; /* defaults: see fr_event__resolve */
 	char *format;                /* tracepoint format text, NUL-terminated */
 	size_t format_len;
+	unsigned mod_user : 1;       /* ":u" given: exclude_kernel, exclude_hv */
+	unsigned mod_kernel : 1;     /* ":k" given: exclude_user (both: ":uk") */
 };
 
 /* Default sampling frequency of software and hardware events (Hz). */
@@ -32,11 +34,25 @@ struct fr_event {
  *   tracepoint: period 1, sample_type TID|TIME|RAW (no IP: the tracepoint is the place)
  *   software/hardware: freq FR_DEFAULT_FREQ, sample_type IP|TID|TIME|PERIOD
  *   all: use_clockid with CLOCK_MONOTONIC, disabled; no CPU bit (rings are per CPU).
- * Returns 0; -EINVAL for a malformed name; -ENOENT for an unknown event or
- * tracepoint; -ENODEV when tracefs can be neither found nor mounted; -ENOMEM.
+ * Modifiers as perf has them: NAME:u (user space only: exclude_kernel and
+ * exclude_hv), NAME:k (kernel only: exclude_user), NAME:uk or NAME:ku (both,
+ * said explicitly); tracepoints take them after their own colon
+ * (sched:sched_switch:k).
+ * Returns 0; -EINVAL for a malformed name or modifier; -ENOENT for an unknown
+ * event or tracepoint; -EOPNOTSUPP for :u on a tracepoint (a kernel event:
+ * user-only leaves nothing); -ENODEV when tracefs can be neither found nor
+ * mounted; -ENOMEM.
  */
 int fr_event__resolve(const char *spec, struct fr_event **out);
 void fr_event__delete(struct fr_event *ev);
+
+/* Record user space only (exclude_kernel, exclude_hv, and no kernel part of
+ * callchains): for an event the kernel refused kernel samples of. */
+void fr_event__set_user_only(struct fr_event *ev);
+
+/* Whether a hardware cycles counter can be opened here (for this thread,
+ * user space only): the default event is cycles where it can, as in perf. */
+bool fr_event__has_pmu(void);
 
 /* The list of software and hardware event names, for --help and errors. */
 const char *const *fr_event__known_names(void);

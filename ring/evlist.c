@@ -242,6 +242,8 @@ static void setup_sideband_attr(struct fr_evlist *el, const struct fr_evlist_opt
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(o->sb_pages * page / 4);
+	a->exclude_kernel = o->user_only;
+	a->exclude_hv = o->user_only;
 	el->sb_event.kind = FR_EVENT_SOFTWARE;
 }
 
@@ -441,8 +443,12 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	for (size_t ci = 0; ci < el->nr_cpus; ci++)
 		el->rings[ci].sample_leader = el->rings[ci].sb_leader = el->rings[ci].trig_leader = -1;
 	n = target_tids(t, &tids);
-	if (n <= 0)
-		return n ? n : -ESRCH;
+	if (n <= 0) {
+		oe->op = "finding the target's threads";
+		oe->pid = t->nr_pids ? t->pids[0] : -1;
+		oe->err = n ? n : -ESRCH;
+		return oe->err;
+	}
 	el->read_lost = true;
 	setup_sideband_attr(el, o);
 	setup_sample_attrs(el, t, o);

@@ -31,6 +31,7 @@ struct fr_evlist_opts {
 	size_t data_pages;   /* per CPU sample ring, power of two */
 	size_t sb_pages;     /* per CPU sideband ring, power of two */
 	bool backward;       /* samples overwrite (write_backward, PROT_READ) */
+	bool user_only;      /* the sideband event excludes the kernel too */
 };
 
 /* Which open failed, for the caller's message. */

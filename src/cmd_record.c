@@ -6,6 +6,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,12 @@ enum {
 static const struct argp_option record_options[] = {
 	{ "event", 'e', "EVENT", 0, "event to record (repeatable, or comma separated): "
 	  "subsys:tracepoint, cpu-clock, task-clock, page-faults, context-switches, "
-	  "cpu-migrations, cycles, instructions, ...", 0 },
-	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default)", 0 },
+	  "cpu-migrations, cycles, instructions, ...; modifiers :u (user only), :k (kernel only) "
+	  "(default: cycles, or cpu-clock without a PMU)", 0 },
+	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default "
+	  "system-wide)", 0 },
 	{ "forward", OPT_FORWARD, NULL, 0, "stream every record into one file (per-CPU reader "
-	  "threads), instead of keeping a window", 0 },
+	  "threads), instead of keeping a window (default with -p or -- COMMAND)", 0 },
 	{ "all-cpus", 'a', NULL, 0, "system-wide (the default without -p or a command)", 0 },
 	{ "pid", 'p', "PID[,PID]", 0, "record existing processes (all threads, and children)", 0 },
 	{ "freq", 'F', "HZ", 0, "sampling frequency of software/hardware events (default 4000)", 0 },
@@ -49,8 +52,8 @@ static const struct argp_option record_options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "fp|dwarf[,SIZE]", 0, "callchains: frame pointers, or "
 	  "user registers and SIZE bytes of user stack (default 8192, at most 65528) unwound "
 	  "by report with libunwind", 0 },
-	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages (power of two) or a size "
-	  "like 4M (default 128 pages backward, 1024 forward)", 0 },
+	{ "mmap-pages", 'm', "PAGES|SIZE", 0, "per-CPU ring: pages or a size like 4M, rounded "
+	  "up to a power of two pages (default 128 pages backward, 1024 forward)", 0 },
 	{ "window-size", OPT_WINDOW_SIZE, "SIZE", 0, "the same as -m: the per-CPU window in bytes", 0 },
 	{ "window-time", OPT_WINDOW_TIME, "DURATION", 0, "at a snapshot, drop records older than "
 	  "DURATION (e.g. 10s, 500ms); warns when the ring holds less", 0 },
@@ -68,7 +71,8 @@ static const struct argp_option record_options[] = {
 	  "CPUs (e.g. 3 or 2-3); by default they run unpinned as SCHED_BATCH, never preempting "
 	  "the workload", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
-	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default')", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default'; "
+	  "cmd-BASENAME-PID with a command, pid-PID with -p)", 0 },
 	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
 	  "or $FLIGHTREC_RUN_DIR)", 0 },
 	{ "no-final-snapshot", OPT_NO_FINAL, NULL, 0, "do not write a snapshot when stopped by "
@@ -127,8 +131,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 'e': add_events(st, o, arg); break;
-	case OPT_BACKWARD: o->forward = false; break;
-	case OPT_FORWARD: o->forward = true; break;
+	case OPT_BACKWARD: o->forward = false; o->mode_given = true; break;
+	case OPT_FORWARD: o->forward = true; o->mode_given = true; break;
 	case 'a': o->system_wide = true; break;
 	case 'p': o->pids = arg; break;
 	case 'F':
@@ -147,9 +151,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'm':
 		err = fr_parse__pages(arg, (size_t)sysconf(_SC_PAGESIZE), 1u << 19, &o->data_pages);
-		if (err == -EDOM)
-			usage_error(st, o, "-m", "the ring must be a power of two pages (1, 2, 4, ... or 4K, 8K, ... 2G)");
-		else if (err)
+		if (err == -EDOM || err == -EINVAL)   /* 3, 100K: up to a power of two pages */
+			err = fr_parse__pages_up(arg, (size_t)sysconf(_SC_PAGESIZE), 1u << 19,
+						 &o->data_pages);
+		if (!err && o->data_pages && fr_parse__pages(arg, (size_t)sysconf(_SC_PAGESIZE),
+							     1u << 19, &(size_t){ 0 }))
+			o->pages_rounded = arg;
+		if (err)
 			usage_error(st, o, "-m", "expected a page count or a size like 4M (at most 2G)");
 		break;
 	case OPT_WINDOW_SIZE:
@@ -203,11 +211,15 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 
 static const struct argp record_argp = {
 	record_options, record_parse, "[-- COMMAND [ARGS...]]",
-	"Record into per-CPU overwrite rings until SIGINT/SIGTERM or the command's exit; "
-	"write a snapshot on SIGUSR2 or `flightrec snapshot`.\v"
+	"Record until SIGINT/SIGTERM or the command's exit: system-wide into per-CPU "
+	"overwrite rings, written as a snapshot on SIGUSR2 or `flightrec snapshot`; a command "
+	"or -p PID streamed whole into one file (as perf does) unless --backward. Without -e: "
+	"cycles (cpu-clock where there is no PMU) at 4000 Hz. Unprivileged, an event the "
+	"kernel refuses is recorded user space only.\v"
 	"Examples:\n"
 	"  flightrec record -e syscalls:sys_enter_read --backward\n"
-	"  flightrec record -F 999 -g --backward -- ./server --port 8080\n"
+	"  flightrec record -F 999 -g -- ./server --port 8080\n"
+	"  flightrec record -e cpu-clock:u --backward -- ./server --port 8080\n"
 	"  flightrec record -e sched:sched_switch -p 1234 -m 4M -o /var/tmp/fr\n\n"
 	"Exit codes: 0 ok; 1 a snapshot failed (said on stderr); 2 runtime error;\n"
 	"3 denied or unsupported by the kernel (permission, no hardware PMU); 64 usage.",
@@ -251,8 +263,101 @@ static int check_outdir(const char *dir, char *abs)
 	return FR_EXIT_OK;
 }
 
+/* -F above /proc/sys/kernel/perf_event_max_sample_rate: the kernel would
+ * refuse it (EINVAL) at open; say the maximum instead. */
+static int check_max_rate(uint64_t freq)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	unsigned long long max = 0;
+	int n = f ? fscanf(f, "%llu", &max) : 0;
+
+	if (f)
+		fclose(f);
+	if (n != 1 || !max || freq <= max)
+		return 0;
+	fr_err("-F", "%llu Hz is above the kernel's maximum, %llu Hz "
+	       "(/proc/sys/kernel/perf_event_max_sample_rate)", (unsigned long long)freq, max);
+	return -ERANGE;
+}
+
+/* Without --name, a command's recorder is cmd-BASENAME-PID and a -p one
+ * pid-PID (the first target), so they run beside a system-wide 'default'. */
+static void auto_name(struct fr_record_opts *o)
+{
+	static char name[65];
+	const char *base = o->cmd ? strrchr(o->cmd[0], '/') : NULL;
+	size_t n;
+
+	base = o->cmd ? (base ? base + 1 : o->cmd[0]) : NULL;
+	if (base)
+		snprintf(name, sizeof(name), "cmd-%.40s-%d", base, (int)getpid());
+	else
+		snprintf(name, sizeof(name), "pid-%.40s", o->pids);
+	for (n = 0; name[n]; n++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
+			    name[n]))
+			name[n] = '_';
+	o->name = name;
+}
+
+/* Every -p target must exist now: one line, before anything is opened. */
+static int check_pids(const char *arg)
+{
+	int *pids = NULL;
+	size_t nr = 0;
+	int ret = FR_EXIT_OK;
+	char what[32];
+
+	if (fr_parse__pids(arg, &pids, &nr)) {
+		fr_err("-p", "expected PID[,PID...], positive integers");
+		return FR_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < nr && !ret; i++) {
+		if (kill(pids[i], 0) && errno == ESRCH) {
+			snprintf(what, sizeof(what), "%d", pids[i]);
+			fr_err(what, "no such process");
+			ret = FR_EXIT_ERROR;
+		}
+	}
+	free(pids);
+	return ret;
+}
+
+/* The command must be found (PATH, as execvp searches it) and executable
+ * before anything is said or opened. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	int err = ENOENT;
+
+	if (strchr(cmd, '/')) {
+		err = access(cmd, X_OK) ? errno : 0;
+	} else {
+		if (!path || !*path)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		for (const char *p = path; *p && err; p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+			size_t n = strcspn(p, ":");
+			struct stat sb;
+
+			if ((size_t)snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, p, n ? "/" : "",
+					     cmd) >= sizeof(buf))
+				continue;
+			if (stat(buf, &sb) || !S_ISREG(sb.st_mode))
+				continue;
+			err = access(buf, X_OK) ? errno : 0;
+		}
+	}
+	if (!err)
+		return FR_EXIT_OK;
+	fr_err(cmd, "cannot run: %s", strerror(err));
+	return FR_EXIT_ERROR;
+}
+
 static int validate(struct fr_record_opts *o, char *outdir)
 {
+	int ret;
+
 	if (o->usage_err)
 		return FR_EXIT_USAGE;
 	if (o->forward && (o->trigger || o->window_ns || o->rate_n || o->max_files)) {
@@ -268,10 +373,6 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		fr_err("--trigger-filter", "needs --trigger EVENT");
 		return FR_EXIT_USAGE;
 	}
-	if (!o->nr_events) {
-		fr_err("record", "no event given (-e EVENT), e.g. -e syscalls:sys_enter_read or -e cpu-clock");
-		return FR_EXIT_USAGE;
-	}
 	if ((o->cmd && o->pids) || (o->cmd && o->system_wide) || (o->pids && o->system_wide)) {
 		fr_err("record", "give one target: -a, -p PID or -- COMMAND");
 		return FR_EXIT_USAGE;
@@ -280,16 +381,32 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		fr_err("record", "-F and -c exclude each other");
 		return FR_EXIT_USAGE;
 	}
+	if (!o->mode_given && (o->cmd || o->pids) &&
+	    !(o->trigger || o->window_ns || o->rate_n || o->max_files))
+		o->forward = true;   /* a command or pids: the whole run, as perf keeps it */
+	if (o->freq && check_max_rate(o->freq))
+		return FR_EXIT_USAGE;
+	if (!o->name && (o->cmd || o->pids))
+		auto_name(o);
+	else if (!o->name)
+		o->name = "default";
 	if (!fr_control__valid_name(o->name)) {
 		fr_err(o->name, "bad recorder name: use 1-64 of [A-Za-z0-9_.-]");
 		return FR_EXIT_USAGE;
 	}
+	if (o->pids && (ret = check_pids(o->pids)))
+		return ret;
+	if (o->cmd && (ret = check_command(o->cmd[0])))
+		return ret;
+	if (o->pages_rounded)
+		fr_info("-m %s: rounded up to %zu pages (%zu KiB), a power of two", o->pages_rounded,
+			o->data_pages, o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
 	return check_outdir(o->outdir, outdir);
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct fr_record_opts o = { .outdir = ".", .name = "default", .level = 1 };
+	struct fr_record_opts o = { .outdir = ".", .level = 1 };
 	char *cmdline = join_args(argc, argv), outdir[PATH_MAX];
 	int ret = fr_parse_args(&record_argp, argc, argv, "flightrec record", &o);
 

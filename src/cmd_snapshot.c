@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "src/record/control.h"
 #include "src/cli.h"
@@ -22,7 +23,8 @@ struct snap_opts {
 };
 
 static const struct argp_option snap_options[] = {
-	{ "name", OPT_NAME, "NAME", 0, "the recorder's name (default 'default')", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "the recorder's name (default: the only one running; "
+	  "with several, they are listed)", 0 },
 	{ "run-dir", OPT_RUN_DIR, "DIR", 0, "where control sockets live (default /run/flightrec, "
 	  "or $FLIGHTREC_RUN_DIR)", 0 },
 	{ "timeout", OPT_TIMEOUT, "SECONDS", 0, "how long to wait for the file, after --after "
@@ -64,7 +66,7 @@ static const struct argp snap_argp = {
 	snap_options, snap_parse, NULL,
 	"Ask a running recorder to write its window to a new file, and print its path.\v"
 	"Examples:\n"
-	"  flightrec snapshot\n"
+	"  flightrec snapshot                (the only recorder running)\n"
 	"  flightrec snapshot --name web\n"
 	"  flightrec snapshot --after 5s     (5 s more, then the file)\n\n"
 	"Only a recorder run by root or by you is trusted: the run directory, the socket\n"
@@ -74,9 +76,37 @@ static const struct argp snap_argp = {
 	NULL, NULL, NULL
 };
 
+/* No --name: the only recorder running, else the list of them (exit 64).
+ * Returns an exit code, 0 with *name set. */
+static int pick_recorder(const char *dir, const char **name)
+{
+	static char names[16][FR_CONTROL_NAME_MAX];
+	pid_t pids[16];
+	const char *why = NULL;
+	int n = fr_control__list(dir, names, 16, pids, &why);
+
+	*name = "default";
+	if (n < 0 && why) {
+		fr_err(dir, "not trusted: %s", why);
+		return FR_EXIT_ERROR;
+	}
+	if (n <= 0) {
+		fr_err("snapshot", "no recorder is running (no live socket in %s)", dir);
+		return FR_EXIT_ERROR;
+	}
+	if (n == 1) {
+		*name = names[0];
+		return FR_EXIT_OK;
+	}
+	fr_err("snapshot", "%d recorders are running; pick one with --name:", n);
+	for (int i = 0; i < n && i < 16; i++)
+		fprintf(stderr, "  %s (pid %d)\n", names[i], (int)pids[i]);
+	return FR_EXIT_USAGE;
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
-	struct snap_opts o = { .name = "default", .timeout_s = 60 };
+	struct snap_opts o = { .timeout_s = 60 };
 	const char *dir, *why = NULL, *text;
 	char reply[4200], req[64];
 	size_t text_len;
@@ -89,11 +119,13 @@ int cmd_snapshot(int argc, char **argv)
 		return r < 0 ? FR_EXIT_OK : r;
 	if (o.usage_err)
 		return FR_EXIT_USAGE;
+	dir = fr_control__run_dir(o.run_dir);
+	if (!o.name && (r = pick_recorder(dir, &o.name)))
+		return r;
 	if (!fr_control__valid_name(o.name)) {
 		fr_err(o.name, "bad recorder name: use 1-64 of [A-Za-z0-9_.-]");
 		return FR_EXIT_USAGE;
 	}
-	dir = fr_control__run_dir(o.run_dir);
 	snprintf(req, sizeof(req), "snapshot after=%llu", (unsigned long long)o.after_ns);
 	wait_ms = o.timeout_s * 1000 + o.after_ns / 1000000;
 	err = fr_control__request(dir, o.name, req, reply, sizeof(reply),

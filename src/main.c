@@ -7,6 +7,7 @@
 #include <argp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,10 +41,36 @@ static void usage(FILE *f)
 		"  flightrec list 'syscalls:sys_enter_rea*'\n"
 		"  flightrec dump flightrec-default-*.frec\n"
 		"\n"
-		"'flightrec COMMAND --help' describes each command.\n"
+		"'flightrec help COMMAND' (or 'flightrec COMMAND --help') describes each command.\n"
 		"\n"
 		"Exit codes: 0 ok; 1 partial (data lost or file cut short, said on stderr);\n"
 		"2 runtime error; 3 denied or unsupported by the kernel/machine; 64 usage.\n");
+}
+
+static const char *const commands[] = { "record", "snapshot", "dump", "report", "archive", "list" };
+
+static bool is_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i]))
+			return true;
+	return false;
+}
+
+/* argv[0] is the command's name */
+static int run_command(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "record"))
+		return cmd_record(argc, argv);
+	if (!strcmp(argv[0], "snapshot"))
+		return cmd_snapshot(argc, argv);
+	if (!strcmp(argv[0], "dump"))
+		return cmd_dump(argc, argv);
+	if (!strcmp(argv[0], "report"))
+		return cmd_report(argc, argv);
+	if (!strcmp(argv[0], "list"))
+		return cmd_list(argc, argv);
+	return cmd_archive(argc, argv);
 }
 
 int main(int argc, char **argv)
@@ -55,6 +82,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return FR_EXIT_USAGE;
 	}
+	if (!strcmp(cmd, "help") && argc > 2) {
+		/* help CMD: CMD --help */
+		char *hv[] = { argv[2], (char *)"--help", NULL };
+
+		if (is_command(argv[2]))
+			return run_command(2, hv);
+		fr_err(argv[2], "unknown command (try 'flightrec --help')");
+		return FR_EXIT_USAGE;
+	}
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return FR_EXIT_OK;
@@ -63,18 +99,8 @@ int main(int argc, char **argv)
 		printf("flightrec %s\n", PACKAGE_VERSION);
 		return FR_EXIT_OK;
 	}
-	if (!strcmp(cmd, "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(cmd, "snapshot"))
-		return cmd_snapshot(argc - 1, argv + 1);
-	if (!strcmp(cmd, "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(cmd, "archive"))
-		return cmd_archive(argc - 1, argv + 1);
-	if (!strcmp(cmd, "list"))
-		return cmd_list(argc - 1, argv + 1);
+	if (is_command(cmd))
+		return run_command(argc - 1, argv + 1);
 	fr_err(cmd, "unknown command (try 'flightrec --help')");
 	return FR_EXIT_USAGE;
 }

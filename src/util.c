@@ -155,6 +155,30 @@ int fr_parse__cpus(const char *s, int **out, size_t *nr)
 	return 0;
 }
 
+int fr_parse__pages_up(const char *s, size_t page_size, size_t max_pages, size_t *out)
+{
+	uint64_t v, p = 1;
+	int err;
+
+	if (s && *s && isdigit((unsigned char)s[strlen(s) - 1])) {
+		err = fr_parse__u64(s, 1, max_pages, &v);
+	} else {
+		err = fr_parse__size(s, &v);
+		if (!err && !v)
+			err = -EINVAL;
+		if (!err)
+			v = v / page_size + (v % page_size != 0);
+	}
+	if (err)
+		return err;
+	while (p < v)
+		p <<= 1;
+	if (p > max_pages)
+		return -ERANGE;
+	*out = (size_t)p;
+	return 0;
+}
+
 int fr_parse__pids(const char *s, int **out, size_t *nr)
 {
 	int *pids = NULL;

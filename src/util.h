@@ -67,6 +67,9 @@ int fr_parse__size(const char *s, uint64_t *out);
 /* -m: a page count ("256") or a size ("4M"), as data pages of page_size;
  * must come out a power of two in [1, max_pages]. */
 int fr_parse__pages(const char *s, size_t page_size, size_t max_pages, size_t *out);
+/* The same, but any count or size: rounded up to whole pages, then to a power
+ * of two (as perf's -m does); -ERANGE when that exceeds max_pages. */
+int fr_parse__pages_up(const char *s, size_t page_size, size_t max_pages, size_t *out);
 /* A duration: a decimal number with a unit ns, us, ms, s, m or h (no unit:
  * seconds): "10s", "500ms", "1.5m". In [0, 7 days]; -EINVAL, -ERANGE. */
 int fr_parse__duration(const char *s, uint64_t *ns);

@@ -5,9 +5,11 @@
 #include "config.h"
 #include "src/record/control.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +133,7 @@ const char *fr_control__run_dir(const char *opt)
 {
 	static char buf[4096];
 	const char *env;
+	struct stat sb;
 
 	if (opt && *opt)
 		return opt;
@@ -140,7 +143,8 @@ const char *fr_control__run_dir(const char *opt)
 	if (geteuid() == 0)
 		return "/run/flightrec";
 	env = getenv("XDG_RUNTIME_DIR");
-	if (env && *env) {
+	/* only our own: su/setpriv keep the caller's, which we cannot use */
+	if (env && *env && !stat(env, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
 		snprintf(buf, sizeof(buf), "%s/flightrec", env);
 		return buf;
 	}
@@ -727,4 +731,46 @@ int fr_control__request(const char *run_dir, const char *name, const char *req, 
 out:
 	close(fd);
 	return err;
+}
+
+int fr_control__list(const char *run_dir, char (*names)[FR_CONTROL_NAME_MAX], size_t max,
+		     pid_t *pids, const char **why)
+{
+	int dfd = open_dir_checked(run_dir, false, false, why), n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0)
+		return dfd;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char name[FR_CONTROL_NAME_MAX], pidf[FR_CONTROL_NAME_MAX + 8];
+		struct stat st;
+		pid_t pid;
+
+		if (len < 6 || len - 5 >= sizeof(name) || strcmp(de->d_name + len - 5, ".sock"))
+			continue;
+		memcpy(name, de->d_name, len - 5);
+		name[len - 5] = '\0';
+		if (!fr_control__valid_name(name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISSOCK(st.st_mode))
+			continue;
+		snprintf(pidf, sizeof(pidf), "%s.pid", name);
+		pid = read_pid(dfd, pidf);
+		if (!pid || (kill(pid, 0) && errno == ESRCH))
+			continue;   /* left behind by a recorder that was killed */
+		if ((size_t)n < max) {
+			memcpy(names[n], name, len - 4);
+			if (pids)
+				pids[n] = pid;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
 }

@@ -38,7 +38,8 @@ int fr_control__parse_reply(const char *line, size_t len, int *ok, const char **
 			    size_t *text_len, const char **why);
 
 /* The run directory: opt, else $FLIGHTREC_RUN_DIR, else /run/flightrec for
- * root, else $XDG_RUNTIME_DIR/flightrec, else /tmp/flightrec-UID. */
+ * root, else $XDG_RUNTIME_DIR/flightrec (when that directory is ours), else
+ * /tmp/flightrec-UID. */
 const char *fr_control__run_dir(const char *opt);
 
 /* Names are [A-Za-z0-9_.-]{1,64}, not starting with a dot. */
@@ -83,5 +84,13 @@ void fr_control__close(struct fr_control *c);
  * the run dir, socket or peer is not trusted; -EBADMSG: malformed reply. */
 int fr_control__request(const char *run_dir, const char *name, const char *req, char *reply,
 			size_t len, int timeout_ms, const char **why);
+
+/* The recorders running in run_dir: NAME.sock present and NAME.pid's
+ * process alive. Fills names (each FR_CONTROL_NAME_MAX bytes) up to max and
+ * returns how many there are (may exceed max), or -errno (-ENOENT: no run
+ * directory). Untrusted directories are refused like fr_control__request. */
+#define FR_CONTROL_NAME_MAX 65
+int fr_control__list(const char *run_dir, char (*names)[FR_CONTROL_NAME_MAX], size_t max,
+		     pid_t *pids, const char **why);
 
 #endif

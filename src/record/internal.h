@@ -41,6 +41,8 @@ struct fr_session {
 	size_t pend_cap;
 	bool stopped;              /* events disabled: the last drain feeds everything */
 	uint64_t gc_at;            /* exited images that trigger a collection */
+	char **files;              /* snapshots written, oldest first (--max-files) */
+	size_t nr_files;
 	/* forward mode */
 	int fd;
 	struct fr_writer *w;       /* header, meta, events, blobs, END */

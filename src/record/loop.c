@@ -1,7 +1,7 @@
 /* src/record_loop.c: the recorder's main loop (record_loop.h). Triggers
  * (SIGUSR2, `flightrec snapshot`, a trigger event) become one pending snapshot
  * that later triggers join until it is written; the rate limit refuses
- * snapshots beyond N per PERIOD; rotation keeps the newest --max-files files.
+ * snapshots beyond N per PERIOD (rotation, --max-files: snapshot.c).
  */
 #include "config.h"
 #include "src/record/loop.h"
@@ -45,8 +45,6 @@ struct loop {
 	uint64_t *history;          /* times of the last rate_n snapshots, a ring */
 	size_t hist_pos;
 	uint64_t refused;
-	char **files;               /* written files, oldest first (rotation) */
-	size_t nr_files;
 };
 
 static uint64_t now_ns(void)
@@ -85,6 +83,12 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 		(unsigned long long)st.sideband, (unsigned long long)st.lost,
 		(unsigned long long)st.bytes, st.copy_ms, st.total_ms,
 		how);
+	if (st.wrapped_cpus && st.kept_from_ns > st.recorded_from_ns &&
+	    st.recorded_to_ns > st.kept_from_ns)
+		fr_info("ring wrapped on %u CPU(s): the file keeps the last %.3f s of the %.3f s "
+			"recorded (bigger -m, or --forward, keeps more)", st.wrapped_cpus,
+			(double)(st.recorded_to_ns - st.kept_from_ns) / 1e9,
+			(double)(st.recorded_to_ns - st.recorded_from_ns) / 1e9);
 	if (st.warning[0])
 		fr_info("window: %s", st.warning);
 	if (st.copy.skipped) {
@@ -94,26 +98,6 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 		return 1;
 	}
 	return 0;
-}
-
-/* Keep the newest max_files files this recorder wrote. */
-static void rotate(struct loop *l, const char *path)
-{
-	char **n = realloc(l->files, (l->nr_files + 1) * sizeof(*n));
-
-	if (!n)
-		return;
-	l->files = n;
-	l->files[l->nr_files] = strdup(path);
-	if (l->files[l->nr_files])
-		l->nr_files++;
-	while (l->o->max_files && l->nr_files > l->o->max_files) {
-		if (unlink(l->files[0]) && errno != ENOENT)
-			fr_err(l->files[0], "rotation: %s", strerror(errno));
-		free(l->files[0]);
-		memmove(l->files, l->files + 1, (l->nr_files - 1) * sizeof(*l->files));
-		l->nr_files--;
-	}
 }
 
 static bool rate_limited(struct loop *l, uint64_t now)
@@ -139,7 +123,6 @@ static void fire(struct loop *l)
 		l->status = FR_EXIT_PARTIAL;
 	} else {
 		snprintf(line, sizeof(line), "ok %s", path);
-		rotate(l, path);
 	}
 	reply_all(&l->p, line);
 	if (l->o->rate_n) {
@@ -418,9 +401,6 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 out:
 	if (l.refused)
 		fr_info("%llu trigger(s) refused by --max-snapshots", (unsigned long long)l.refused);
-	for (size_t i = 0; i < l.nr_files; i++)
-		free(l.files[i]);
-	free(l.files);
 	free(l.history);
 	for (size_t k = 0; k < npfd; k++)
 		if (pfd[k] >= 0)

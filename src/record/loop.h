@@ -20,7 +20,6 @@ struct fr_loop_opts {
 	bool forward;
 	int flush_ms;               /* forward: sideband flush period */
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
-	unsigned max_files;         /* --max-files (0: keep all) */
 	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
 };
 

@@ -37,12 +37,14 @@ struct fr_record_opts {
 	const char *events[FR_RECORD_MAX_EVENTS];
 	int nr_events;
 	bool forward;
+	bool mode_given;         /* --forward or --backward said; else -- CMD and -p stream */
 	bool system_wide;
 	const char *pids;
 	uint64_t freq, period;
 	enum fr_callgraph callgraph;
 	uint32_t stack_size;     /* --call-graph dwarf,SIZE */
 	size_t data_pages;
+	const char *pages_rounded; /* -m as given, when rounded up to a power of two */
 	const char *outdir;       /* absolute, checked by the front door */
 	const char *name;
 	const char *run_dir;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,8 +40,24 @@
 #define FR_REGS_USER_MASK 0ull
 #endif
 
-/* Resolve -e names and apply -F/-c/-g. Returns an exit code. */
-static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el)
+/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default) if unreadable. */
+static int paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Resolve -e names and apply -F/-c/-g; user_only: the kernel refused kernel
+ * samples, so events that did not ask for them (:k) exclude the kernel.
+ * Returns an exit code. */
+static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
 {
 	for (int i = 0; i < o->nr_events; i++) {
 		struct fr_event *ev;
@@ -53,7 +70,12 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el)
 			return FR_EXIT_USAGE;
 		}
 		if (err == -EINVAL) {
-			fr_err(o->events[i], "malformed event name");
+			fr_err(o->events[i], "malformed event name (modifiers: :u, :k, :uk)");
+			return FR_EXIT_USAGE;
+		}
+		if (err == -EOPNOTSUPP) {
+			fr_err(o->events[i], "a tracepoint is a kernel event: :u (user space only) "
+			       "would record nothing");
 			return FR_EXIT_USAGE;
 		}
 		if (err == -ENODEV) {
@@ -82,6 +104,8 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el)
 			ev->attr.sample_regs_user = FR_REGS_USER_MASK;
 			ev->attr.sample_stack_user = o->stack_size;
 		}
+		if (user_only && !ev->mod_kernel)
+			fr_event__set_user_only(ev);
 		if (fr_evlist__add(el, ev))
 			return FR_EXIT_ERROR;
 	}
@@ -92,7 +116,13 @@ static int report_open_error(const struct fr_evlist *el, const struct fr_open_er
 {
 	const char *what = oe->event >= 0 ? fr_evlist__event(el, (size_t)oe->event)->name
 					  : "sideband";
+	const char *op = oe->op ? oe->op : "open";
 	int err = -oe->err;
+
+	if (err == ESRCH) {
+		fr_err(what, "no such process");
+		return FR_EXIT_ERROR;
+	}
 
 	if (err == EOPNOTSUPP && oe->event >= 0 &&
 	    fr_evlist__event(el, (size_t)oe->event)->kind == FR_EVENT_HARDWARE) {
@@ -102,25 +132,22 @@ static int report_open_error(const struct fr_evlist *el, const struct fr_open_er
 	}
 	if (err == EACCES || err == EPERM) {
 		fr_err(what, "%s on CPU %d: %s (needs root or CAP_PERFMON, or a lower "
-		       "/proc/sys/kernel/perf_event_paranoid)", oe->op, oe->cpu, strerror(err));
+		       "/proc/sys/kernel/perf_event_paranoid: it is %d; -a needs <= 0, kernel "
+		       "samples <= 1, tracepoints -1)", op, oe->cpu, strerror(err), paranoid());
 		return FR_EXIT_DENIED;
 	}
-	if (err == ESRCH) {
-		fr_err(what, "no such process");
-		return FR_EXIT_ERROR;
-	}
-	if (err == ENOMEM && !strcmp(oe->op, "mmap")) {
+	if (err == ENOMEM && !strcmp(op, "mmap")) {
 		fr_err(what, "mmap of the ring on CPU %d: %s (ring too large for "
 		       "/proc/sys/kernel/perf_event_mlock_kb or RLIMIT_MEMLOCK?)", oe->cpu,
 		       strerror(err));
 		return FR_EXIT_ERROR;
 	}
-	fr_err(what, "%s on CPU %d: %s", oe->op, oe->cpu, strerror(err));
+	fr_err(what, "%s on CPU %d: %s", op, oe->cpu, strerror(err));
 	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV ? FR_EXIT_DENIED : FR_EXIT_ERROR;
 }
 
 /* The --trigger event: resolved like -e, sampled on every occurrence. */
-static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el)
+static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
 {
 	struct fr_event *ev;
 	int err = fr_event__resolve(o->trigger, &ev);
@@ -132,9 +159,94 @@ static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el)
 	}
 	ev->attr.freq = 0;
 	ev->attr.sample_period = 1;
+	if (user_only && !ev->mod_kernel)
+		fr_event__set_user_only(ev);
 	if (fr_evlist__set_trigger(el, ev, o->trigger_filter))
 		return FR_EXIT_ERROR;
 	return FR_EXIT_OK;
+}
+
+/* The events, resolved: what -e named, or cycles (cpu-clock without a PMU). */
+static int build_all(struct fr_record_opts *o, struct fr_evlist **el, bool user_only)
+{
+	int ret;
+
+	fr_evlist__delete(*el);
+	*el = fr_evlist__new();
+	ret = *el ? build_evlist(o, *el, user_only) : FR_EXIT_ERROR;
+	if (!ret && o->trigger)
+		ret = add_trigger(o, *el, user_only);
+	return ret;
+}
+
+/* No -e: perf's default, cycles where the machine has a PMU, else cpu-clock. */
+static void default_event(struct fr_record_opts *o)
+{
+	bool pmu = fr_event__has_pmu();
+
+	o->events[0] = pmu ? "cycles" : "cpu-clock";
+	o->nr_events = 1;
+	if (o->period)
+		fr_info("no -e given: recording %s every %llu events%s", o->events[0],
+			(unsigned long long)o->period, pmu ? "" : " (no hardware PMU for cycles)");
+	else
+		fr_info("no -e given: recording %s at %llu Hz%s", o->events[0],
+			(unsigned long long)(o->freq ? o->freq : FR_DEFAULT_FREQ),
+			pmu ? "" : " (no hardware PMU for cycles)");
+}
+
+/* The kernel refused an event of one's own processes: worth opening again
+ * user space only, as perf does, unless something asked for the kernel
+ * (:k, a tracepoint) or the whole system is the target. */
+static bool retry_user_only(const struct fr_evlist *el, const struct fr_target *t,
+			    const struct fr_open_error *oe)
+{
+	const struct fr_event *trig = fr_evlist__trigger_event(el);
+
+	if ((oe->err != -EACCES && oe->err != -EPERM) || t->kind == FR_TARGET_SYSTEM ||
+	    !oe->op || strcmp(oe->op, "perf_event_open"))
+		return false;
+	if (trig && (trig->kind == FR_EVENT_TRACEPOINT || trig->mod_kernel))
+		return false;
+	for (size_t i = 0; i < fr_evlist__nr_events(el); i++) {
+		const struct fr_event *ev = fr_evlist__event(el, i);
+
+		if (ev->kind == FR_EVENT_TRACEPOINT || ev->mod_kernel)
+			return false;
+	}
+	return true;
+}
+
+/* Unprivileged, the rings are locked memory the kernel allows up to
+ * perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK: without -m, shrink the
+ * default rings to fit, as perf does, rather than fail at mmap. */
+static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), budget, data;
+	unsigned long long kb = 516;
+	struct rlimit rl;
+	int *cpus = NULL, ncpu = fr_cpus__online(&cpus);
+	FILE *f;
+
+	free(cpus);
+	if (geteuid() == 0 || pages_given || ncpu <= 0)
+		return;
+	f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &kb) != 1)
+			kb = 516;
+		fclose(f);
+	}
+	budget = (size_t)(kb * 1024 / page);
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		budget += (size_t)(rl.rlim_cur / page) / (size_t)ncpu;
+	else if (!getrlimit(RLIMIT_MEMLOCK, &rl))
+		return;
+	*sb_pages = SB_PAGES / 4;
+	/* per CPU: the sample ring, the sideband ring, a trigger ring, headers */
+	for (data = o->data_pages; data > 8 && data + *sb_pages + 16 > budget; data /= 2)
+		;
+	o->data_pages = data;
 }
 
 static void final_snapshot(struct fr_session *s, bool ended, int *status)
@@ -232,17 +344,16 @@ int fr_record__run(struct fr_record_opts *op)
 	size_t nr_pids = 0;
 	sigset_t mask, old;
 	char desc[512];
-	bool ended = false, masked = false;
+	bool ended = false, masked = false, pages_given;
 
 	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
 		fr_err("-p", "expected PID[,PID...], positive integers");
 		ret = FR_EXIT_USAGE;
 		goto out;
 	}
-	el = fr_evlist__new();
-	ret = el ? build_evlist(&o, el) : FR_EXIT_ERROR;
-	if (!ret && o.trigger)
-		ret = add_trigger(&o, el);
+	if (!o.nr_events)
+		default_event(&o);
+	ret = build_all(&o, &el, false);
 	if (ret)
 		goto out;
 	sigemptyset(&mask);
@@ -275,11 +386,23 @@ int fr_record__run(struct fr_record_opts *op)
 		t.pids = pids;
 		t.nr_pids = nr_pids;
 	}
+	pages_given = o.data_pages != 0;
 	if (!o.data_pages)
 		o.data_pages = o.forward ? FR_RECORD_FORWARD_PAGES : FR_RECORD_BACKWARD_PAGES;
+	fit_mlock(&o, pages_given, &eo.sb_pages);
 	eo.data_pages = o.data_pages;
 	eo.backward = !o.forward;
 	err = fr_evlist__open(el, &t, &eo, &oe);
+	if (err && retry_user_only(el, &t, &oe)) {
+		ret = build_all(&o, &el, true);
+		if (ret)
+			goto out;
+		eo.user_only = true;
+		err = fr_evlist__open(el, &t, &eo, &oe);
+		if (!err)
+			fr_info("kernel samples not allowed (perf_event_paranoid=%d): recording user "
+				"space only", paranoid());
+	}
 	if (err) {
 		ret = report_open_error(el, &oe);
 		goto out;
@@ -293,6 +416,7 @@ int fr_record__run(struct fr_record_opts *op)
 	so.window_ns = o.window_ns;
 	so.reader_cpus = o.reader_cpus;
 	so.nr_reader_cpus = o.nr_reader_cpus;
+	so.max_files = (unsigned)o.max_files;
 	err = fr_session__new(el, &so, &s);
 	el = NULL;
 	if (err) {
@@ -314,7 +438,6 @@ int fr_record__run(struct fr_record_opts *op)
 	lo.forward = o.forward;
 	lo.rate_n = o.rate_n;
 	lo.rate_ns = o.rate_ns;
-	lo.max_files = (unsigned)o.max_files;
 	lo.trigger_after_ns = o.trigger_after_ns;
 	ret = fr_record_loop(s, ctl, &lo, &ended);
 	if (ended)
@@ -334,8 +457,15 @@ out:
 	fr_evlist__delete(el);
 	if (lo.sfd >= 0)
 		close(lo.sfd);
-	if (masked)
+	if (masked) {
+		/* a second SIGINT (timeout(1) signals the child and its group)
+		 * must not kill us on the way out */
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&mask, NULL, &zero) > 0)
+			;
 		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
 	free(pids);
 	return ret;
 }

@@ -81,6 +81,9 @@ void fr_session__delete(struct fr_session *s)
 	fr_idmap__delete(s->ids);
 	free(s->pend.buf);
 	free(s->pend_refs);
+	for (size_t i = 0; i < s->nr_files; i++)
+		free(s->files[i]);
+	free(s->files);
 	if (s->fwd) {
 		uint64_t chunks;
 

@@ -22,6 +22,7 @@ struct fr_session_opts {
 	uint64_t window_ns;        /* --window-time: drop records older than this at a snapshot */
 	const int *reader_cpus;    /* forward: --reader-cpus (NULL: readers unpinned) */
 	size_t nr_reader_cpus;
+	unsigned max_files;        /* --max-files: keep the newest N snapshots (0: all), the final one included */
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */
@@ -47,6 +48,9 @@ struct fr_snapshot_stats {
 	struct fr_copy_stats copy; /* CPUs per copy path; skipped ones are not in the file */
 	uint64_t dropped_by_window; /* sample records older than --window-time */
 	char warning[256];         /* e.g. the ring holds less than --window-time */
+	unsigned wrapped_cpus;     /* CPUs whose ring wrapped (FR_CPU_FULL) */
+	uint64_t kept_from_ns;     /* ... the latest first record among them */
+	uint64_t recorded_from_ns, recorded_to_ns; /* recording start, snapshot time */
 };
 
 struct fr_session;

@@ -20,6 +20,7 @@
 
 #include "ring/record.h"
 #include "src/record/internal.h"
+#include "src/util.h"
 
 static void put_meta(struct fr_writer *w, const char *k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -57,6 +58,7 @@ void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char
 	put_meta(w, "cmdline", "%s", s->o.cmdline ? s->o.cmdline : "");
 	put_meta(w, "trigger", "%s", trigger);
 	put_meta(w, "record_start_ns", "%llu", (unsigned long long)s->start_ns);
+	put_meta(w, "recorder_pid", "%d", (int)getpid());
 	put_meta(w, "snapshot_time_ns", "%llu", (unsigned long long)t_mono);
 	put_meta(w, "realtime_offset_ns", "%lld",
 		 (long long)(fr_session_now(CLOCK_REALTIME) - fr_session_now(CLOCK_MONOTONIC)));
@@ -204,19 +206,36 @@ struct write_ctx {
 };
 
 /* The ring could not hold the requested time: say how large it should be. */
+/* What -m takes: a power of two pages, at least need bytes, as K, M or G. */
+static void ring_size_arg(double need, char *buf, size_t len)
+{
+	uint64_t sz = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	while ((double)sz < need && sz < (2ull << 30))
+		sz <<= 1;
+	if (sz >= (1ull << 30))
+		snprintf(buf, len, "%lluG", (unsigned long long)(sz >> 30));
+	else if (sz >= (1ull << 20))
+		snprintf(buf, len, "%lluM", (unsigned long long)(sz >> 20));
+	else
+		snprintf(buf, len, "%lluK", (unsigned long long)(sz >> 10));
+}
+
 static void window_warning(struct write_ctx *c, size_t ci, uint64_t oldest, uint64_t newest,
 			   uint64_t n)
 {
 	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
 	double held = (double)(newest - oldest) / 1e9, want = (double)c->s->o.window_ns / 1e9;
 	double need = held > 0 ? (double)snap->len * want / held : 0;
+	char size[32];
 
 	if (c->st->warning[0])
 		return;
+	ring_size_arg(need, size, sizeof(size));
 	snprintf(c->st->warning, sizeof(c->st->warning),
-		 "CPU %d's ring held %.3f s of the requested %.3f s (%.0f events/s): use -m %.0fK "
+		 "CPU %d's ring held %.3f s of the requested %.3f s (%.0f events/s): use -m %s "
 		 "or more", fr_evlist__cpu(c->s->el, ci), held, want,
-		 held > 0 ? (double)n / held : 0.0, need / 1024 + 1);
+		 held > 0 ? (double)n / held : 0.0, size);
 }
 
 /* One CPU's sample stream, oldest first (within the window), and its stats. */
@@ -352,7 +371,14 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 		st->sideband += cs[ci].nr_sideband;
 		st->lost += fr_session_cpu_lost(&cs[ci], s->sb[ci].lost, 0);
 		st->raced_bytes += cs[ci].raced_bytes;
+		if (cs[ci].flags & FR_CPU_FULL) {   /* the kernel overwrote older records */
+			st->wrapped_cpus++;
+			if (cs[ci].first_time > st->kept_from_ns)
+				st->kept_from_ns = cs[ci].first_time;
+		}
 	}
+	st->recorded_from_ns = s->start_ns;
+	st->recorded_to_ns = t0;
 	if (!err)
 		err = fr_session_write_procs(s, c->w, c->pids.keys, pid_set_flatten(&c->pids));
 	if (!err)
@@ -413,6 +439,27 @@ static int open_new(struct fr_session *s, char *path, size_t len, char *part, si
 	return err;
 }
 
+/* Keep the newest max_files snapshots: every snapshot passes here, the
+ * loop's and the final one alike. */
+static void rotate(struct fr_session *s, const char *path)
+{
+	char **n = realloc(s->files, (s->nr_files + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	s->files = n;
+	s->files[s->nr_files] = strdup(path);
+	if (s->files[s->nr_files])
+		s->nr_files++;
+	while (s->o.max_files && s->nr_files > s->o.max_files) {
+		if (unlink(s->files[0]) && errno != ENOENT)
+			fr_err(s->files[0], "rotation: %s", strerror(errno));
+		free(s->files[0]);
+		memmove(s->files, s->files + 1, (s->nr_files - 1) * sizeof(*s->files));
+		s->nr_files--;
+	}
+}
+
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			 size_t len, struct fr_snapshot_stats *st)
 {
@@ -452,6 +499,7 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 		return err;
 	}
 	sync_dir(s->o.outdir);
+	rotate(s, path);
 	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	return 0;
 }

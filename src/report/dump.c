@@ -92,6 +92,8 @@ static const char *comm_of(struct dump_ctx *c, const struct fr_sample *s, uint64
 	const char *name = comm_get(&c->comms, s->tid);
 	const struct fr_proc *p;
 
+	if (!strcmp(name, ":unknown") && !s->tid)
+		return "swapper";   /* the idle task, as perf and report name it */
 	if (strcmp(name, ":unknown") || !c->procs)
 		return name;
 	p = fr_proctable__find(c->procs, s->pid, t);
@@ -290,6 +292,7 @@ int fr_dump__file(const char *path, bool header)
 {
 	struct dump_ctx c = { .tp = NULL };
 	struct fr_reader *rd = NULL;
+	char note[256];
 	int ret = fr_input__open(path, &rd), err;
 	FILE *real = stdout, *safe;
 
@@ -309,8 +312,11 @@ int fr_dump__file(const char *path, bool header)
 		if (e->format && e->format_len)
 			fr_tpdecode__add(c.tp, e->name, e->format, e->format_len);
 	}
-	if (header)
+	if (header) {
 		print_header(rd, path);
+		if (fr_input__wrap_note(rd, note, sizeof(note)))
+			printf("# %s\n", note);
+	}
 	c.procs = load_procs(rd);
 	err = fr_reader__for_each(rd, dump_cb, &c);
 	if (safe) {
@@ -327,6 +333,8 @@ int fr_dump__file(const char *path, bool header)
 			fr_err(path, "%llu samples: tracepoint fields outside the record (not decoded)",
 			       (unsigned long long)c.bad_fields);
 		ret = FR_EXIT_PARTIAL;
+	} else if (fr_reader__truncated(rd) && fr_input__live(rd, note, sizeof(note))) {
+		fr_info("%s: %s (records written so far were listed)", path, note);
 	} else if (fr_reader__truncated(rd)) {
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
 		       "chunks were listed)");

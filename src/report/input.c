@@ -1,7 +1,7 @@
-/* src/report_input.c: what dump and report share about their input: the
+/* src/report/input.c: what dump and report share about their input: the
  * newest *.frec of a directory, opening a file with one-line errors, saying
- * what damage was skipped, escaping the text that goes to the terminal, and
- * times written as dump prints them (SEC.NSEC).
+ * what damage was skipped, escaping the text that goes to the terminal, notes
+ * on wrapped rings and live files, and times written as dump prints them.
  */
 #include "config.h"
 
@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/util.h"
 #include "src/report/report.h"
@@ -244,4 +246,67 @@ int fr_input__parse_time(const char *s, const char *end, uint64_t *ns)
 		frac *= 10;
 	*ns = sec * 1000000000ull + frac;
 	return 0;
+}
+
+static uint64_t meta_u64(struct fr_reader *rd, const char *key)
+{
+	const char *v = fr_reader__meta(rd, key);
+	uint64_t n;
+
+	return v && !fr_parse__u64(v, 0, UINT64_MAX, &n) ? n : 0;
+}
+
+bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len)
+{
+	uint64_t start = meta_u64(rd, "record_start_ns"), end = meta_u64(rd, "snapshot_time_ns");
+	uint64_t kept = 0;
+	size_t n = fr_reader__nr_cpu_stats(rd), wrapped = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		if (!(cs->flags & FR_CPU_FULL))
+			continue;
+		wrapped++;
+		if (cs->first_time > kept)
+			kept = cs->first_time;
+		if (cs->last_time > end)
+			end = cs->last_time;
+	}
+	if (!wrapped)
+		return false;
+	if (start && kept > start && end > kept)
+		snprintf(buf, len, "ring wrapped on %zu of %zu CPUs: the kernel overwrote older "
+			 "records; kept the last %.3f s of the %.3f s recorded", wrapped, n,
+			 (double)(end - kept) / 1e9, (double)(end - start) / 1e9);
+	else
+		snprintf(buf, len, "ring wrapped on %zu of %zu CPUs: the kernel overwrote older "
+			 "records", wrapped, n);
+	return true;
+}
+
+bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)
+{
+	const char *mode = fr_reader__meta(rd, "mode");
+	uint64_t pid = meta_u64(rd, "recorder_pid");
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (!mode || strcmp(mode, "forward") || !pid || pid > INT32_MAX)
+		return false;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return false;
+	/* the pid may be reused: it must still be a flightrec */
+	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (strncmp(comm, "flightrec", 9))
+		return false;
+	snprintf(buf, len, "live: still being written by recorder pid %llu (no END yet)",
+		 (unsigned long long)pid);
+	return true;
 }

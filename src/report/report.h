@@ -171,6 +171,13 @@ size_t fr_input__damage(const struct fr_reader *rd, const char *path);
  * a file reach the terminal through it. Closing it leaves f open. */
 FILE *fr_input__escaping(FILE *f);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
+/* When a CPU's ring wrapped (FR_CPU_FULL: the kernel overwrote older
+ * records), a one-line note of the span kept versus the span recorded
+ * (record_start_ns to snapshot_time_ns); false when none wrapped. */
+bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
+/* A file without its END that is still being written: a forward file whose
+ * recorder (recorder_pid in the meta) is alive. True with a note. */
+bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 
 /* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */

@@ -229,6 +229,7 @@ static void print_header(struct report *rp, const char *path)
 {
 	static const char *keys[] = { "hostname", "kernel_release", "target", "trigger" };
 	const struct fr_report_opts *o = rp->o;
+	char note[256];
 
 	fprintf(rp->out, "# flightrec report: %s\n", path);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -246,6 +247,8 @@ static void print_header(struct report *rp, const char *path)
 		fprintf(rp->out, " (%.3f s)", (double)(rp->last - rp->first) / 1e9);
 	}
 	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)rp->lost);
+	if (fr_input__wrap_note(rp->rd, note, sizeof(note)))
+		fprintf(rp->out, "# %s\n", note);
 	if (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms || o->nr_events)
 		fprintf(rp->out, "# (selected with --time, --pid, --tid, --comm or -e)\n");
 	fprintf(rp->out, "#\n# samples per event\n");
@@ -427,6 +430,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct report rp = { .o = o, .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
+	char note[256];
 	int ret = fr_input__open(path, &rp.rd), err;
 	FILE *real = stdout, *safe = NULL;
 
@@ -485,6 +489,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = FR_EXIT_PARTIAL;
 	} else if (fr_input__damage(rp.rd, path)) {
 		ret = FR_EXIT_PARTIAL;
+	} else if (fr_reader__truncated(rp.rd) && fr_input__live(rp.rd, note, sizeof(note))) {
+		fr_info("%s: %s (samples written so far were reported)", path, note);
 	} else if (fr_reader__truncated(rp.rd)) {
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
 		       "chunks were reported)");

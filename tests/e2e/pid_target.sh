@@ -9,7 +9,7 @@ sh -c "sleep 0.7; '$HELPERS/read_loop' 500 300" &
 sp=$!
 # another process reading meanwhile, not a target
 (sleep 0.3; "$HELPERS/read_loop" 300) &
-record_fg -q -e syscalls:sys_enter_read -p $sp -o "$T/out" || fail "record -p exited $?: $(cat "$T/record.err")"
+record_fg -q --backward -e syscalls:sys_enter_read -p $sp -o "$T/out" || fail "record -p exited $?: $(cat "$T/record.err")"
 set -- "$T"/out/*.frec
 [ $# -eq 1 ] && [ -f "$1" ] || fail "expected one file when the target exited, got: $*"
 "$FLIGHTREC" dump "$1" >"$T/d.txt" || fail "dump exited $?"

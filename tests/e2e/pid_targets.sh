@@ -9,7 +9,7 @@ sh -c "sleep 1.5" &
 a=$!
 sh -c "sleep 3; exec '$HELPERS/read_loop' 2222" &
 b=$!
-record_fg -q -e syscalls:sys_enter_read -p $a,$b -o "$T/out" || fail "record -p exited $?: $(cat "$T/record.err")"
+record_fg -q --backward -e syscalls:sys_enter_read -p $a,$b -o "$T/out" || fail "record -p exited $?: $(cat "$T/record.err")"
 kill -0 $b 2>/dev/null && fail "the recorder ended while target $b was still running"
 set -- "$T"/out/*.frec
 [ $# -eq 1 ] || fail "expected one file, got: $*"

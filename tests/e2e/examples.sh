@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/e2e/examples.sh: every example command line of README.md's "Using it"
+# block and of each command's --help Examples runs as a user would copy it:
+# ./server is a test workload, 1234 a live pid, FILE a recorded file, outputs
+# in a temp dir; commands that record until stopped get a SIGINT after 2 s,
+# snapshot examples a running recorder. Each must exit 0.
+. "$TESTLIB"
+F=$FLIGHTREC
+SRC=$(cd "$(dirname "$TESTLIB")/../.." && pwd)
+[ -f "$SRC/README.md" ] || fail "no README.md in $SRC"
+mkdir -p "$T/out" "$T/home"
+export HOME="$T/home"
+cd "$T/out" || fail "cd"
+
+# the examples, one per line
+{
+	# README: indented lines of the "Using it" block, joined over a trailing \
+	awk '/^## Using it/ {on=1; next} /^## / {on=0}
+		on && (/^    [a-z]/ || (line != "" && /^     /)) {
+		sub(/^ +/, ""); sub(/ +#.*$/, ""); line = line (line == "" ? "" : " ") $0
+		if (line ~ /\\$/) { sub(/ *\\$/, "", line); next }
+		print line; line = "" }' "$SRC/README.md"
+	for c in "" record snapshot dump report archive; do
+		$F $c --help | awk '/^Examples:/ {on=1; next} on && /^$/ {on=0} on'
+	done
+} | sed -e 's/^ *//' -e 's/  .*$//' -e 's/ *#.*$//' | grep -E '^(flightrec|kill) ' >"$T/examples.txt"
+[ "$(wc -l <"$T/examples.txt")" -ge 15 ] || fail "found only $(wc -l <"$T/examples.txt") examples"
+
+# FILE: one recorded file; a recorder for snapshot/kill examples
+"$F" record -q -g --backward -e cpu-clock -o "$T/out" -- "$HELPERS/cpuburn_fp" 30 >/dev/null ||
+	fail "recording FILE exited $?"
+FILE=$(ls "$T"/out/*.frec | head -1)
+mkdir -p objs
+record_bg web -a --backward -g -e cpu-clock -F 99 -o "$T/out" --no-final-snapshot
+SNAPREC=$RECPID
+
+n=0
+while IFS= read -r ex; do
+	cmd=$(printf '%s\n' "$ex" | sed -e "s#^flightrec #\"$F\" #" -e "s#| flightrec #| \"$F\" #" \
+		-e "s#\./server --port 8080#$HELPERS/cpuburn_fp 30#" -e "s#\./server\b#$HELPERS/cpuburn_fp 30#" \
+		-e "s#/var/tmp/fr#$T/out#" -e "s#\\\$(pidof flightrec)#$SNAPREC#" \
+		-e "s#flightrec-default-\*\.frec#$FILE#" -e "s#\bFILE\b#$FILE#g" -e "s#--symdir DIR#--symdir objs#" -e 's#flamegraph.pl#cat#')
+	case "$ex" in
+	*" -p 1234"*)
+		sleep 2 & tp=$!
+		cmd=$(printf '%s\n' "$cmd" | sed "s#-p 1234#-p $tp#") ;;
+	"flightrec record "*" -- "*) ;;
+	"flightrec record "*) cmd="timeout --preserve-status -s INT 2 $cmd" ;;
+	esac
+	sh -c "$cmd" >"$T/ex.out" 2>"$T/ex.err"; rc=$?
+	[ $rc -eq 0 ] || fail "example '$ex' ($cmd) exited $rc: $(head -3 "$T/ex.err")"
+	n=$((n + 1))
+	pass "$ex"
+done <"$T/examples.txt"
+kill -0 $SNAPREC 2>/dev/null || fail "the recorder for the snapshot examples died"
+pass "$n examples ran"
+exit 0
