@@ -19,6 +19,7 @@ struct fr_event {
 	struct perf_event_attr attr; /* defaults: see fr_event__resolve */
 	char *format;                /* tracepoint format text, NUL-terminated */
 	size_t format_len;
+	char *filter;                /* tracefs filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
 };
 
 /* Default sampling frequency of software and hardware events (Hz). */

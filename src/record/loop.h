@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "src/record/control.h"
+#include "src/record/hook.h"
 #include "src/record/session.h"
 
 struct fr_loop_opts {
@@ -22,6 +23,9 @@ struct fr_loop_opts {
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
 	unsigned max_files;         /* --max-files (0: keep all) */
 	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
+	struct fr_hooks *hooks;     /* --exec-on-snapshot, or NULL */
+	const char *forward_path;   /* forward: the file, for progress */
+	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);  /* or NULL */
 };
 
 /* Run until SIGINT/SIGTERM/SIGHUP, the command's exit, or every -p target's

@@ -53,6 +53,13 @@ struct fr_record_opts {
 	uint64_t trigger_after_ns;
 	uint64_t rate_n, rate_ns;
 	uint64_t max_files;
+	const char *filters[FR_RECORD_MAX_EVENTS]; /* --filter of events[i], or NULL */
+	const char *cgroup;      /* -G: a cgroup v2 path under the cgroup2 mount */
+	bool include_self;       /* --include-self: keep the recorder's own tracepoint hits */
+	const char *exec_on_snapshot; /* --exec-on-snapshot CMD */
+	/* forward: called about every second with the bytes written so far and
+	 * the rate over the last interval, and once with done at the end; NULL */
+	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);
 	char **cmd;              /* the command after --, or NULL */
 	const char *cmdline;      /* the whole record command line, for the file */
 	int usage_err;
