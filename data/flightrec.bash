@@ -1,6 +1,12 @@
 # bash completion for flightrec(1): commands, each command's options, event
 # names for -e/--trigger (from `flightrec list` where it exists, else the
 # software events and the tracepoints in tracefs), recorder names.
+# fall-backs where the bash-completion package is not loaded
+declare -F _filedir >/dev/null ||
+	_filedir() { COMPREPLY=($(compgen -f -- "$cur")); }
+declare -F __ltrim_colon_completions >/dev/null ||
+	__ltrim_colon_completions() { :; }
+
 _flightrec_events()
 {
 	local tfs
@@ -29,7 +35,12 @@ _flightrec_options()
 _flightrec()
 {
 	local cur prev words cword cmd i
-	_init_completion -n : || return
+	if declare -F _init_completion >/dev/null; then
+		_init_completion -n : || return
+	else    # without the bash-completion package
+		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
+	fi
 	local commands="record snapshot dump report archive"
 	flightrec list --help >/dev/null 2>&1 && commands="$commands list"
 
