@@ -13,6 +13,7 @@
  *   control.h  the control socket and run directory (control.c)
  *   loop.h     the main loop: signals, clients, triggers, rotation (loop.c)
  *   child.h    the recorded command, held until recording starts (child.c)
+ *   hook.h     --exec-on-snapshot: a command per snapshot file, reaped on SIGCHLD (hook.c)
  *
  * May include: ring/, symbolize/kallsyms.h, src/file/, src/proc/, src/util.h.
  * Never: src/report/, src/cli.h or the cmd_*.c front doors. Says things to
