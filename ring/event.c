@@ -255,6 +255,7 @@ void fr_event__delete(struct fr_event *ev)
 		return;
 	free(ev->name);
 	free(ev->format);
+	free(ev->filter);
 	free(ev);
 }
 

@@ -22,6 +22,7 @@ struct fr_event {
 	size_t format_len;
 	unsigned mod_user : 1;       /* ":u" given: exclude_kernel, exclude_hv */
 	unsigned mod_kernel : 1;     /* ":k" given: exclude_user (both: ":uk") */
+	char *filter;                /* tracefs filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
 };
 
 /* Default sampling frequency of software and hardware events (Hz). */

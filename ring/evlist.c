@@ -247,36 +247,69 @@ static void setup_sideband_attr(struct fr_evlist *el, const struct fr_evlist_opt
 	el->sb_event.kind = FR_EVENT_SOFTWARE;
 }
 
-static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+/* flags: 0, or PERF_FLAG_PID_CGROUP with pid a cgroup directory's fd */
+static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, unsigned long flags)
 {
-	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC | flags);
 }
 
 /* Open with fall-backs for older kernels: no PERF_FORMAT_LOST, no build_id. */
-static int open_one(struct fr_evlist *el, struct perf_event_attr *a, pid_t pid, int cpu)
+static int open_one(struct fr_evlist *el, struct perf_event_attr *a, pid_t pid, int cpu,
+		    unsigned long flags)
 {
-	long fd = sys_perf_event_open(a, pid, cpu);
+	long fd = sys_perf_event_open(a, pid, cpu, flags);
 
 	if (fd < 0 && errno == EINVAL && a->build_id) {
 		a->build_id = 0;
-		fd = sys_perf_event_open(a, pid, cpu);
+		fd = sys_perf_event_open(a, pid, cpu, flags);
 	}
 #if HAVE_DECL_PERF_FORMAT_LOST
 	if (fd < 0 && errno == EINVAL && (a->read_format & PERF_FORMAT_LOST)) {
 		a->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 		el->read_lost = false;
-		fd = sys_perf_event_open(a, pid, cpu);
+		fd = sys_perf_event_open(a, pid, cpu, flags);
 	}
 #endif
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* Open one event for (pid, cpu) and attach it to that CPU's ring. */
-static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, pid_t pid,
-		       size_t ci, const struct fr_evlist_opts *o, struct fr_open_error *oe)
+/* A system-wide or cgroup target: its tracepoint filters are set once, by
+ * fr_evlist__set_filters, with the recorder's threads (the kernel takes one
+ * filter per fd: EEXIST after that). */
+static bool cpu_wide(const struct fr_target *t)
 {
+	return t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP;
+}
+
+/* Check event e's filter now on a throwaway fd, so that a filter the kernel
+ * rejects fails open, not fr_evlist__set_filters. */
+static int probe_filter(struct fr_evlist *el, size_t e, struct fr_open_error *oe)
+{
+	int fd = open_one(el, &el->events[e]->attr, -1, el->cpus[0], 0), err = 0;
+
+	oe->event = (int)e;
+	oe->cpu = el->cpus[0];
+	oe->op = "perf_event_open";
+	if (fd < 0)
+		return fd;
+	oe->op = "PERF_EVENT_IOC_SET_FILTER";
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, el->events[e]->filter) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Open one event for (pid, cpu) and attach it to that CPU's ring; the
+ * sample events of a cgroup target for the cgroup instead of pid. */
+static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, pid_t pid,
+		       size_t ci, const struct fr_evlist_opts *o, struct fr_open_error *oe,
+		       const struct fr_target *t)
+{
+	bool cg = ev >= 0 && t->kind == FR_TARGET_CGROUP;
 	struct cpu_rings *cr = &el->rings[ci];
 	bool sb = ev == -1, trig = ev == -2;
+	const char *filter = trig ? el->trig_filter : ev >= 0 && !cpu_wide(t) ?
+			     el->events[ev]->filter : NULL;
 	int *leader = trig ? &cr->trig_leader : sb ? &cr->sb_leader : &cr->sample_leader;
 	struct fr_ring **ring = trig ? &cr->trigger : sb ? &cr->sideband : &cr->samples;
 	int fd, err;
@@ -285,7 +318,7 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 	oe->cpu = el->cpus[ci];
 	oe->pid = pid;
 	oe->op = "perf_event_open";
-	fd = open_one(el, a, pid, el->cpus[ci]);
+	fd = open_one(el, a, cg ? t->cgroup_fd : pid, el->cpus[ci], cg ? PERF_FLAG_PID_CGROUP : 0);
 	if (fd < 0)
 		return fd;
 	err = add_fd(el, fd, ev, ci);
@@ -293,9 +326,9 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 		close(fd);
 		return err;
 	}
-	if (trig && el->trig_filter) {
+	if (filter) {
 		oe->op = "PERF_EVENT_IOC_SET_FILTER";
-		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, el->trig_filter) < 0)
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
 			return -errno;
 	}
 	if (*leader < 0) {
@@ -320,11 +353,11 @@ static int target_tids(const struct fr_target *t, pid_t **out)
 	pid_t *tids = NULL;
 	size_t n = 0;
 
-	if (t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CHILD) {
+	if (t->kind != FR_TARGET_PIDS) {
 		tids = malloc(sizeof(*tids));
 		if (!tids)
 			return -ENOMEM;
-		tids[0] = t->kind == FR_TARGET_SYSTEM ? -1 : t->pids[0];
+		tids[0] = t->kind == FR_TARGET_CHILD ? t->pids[0] : -1;
 		*out = tids;
 		return 1;
 	}
@@ -365,6 +398,7 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 			       const struct fr_evlist_opts *o)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	bool per_task = t->kind == FR_TARGET_PIDS || t->kind == FR_TARGET_CHILD;
 
 	for (size_t i = 0; i < el->nr_events; i++) {
 		struct perf_event_attr *a = &el->events[i]->attr;
@@ -376,7 +410,7 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 			a->watermark = 1;
 			a->wakeup_watermark = (uint32_t)(o->data_pages * page / 4);
 		}
-		a->inherit = t->kind != FR_TARGET_SYSTEM;
+		a->inherit = per_task;
 		a->enable_on_exec = t->kind == FR_TARGET_CHILD;
 		if (el->nr_events > 1)
 			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
@@ -384,12 +418,12 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		a->read_format |= PERF_FORMAT_LOST;
 #endif
 	}
-	el->sb_event.attr.inherit = t->kind != FR_TARGET_SYSTEM;
+	el->sb_event.attr.inherit = per_task;
 	el->sb_event.attr.enable_on_exec = t->kind == FR_TARGET_CHILD;
 	if (el->trig_event) {
 		struct perf_event_attr *a = &el->trig_event->attr;
 
-		a->inherit = t->kind != FR_TARGET_SYSTEM;
+		a->inherit = per_task;
 		a->enable_on_exec = t->kind == FR_TARGET_CHILD;
 		a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 		a->watermark = 0;
@@ -452,14 +486,17 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	el->read_lost = true;
 	setup_sideband_attr(el, o);
 	setup_sample_attrs(el, t, o);
+	for (size_t e = 0; e < el->nr_events && !err && cpu_wide(t); e++)
+		if (el->events[e]->filter)
+			err = probe_filter(el, e, oe);
 	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++) {
 		for (int k = 0; k < n && !err; k++) {
 			for (size_t e = 0; e < el->nr_events && !err; e++)
-				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe);
+				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe, t);
 			if (!err)
-				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe);
+				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe, t);
 			if (!err && el->trig_event)
-				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe);
+				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe, t);
 		}
 	}
 	free(tids);
@@ -503,6 +540,52 @@ size_t fr_evlist__sideband_pollfds(const struct fr_evlist *el, struct pollfd *fd
 		n++;
 	}
 	return n;
+}
+
+/* "(FILTER) && common_pid != T1 && ...", or NULL with neither. */
+static char *compose_filter(const char *filter, const pid_t *tids, size_t n)
+{
+	size_t len = (filter ? strlen(filter) + 8 : 1) + n * 32, off = 0;
+	char *s;
+
+	if (!filter && !n)
+		return NULL;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	if (filter)
+		off += (size_t)snprintf(s, len, "(%s)", filter);
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)snprintf(s + off, len - off, "%scommon_pid != %d",
+					off ? " && " : "", (int)tids[i]);
+	return s;
+}
+
+int fr_evlist__set_filters(struct fr_evlist *el, const pid_t *tids, size_t nr_tids, int *bad)
+{
+	for (size_t e = 0; e < el->nr_events; e++) {
+		struct fr_event *ev = el->events[e];
+		char *f;
+
+		if (ev->kind != FR_EVENT_TRACEPOINT || (!ev->filter && !nr_tids))
+			continue;
+		f = compose_filter(ev->filter, tids, nr_tids);
+		if (!f)
+			return -ENOMEM;
+		for (size_t i = 0; i < el->nr_fds; i++) {
+			if (el->fds[i].event != (int)e ||
+			    ioctl(el->fds[i].fd, PERF_EVENT_IOC_SET_FILTER, f) >= 0)
+				continue;
+			int err = -errno;
+
+			*bad = (int)e;
+			free(f);
+			return err;
+		}
+		free(f);
+	}
+	return 0;
 }
 
 int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char *filter)

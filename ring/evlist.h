@@ -19,12 +19,16 @@ enum fr_target_kind {
 	FR_TARGET_SYSTEM,  /* every online CPU, every task */
 	FR_TARGET_PIDS,    /* existing processes: every thread, inherited by children */
 	FR_TARGET_CHILD,   /* a forked child not yet exec'd: enabled on exec, inherited */
+	FR_TARGET_CGROUP,  /* every online CPU, the tasks of one cgroup (v2) */
 };
 
 struct fr_target {
 	enum fr_target_kind kind;
 	const pid_t *pids;
 	size_t nr_pids;
+	int cgroup_fd;     /* FR_TARGET_CGROUP: an O_RDONLY fd of the cgroup's directory;
+			    * the sample events get PERF_FLAG_PID_CGROUP, sideband and
+			    * trigger stay system-wide */
 };
 
 struct fr_evlist_opts {
@@ -105,6 +109,15 @@ int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps,
 /* Samples the kernel dropped on this CPU (PERF_FORMAT_LOST of the sample
  * events), 0 when the kernel does not count them. */
 int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost);
+
+/* Tracepoint filters (fr_event.filter): open sets them for pid and command
+ * targets; for system-wide and cgroup targets it only checks them (on a
+ * throwaway fd: a filter the kernel rejects fails open) and this sets them,
+ * once (the kernel takes one filter per fd): each event's own filter and,
+ * with nr_tids > 0, "common_pid != TID" for each of tids (the recorder's
+ * threads), joined with &&, on every fd of every tracepoint event. Call after
+ * open, before enable. Returns 0 or -errno; *bad the index of the event. */
+int fr_evlist__set_filters(struct fr_evlist *el, const pid_t *tids, size_t nr_tids, int *bad);
 
 /* Online CPUs from /sys/devices/system/cpu/online. Returns the count or -errno. */
 int fr_cpus__online(int **cpus);

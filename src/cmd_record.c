@@ -33,6 +33,9 @@ enum {
 	OPT_MAX_SNAPSHOTS,
 	OPT_MAX_FILES,
 	OPT_READER_CPUS,
+	OPT_FILTER,
+	OPT_INCLUDE_SELF,
+	OPT_EXEC_ON_SNAPSHOT,
 };
 
 static const struct argp_option record_options[] = {
@@ -79,6 +82,14 @@ static const struct argp_option record_options[] = {
 	  "SIGINT/SIGTERM (a recorded command's exit always writes one)", 0 },
 	{ "compression-level", 'z', "N", 0, "zstd level 1..19 (default 1)", 0 },
 	{ "quiet", 'q', NULL, 0, "no status lines", 0 },
+	{ "filter", OPT_FILTER, "EXPR", 0, "tracefs filter for the preceding -e tracepoint, e.g. "
+	  "'count == 7' (the kernel's filter syntax)", 0 },
+	{ "cgroup", 'G', "CGROUP", 0, "system-wide, only the tasks of this cgroup (v2, a path "
+	  "under its mount, e.g. system.slice/nginx.service)", 0 },
+	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
+	  "system-wide tracepoints (left out by default)", 0 },
+	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file is "
+	  "written, run /bin/sh -c CMD with the file as $1 and in $FLIGHTREC_FILE", 0 },
 	{ 0 }
 };
 
@@ -199,6 +210,17 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 			o->level = (int)v;
 		break;
 	case 'q': fr_quiet = true; break;
+	case OPT_FILTER:
+		if (!o->nr_events)
+			usage_error(st, o, "--filter", "needs a preceding -e TRACEPOINT");
+		else if (o->filters[o->nr_events - 1])
+			usage_error(st, o, "--filter", "one filter per event");
+		else
+			o->filters[o->nr_events - 1] = arg;
+		break;
+	case 'G': o->cgroup = arg; break;
+	case OPT_INCLUDE_SELF: o->include_self = true; break;
+	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
 	case ARGP_KEY_ARG:
 		/* the command and its own options: stop parsing ours */
 		o->cmd = st->argv + st->next - 1;
@@ -381,6 +403,14 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		fr_err("record", "-F and -c exclude each other");
 		return FR_EXIT_USAGE;
 	}
+	if (o->cgroup && (o->cmd || o->pids)) {
+		fr_err("-G", "cgroup targeting is system-wide: not with -p or a command");
+		return FR_EXIT_USAGE;
+	}
+	if (o->exec_on_snapshot && o->forward) {
+		fr_err("--exec-on-snapshot", "applies to --backward snapshots only");
+		return FR_EXIT_USAGE;
+	}
 	if (!o->mode_given && (o->cmd || o->pids) &&
 	    !(o->trigger || o->window_ns || o->rate_n || o->max_files))
 		o->forward = true;   /* a command or pids: the whole run, as perf keeps it */
@@ -404,6 +434,17 @@ static int validate(struct fr_record_opts *o, char *outdir)
 	return check_outdir(o->outdir, outdir);
 }
 
+/* record --forward on a terminal: one line, rewritten every second. */
+static void show_progress(uint64_t bytes, uint64_t per_sec, bool done)
+{
+	if (done) {
+		fputc('\n', stderr);
+		return;
+	}
+	fprintf(stderr, "\rflightrec: forward: %.1f MiB written, %.1f MiB/s   ",
+		(double)bytes / 1048576.0, (double)per_sec / 1048576.0);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct fr_record_opts o = { .outdir = ".", .level = 1 };
@@ -419,6 +460,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	o.outdir = outdir;
 	o.cmdline = cmdline;
+	if (o.forward && !fr_quiet && isatty(STDERR_FILENO))
+		o.progress = show_progress;
 	ret = fr_record__run(&o);
 out:
 	free(o.reader_cpus);

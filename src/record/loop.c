@@ -123,6 +123,8 @@ static void fire(struct loop *l)
 		l->status = FR_EXIT_PARTIAL;
 	} else {
 		snprintf(line, sizeof(line), "ok %s", path);
+		if (l->o->hooks)
+			fr_hooks__run(l->o->hooks, path);   /* reaped on SIGCHLD */
 	}
 	reply_all(&l->p, line);
 	if (l->o->rate_n) {
@@ -173,6 +175,7 @@ static bool handle_signal(struct loop *l, int sfd)
 {
 	struct signalfd_siginfo si;
 	struct fr_trigger tr = { .source = "sigusr2" };
+	pid_t pid;
 	int wst;
 
 	if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
@@ -187,14 +190,17 @@ static bool handle_signal(struct loop *l, int sfd)
 		trigger(l, &tr, -1);
 		return false;
 	case SIGCHLD:
-		if (l->child > 0 && waitpid(l->child, &wst, WNOHANG) == l->child) {
-			l->child = -1;
-			l->ended = true;
-			return true;
+		/* the recorded command ends the recording; --exec-on-snapshot
+		 * hooks only say how they ended */
+		while ((pid = waitpid(-1, &wst, WNOHANG)) > 0) {
+			if (l->child > 0 && pid == l->child) {
+				l->child = -1;
+				l->ended = true;
+			} else {
+				fr_hooks__reaped(l->o->hooks, pid, wst);
+			}
 		}
-		while (waitpid(-1, &wst, WNOHANG) > 0)
-			;
-		return false;
+		return l->ended;
 	default:
 		return true;
 	}
@@ -326,6 +332,21 @@ static bool targets_gone(const struct pollfd *fds, size_t from, size_t n, int *p
 	return !live;
 }
 
+/* forward on a terminal: the bytes written, about every second */
+static void progress(const struct fr_loop_opts *o, uint64_t *last_ns, uint64_t *last_bytes)
+{
+	uint64_t now = now_ns();
+	struct stat sb;
+
+	if (!o->progress || !o->forward_path || now - *last_ns < 1000000000ull ||
+	    stat(o->forward_path, &sb))
+		return;
+	o->progress((uint64_t)sb.st_size, *last_ns ? ((uint64_t)sb.st_size - *last_bytes) *
+		    1000000000ull / (now - *last_ns) : 0, false);
+	*last_ns = now;
+	*last_bytes = (uint64_t)sb.st_size;
+}
+
 /* Mark hung-up fds (their task exited) so they leave the poll set. */
 static void drop_hups(const struct pollfd *fds, size_t from, size_t n, struct pollfd *set,
 		      size_t nset)
@@ -347,6 +368,7 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	struct pollfd *fds = calloc(2 * ncpu + 2 + FR_CONTROL_MAX_CLIENTS + o->nr_pids, sizeof(*fds));
 	int *pfd = calloc(o->nr_pids + 1, sizeof(*pfd));
 	size_t npfd = 0;
+	uint64_t shown_ns = 0, shown_bytes = 0;
 
 	l.history = calloc(o->rate_n ? o->rate_n : 1, sizeof(*l.history));
 	if (!sb || !tg || !fds || !l.history || !pfd)
@@ -386,9 +408,10 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 			fr_session__drain(s);
 			break;
 		}
-		if (o->forward)
+		if (o->forward) {
 			fr_session__forward_tick(s);
-		else
+			progress(o, &shown_ns, &shown_bytes);
+		} else
 			fr_session__drain(s);
 		if (ntg)
 			drain_triggers(&l);
@@ -399,6 +422,8 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	if (l.p.active)
 		fire(&l);
 out:
+	if (shown_ns)
+		o->progress(0, 0, true);
 	if (l.refused)
 		fr_info("%llu trigger(s) refused by --max-snapshots", (unsigned long long)l.refused);
 	free(l.history);

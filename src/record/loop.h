@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "src/record/control.h"
+#include "src/record/hook.h"
 #include "src/record/session.h"
 
 struct fr_loop_opts {
@@ -21,6 +22,9 @@ struct fr_loop_opts {
 	int flush_ms;               /* forward: sideband flush period */
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
 	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
+	struct fr_hooks *hooks;     /* --exec-on-snapshot, or NULL */
+	const char *forward_path;   /* forward: the file, for progress */
+	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);  /* or NULL */
 };
 
 /* Run until SIGINT/SIGTERM/SIGHUP, the command's exit, or every -p target's

@@ -13,6 +13,7 @@
  *   control.h  the control socket and run directory (control.c)
  *   loop.h     the main loop: signals, clients, triggers, rotation (loop.c)
  *   child.h    the recorded command, held until recording starts (child.c)
+ *   hook.h     --exec-on-snapshot: a command per snapshot file, reaped on SIGCHLD (hook.c)
  *
  * May include: ring/, symbolize/kallsyms.h, src/file/, src/proc/, src/util.h.
  * Never: src/report/, src/cli.h or the cmd_*.c front doors. Says things to
@@ -57,6 +58,13 @@ struct fr_record_opts {
 	uint64_t max_files;
 	int *reader_cpus;         /* --reader-cpus (forward readers pinned there), or NULL */
 	size_t nr_reader_cpus;
+	const char *filters[FR_RECORD_MAX_EVENTS]; /* --filter of events[i], or NULL */
+	const char *cgroup;      /* -G: a cgroup v2 path under the cgroup2 mount */
+	bool include_self;       /* --include-self: keep the recorder's own tracepoint hits */
+	const char *exec_on_snapshot; /* --exec-on-snapshot CMD */
+	/* forward: called about every second with the bytes written so far and
+	 * the rate over the last interval, and once with done at the end; NULL */
+	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);
 	char **cmd;              /* the command after --, or NULL */
 	const char *cmdline;      /* the whole record command line, for the file */
 	int usage_err;

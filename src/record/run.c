@@ -5,7 +5,9 @@
 #include "config.h"
 #include "src/record/record.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "src/util.h"
 #include "src/record/child.h"
 #include "src/record/control.h"
+#include "src/record/hook.h"
 #include "src/record/loop.h"
 #include "src/record/session.h"
 
@@ -106,8 +109,76 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 		}
 		if (user_only && !ev->mod_kernel)
 			fr_event__set_user_only(ev);
+		if (o->filters[i] && ev->kind != FR_EVENT_TRACEPOINT) {
+			fr_err(o->events[i], "--filter applies to tracepoints only");
+			fr_event__delete(ev);
+			return FR_EXIT_USAGE;
+		}
+		if (o->filters[i] && !(ev->filter = strdup(o->filters[i]))) {
+			fr_event__delete(ev);
+			return FR_EXIT_ERROR;
+		}
 		if (fr_evlist__add(el, ev))
 			return FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
+/* -G: the cgroup's directory under the cgroup2 mount (/sys/fs/cgroup, or
+ * where /proc/self/mounts says cgroup2 is). Returns an exit code. */
+static int open_cgroup(const char *name, int *fd)
+{
+	char root[PATH_MAX] = "", path[PATH_MAX * 2], line[PATH_MAX + 256], mnt[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %63s", mnt, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(root, sizeof(root), "%s", mnt);
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!root[0]) {
+		fr_err("-G", "no cgroup v2 hierarchy is mounted (cgroup targeting needs cgroup2)");
+		return FR_EXIT_DENIED;
+	}
+	while (*name == '/')
+		name++;
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		fr_err(path, "-G: %s", errno == ENOENT ? "no such cgroup" : strerror(errno));
+		return errno == ENOENT || errno == ENOTDIR ? FR_EXIT_USAGE : FR_EXIT_ERROR;
+	}
+	return FR_EXIT_OK;
+}
+
+/* System-wide tracepoints leave out the recorder's own threads (perf's
+ * --exclude-perf): common_pid is a thread id, so every thread of ours, listed
+ * once they all run (the main thread, the copy or reader threads). */
+static int exclude_self(struct fr_evlist *el, bool self)
+{
+	pid_t *tids = NULL, *nt;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d = self ? NULL : opendir("/proc/self/task");
+	int err, bad = -1;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !(nt = realloc(tids, (n + 1) * sizeof(*nt))))
+			continue;
+		tids = nt;
+		tids[n++] = (pid_t)atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	err = fr_evlist__set_filters(el, tids, n, &bad);
+	free(tids);
+	if (err) {
+		fr_err(bad >= 0 ? fr_evlist__event(el, (size_t)bad)->name : "record",
+		       "PERF_EVENT_IOC_SET_FILTER (leaving out the recorder's threads): %s",
+		       strerror(-err));
+		return FR_EXIT_ERROR;
 	}
 	return FR_EXIT_OK;
 }
@@ -124,6 +195,11 @@ static int report_open_error(const struct fr_evlist *el, const struct fr_open_er
 		return FR_EXIT_ERROR;
 	}
 
+	if (oe->event >= 0 && !strcmp(oe->op, "PERF_EVENT_IOC_SET_FILTER")) {
+		fr_err(what, "--filter '%s' refused by the kernel: %s", fr_evlist__event(el,
+		       (size_t)oe->event)->filter, strerror(err));
+		return FR_EXIT_USAGE;
+	}
 	if (err == EOPNOTSUPP && oe->event >= 0 &&
 	    fr_evlist__event(el, (size_t)oe->event)->kind == FR_EVENT_HARDWARE) {
 		fr_err(what, "not supported: no hardware PMU on this machine (use a software event "
@@ -249,7 +325,7 @@ static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pag
 	o->data_pages = data;
 }
 
-static void final_snapshot(struct fr_session *s, bool ended, int *status)
+static void final_snapshot(struct fr_session *s, bool ended, int *status, struct fr_hooks *h)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
 	char path[PATH_MAX];
@@ -257,8 +333,12 @@ static void final_snapshot(struct fr_session *s, bool ended, int *status)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (fr_record_snapshot_now(s, &tr, path, sizeof(path)))
+	int err = fr_record_snapshot_now(s, &tr, path, sizeof(path));
+
+	if (err)
 		*status = FR_EXIT_PARTIAL;
+	if (err >= 0 && h)
+		fr_hooks__run(h, path);
 }
 
 static int finish_forward(struct fr_session *s, int status)
@@ -288,10 +368,9 @@ static void describe_target(struct fr_record_opts *o, char *desc, size_t len)
 /* Start recording: control socket, enable (or the child's exec), forward
  * threads. Returns an exit code. */
 static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_control **ctl,
-		 const struct fr_target *t, struct fr_child *ch, const char *desc)
+		 const struct fr_target *t, struct fr_child *ch, const char *desc, char *path)
 {
 	struct fr_evlist *el = fr_session__evlist(s);
-	char path[PATH_MAX];
 	pid_t other = 0;
 	int err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
 
@@ -303,10 +382,13 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
-	if (o->forward && (err = fr_session__forward_start(s, path, sizeof(path)))) {
+	if (o->forward && (err = fr_session__forward_start(s, path, PATH_MAX))) {
 		fr_err("forward", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
+	if ((t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP) &&
+	    (err = exclude_self(el, o->include_self)))
+		return err;
 	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
 		fr_err("record", "enable: %s", strerror(-err));
 		return FR_EXIT_ERROR;
@@ -336,6 +418,8 @@ int fr_record__run(struct fr_record_opts *op)
 	struct fr_session_opts so = { .zstd_level = 1, .sb_cap = SB_CAP, .flush_ms = FLUSH_MS };
 	struct fr_loop_opts lo = { .sfd = -1, .child = -1, .flush_ms = FLUSH_MS };
 	struct fr_child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct fr_hooks *hooks = NULL;
+	char fwd_path[PATH_MAX] = "";
 	struct fr_session *s = NULL;
 	struct fr_control *ctl = NULL;
 	struct fr_open_error oe;
@@ -385,6 +469,17 @@ int fr_record__run(struct fr_record_opts *op)
 		t.kind = FR_TARGET_PIDS;
 		t.pids = pids;
 		t.nr_pids = nr_pids;
+	} else if (o.cgroup) {
+		t.kind = FR_TARGET_CGROUP;
+		t.cgroup_fd = -1;
+		ret = open_cgroup(o.cgroup, &t.cgroup_fd);
+		if (ret)
+			goto out;
+		snprintf(desc, sizeof(desc), "cgroup %s", o.cgroup);
+	}
+	if (o.exec_on_snapshot && !(hooks = fr_hooks__new(o.exec_on_snapshot))) {
+		ret = FR_EXIT_ERROR;
+		goto out;
 	}
 	pages_given = o.data_pages != 0;
 	if (!o.data_pages)
@@ -426,7 +521,7 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	if (t.kind != FR_TARGET_CHILD)
 		fr_session__synthesize(s, t.kind == FR_TARGET_PIDS ? pids : NULL, nr_pids);
-	ret = start(&o, s, &ctl, &t, &ch, desc);
+	ret = start(&o, s, &ctl, &t, &ch, desc, fwd_path);
 	if (ret)
 		goto out;
 	fr_session__load_ksyms(s);   /* recording already runs: no event is missed meanwhile */
@@ -439,6 +534,9 @@ int fr_record__run(struct fr_record_opts *op)
 	lo.rate_n = o.rate_n;
 	lo.rate_ns = o.rate_ns;
 	lo.trigger_after_ns = o.trigger_after_ns;
+	lo.hooks = hooks;
+	lo.forward_path = fwd_path;
+	lo.progress = o.progress;
 	ret = fr_record_loop(s, ctl, &lo, &ended);
 	if (ended)
 		ch.pid = -1;   /* reaped by the loop */
@@ -446,7 +544,8 @@ int fr_record__run(struct fr_record_opts *op)
 	if (o.forward)
 		ret = finish_forward(s, ret);
 	else if (ended || !o.no_final)
-		final_snapshot(s, ended, &ret);
+		final_snapshot(s, ended, &ret, hooks);
+	fr_hooks__wait(hooks, 10000);
 out:
 	if (ch.pid > 0) {
 		kill(ch.pid, SIGTERM);
@@ -467,5 +566,8 @@ out:
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	free(pids);
+	fr_hooks__delete(hooks);
+	if (t.kind == FR_TARGET_CGROUP && t.cgroup_fd >= 0)
+		close(t.cgroup_fd);
 	return ret;
 }

@@ -34,12 +34,21 @@ mkdir -p objs
 record_bg web -a --backward -g -e cpu-clock -F 99 -o "$T/out" --no-final-snapshot
 SNAPREC=$RECPID
 
+# -G names a cgroup of the README's machine: here, a fresh one
+CG=""
+cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+if [ -n "$cg2" ] && mkdir "$cg2/frexample-$$" 2>/dev/null; then
+	CG=frexample-$$
+	trap 'rmdir "$cg2/$CG" 2>/dev/null; cleanup' EXIT
+fi
 n=0
 while IFS= read -r ex; do
+	case "$ex" in *" -G "*) [ -n "$CG" ] || { echo "skipped (no cgroup v2 here): $ex"; continue; } ;; esac
 	cmd=$(printf '%s\n' "$ex" | sed -e "s#^flightrec #\"$F\" #" -e "s#| flightrec #| \"$F\" #" \
 		-e "s#\./server --port 8080#$HELPERS/cpuburn_fp 30#" -e "s#\./server\b#$HELPERS/cpuburn_fp 30#" \
 		-e "s#/var/tmp/fr#$T/out#" -e "s#\\\$(pidof flightrec)#$SNAPREC#" \
-		-e "s#flightrec-default-\*\.frec#$FILE#" -e "s#\bFILE\b#$FILE#g" -e "s#--symdir DIR#--symdir objs#" -e 's#flamegraph.pl#cat#')
+		-e "s#flightrec-default-\*\.frec#$FILE#" -e "s#\bFILE\b#$FILE#g" -e "s#--symdir DIR#--symdir objs#" -e 's#flamegraph.pl#cat#' \
+		-e "s#-G system.slice/nginx.service#-G $CG#")
 	case "$ex" in
 	*" -p 1234"*)
 		sleep 2 & tp=$!
