@@ -1,6 +1,6 @@
-/* src/file_read.c: the flightrec file reader (doc/format.md): checks the header,
- * indexes the chunks (decoding meta, events and stats), and merges the record
- * streams by time with one decoded chunk per stream in memory.
+/* src/file/read.c: the flightrec file reader (doc/format.md): checks the
+ * header, indexes the chunks (decoding meta, events, stats and blobs) and
+ * keeps the log of damage it skipped. The merge by time is merge.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,77 +17,9 @@
 #include "src/util.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
+#include "src/file/reader.h"
 
-struct chunk_ref {
-	uint64_t off;           /* of the zstd frame */
-	uint64_t comp, raw;
-	uint64_t no;            /* chunk number in the file */
-	bool damaged;           /* already recorded as damage */
-};
-
-/* Decoded bytes the merge may hold at once (one chunk per stream): at most
- * MERGE_MEM_MIN, or MERGE_MEM_RATIO times the file size (doc/format.md §6). */
-#define MERGE_MEM_MIN (16u << 20)
-#define MERGE_MEM_RATIO 64u
-#define NR_STREAM_SLOTS (2 * ((size_t)FR_CPU_MAX + 1))
-
-struct stream {
-	uint32_t cpu, kind;
-	uint64_t max_raw;           /* of its chunks */
-	struct chunk_ref *chunks;   /* file order */
-	size_t nr_chunks, cap;
-	/* merge state */
-	size_t next;                /* next chunk to decode */
-	uint8_t *buf;               /* the decoded chunk */
-	size_t buf_cap, pos, end;   /* next record at buf + pos */
-	uint64_t last_time;         /* merge key of records without time */
-	uint64_t key;
-	struct fr_rec rec;          /* the head record */
-};
-
-struct meta_kv {
-	char *key, *value;
-};
-
-struct blob_ref {
-	uint32_t kind;
-	struct chunk_ref ref;
-};
-
-struct damage_log {
-	struct fr_damage *v;
-	size_t nr, cap;
-	uint64_t total;
-};
-
-struct fr_reader {
-	struct blob_ref *blobs;
-	size_t nr_blobs, cap_blobs;
-	int fd;
-	uint64_t size;
-	bool truncated;
-	ZSTD_DCtx *dctx;
-	uint8_t *cbuf;
-	size_t cbuf_cap;
-	struct meta_kv *meta;
-	size_t nr_meta;
-	struct fr_file_event *events;
-	size_t nr_events;
-	struct fr_cpu_stat *stats;
-	size_t nr_stats;
-	struct stream *streams;
-	size_t nr_streams;
-	const struct fr_file_event *sideband_ev, *sample_ev;  /* sample_ev: the only one */
-	struct fr_idmap *ids;       /* kernel id -> index into events */
-	int32_t *stream_slot;       /* NR_STREAM_SLOTS: index into streams + 1, 0 = none */
-	uint8_t *index_seen;        /* FR_EVENT_INDEX_MAX / 8: event indexes taken */
-	uint64_t merge_mem, merge_budget;
-	struct damage_log damage;
-	const char *why;            /* why the last decode_chunk failed */
-	uint64_t steps;
-};
-
-static void note_damage(struct fr_reader *r, struct chunk_ref *ref, uint16_t type, uint32_t kind,
+void fr_reader_note_damage(struct fr_reader *r, struct chunk_ref *ref, uint16_t type, uint32_t kind,
 			uint32_t cpu, const char *why, const char *action)
 {
 	struct fr_damage *d;
@@ -158,7 +90,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 
 /* Read one chunk's frame and decode it into dst (ref->raw bytes). The frame
  * must be exactly one zstd frame with a content checksum and content size. */
-static int decode_chunk(struct fr_reader *r, const struct chunk_ref *ref, void *dst)
+int fr_reader_decode_chunk(struct fr_reader *r, const struct chunk_ref *ref, void *dst)
 {
 	size_t got;
 	int err;
@@ -374,7 +306,7 @@ static int read_small_chunk(struct fr_reader *r, struct caps *caps, uint16_t typ
 
 	if (!buf)
 		return -ENOMEM;
-	err = decode_chunk(r, ref, buf);
+	err = fr_reader_decode_chunk(r, ref, buf);
 	if (err)
 		goto out;
 	buf[ref->raw] = '\0';
@@ -439,7 +371,7 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
 		return -ENOMEM;
 	if (ref->raw > s->max_raw) {
 		if (r->merge_mem + (ref->raw - s->max_raw) > r->merge_budget) {
-			note_damage(r, &bad, FR_CHUNK_RECORDS, ch->kind, ch->stream,
+			fr_reader_note_damage(r, &bad, FR_CHUNK_RECORDS, ch->kind, ch->stream,
 				    "decoded size out of proportion to the file size", "skipped");
 			return 0;
 		}
@@ -459,10 +391,10 @@ static int add_blob(struct fr_reader *r, uint32_t kind, struct chunk_ref *ref)
 
 	if (!buf)
 		return -ENOMEM;
-	err = decode_chunk(r, ref, buf);
+	err = fr_reader_decode_chunk(r, ref, buf);
 	free(buf);
 	if (err == -EBADMSG) {
-		note_damage(r, ref, FR_CHUNK_BLOB, kind, 0, r->why, "skipped");
+		fr_reader_note_damage(r, ref, FR_CHUNK_BLOB, kind, 0, r->why, "skipped");
 		return 0;
 	}
 	if (err || fr_grow(&r->blobs, &r->cap_blobs, r->nr_blobs + 1, sizeof(*r->blobs), 4))
@@ -518,7 +450,7 @@ void fr_reader__blob_damaged(struct fr_reader *r, uint32_t kind, size_t i, const
 	struct blob_ref *b = find_blob(r, kind, i);
 
 	if (b)
-		note_damage(r, &b->ref, FR_CHUNK_BLOB, kind, 0, why, "skipped");
+		fr_reader_note_damage(r, &b->ref, FR_CHUNK_BLOB, kind, 0, why, "skipped");
 }
 
 int fr_reader__blob(struct fr_reader *r, uint32_t kind, size_t i, void **data, size_t *len)
@@ -532,9 +464,9 @@ int fr_reader__blob(struct fr_reader *r, uint32_t kind, size_t i, void **data, s
 		buf = malloc(b->ref.raw + 1);
 		if (!buf)
 			return -ENOMEM;
-		err = decode_chunk(r, &b->ref, buf);
+		err = fr_reader_decode_chunk(r, &b->ref, buf);
 		if (err) {  /* it was good at open: the file changed since */
-			note_damage(r, &b->ref, FR_CHUNK_BLOB, kind, 0, r->why, "skipped");
+			fr_reader_note_damage(r, &b->ref, FR_CHUNK_BLOB, kind, 0, r->why, "skipped");
 			free(buf);
 			return err;
 		}
@@ -565,7 +497,7 @@ static int scan_chunks(struct fr_reader *r)
 		ref = (struct chunk_ref){ off + FR_CHUNK_HDR_SIZE, ch.comp_size, ch.raw_size, nr,
 					  false };
 		if (!chunk_header_ok(&ch)) {
-			note_damage(r, &ref, 0, 0, 0, "bad chunk header",
+			fr_reader_note_damage(r, &ref, 0, 0, 0, "bad chunk header",
 				    "the rest of the file is unread");
 			break;
 		}
@@ -574,18 +506,18 @@ static int scan_chunks(struct fr_reader *r)
 		if (ch.type == FR_CHUNK_RECORDS)
 			err = add_records_chunk(r, &caps, &ch, &ref);
 		else if (ch.type == FR_CHUNK_BLOB && ch.kind > FR_BLOB_VDSO)
-			note_damage(r, &ref, FR_CHUNK_BLOB, ch.kind, 0, "unknown blob kind", "skipped");
+			fr_reader_note_damage(r, &ref, FR_CHUNK_BLOB, ch.kind, 0, "unknown blob kind", "skipped");
 		else if (ch.type == FR_CHUNK_BLOB)
 			err = add_blob(r, ch.kind, &ref);
 		else
 			err = read_small_chunk(r, &caps, ch.type, &ref, nr);
 		if (err == -EEXIST || err == -ERANGE) {
-			note_damage(r, &ref, ch.type, 0, 0, err == -EEXIST ? "duplicate event index"
+			fr_reader_note_damage(r, &ref, ch.type, 0, 0, err == -EEXIST ? "duplicate event index"
 					    : "event index out of range", "skipped");
 			err = 0;
 		}
 		if (err == -EBADMSG)
-			note_damage(r, &ref, ch.type, 0, 0, r->why ? r->why : "malformed payload",
+			fr_reader_note_damage(r, &ref, ch.type, 0, 0, r->why ? r->why : "malformed payload",
 				    "the rest of the file is unread");
 		if (err) {
 			r->truncated = err != 1;
@@ -780,194 +712,4 @@ size_t fr_reader__nr_cpu_stats(const struct fr_reader *r)
 const struct fr_cpu_stat *fr_reader__cpu_stat(const struct fr_reader *r, size_t i)
 {
 	return i < r->nr_stats ? &r->stats[i] : NULL;
-}
-
-/* ---- the merge ---- */
-
-static const struct fr_file_event *record_event(const struct fr_reader *r,
-						const struct stream *s,
-						const struct perf_event_header *h)
-{
-	const struct fr_file_event *ev;
-	size_t i;
-
-	if (s->kind == FR_STREAM_SIDEBAND && r->sideband_ev)
-		return r->sideband_ev;
-	if (s->kind == FR_STREAM_SAMPLES && r->sample_ev)
-		return r->sample_ev;
-	if (fr_idmap__find(r->ids, h, PERF_SAMPLE_IDENTIFIER, &i))
-		return NULL;
-	ev = &r->events[i];
-	return ev->attr.sample_type & PERF_SAMPLE_IDENTIFIER ? ev : NULL;
-}
-
-static bool record_time(const struct fr_file_event *ev, const struct perf_event_header *h,
-			uint64_t *t)
-{
-	if (!ev)
-		return false;
-	if (h->type != PERF_RECORD_SAMPLE && (h->type >= PERF_RECORD_MAX || !ev->attr.sample_id_all))
-		return false;
-	return fr_record__time(h, ev->attr.sample_type, t) == 0;
-}
-
-/* Decode a stream's chunk and check every record before any is delivered. */
-static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_ref *ref)
-{
-	uint64_t nr = 0, nr_records;
-	size_t off;
-	int err;
-
-	if (ref->raw > s->buf_cap) {
-		uint8_t *p = realloc(s->buf, ref->raw);
-
-		if (!p)
-			return -ENOMEM;
-		s->buf = p;
-		s->buf_cap = ref->raw;
-	}
-	err = decode_chunk(r, ref, s->buf);
-	if (err)
-		return err;
-	r->why = "malformed records";
-	if (fr_get32(s->buf) != s->cpu || fr_get32(s->buf + 4) != s->kind)
-		return -EBADMSG;
-	nr_records = fr_get64(s->buf + 8);
-	for (off = FR_RECORDS_HDR_SIZE; off < ref->raw; nr++) {
-		struct perf_event_header h;
-
-		if (ref->raw - off < sizeof(h))
-			return -EBADMSG;
-		memcpy(&h, s->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > ref->raw - off)
-			return -EBADMSG;
-		off += h.size;
-	}
-	if (nr != nr_records)
-		return -EBADMSG;
-	s->pos = FR_RECORDS_HDR_SIZE;
-	s->end = ref->raw;
-	return 0;
-}
-
-/* Make the stream's next record its head: 1, 0 at its end, -errno when its
- * next chunk is bad (the stream ends there). */
-static int stream_next(struct fr_reader *r, struct stream *s)
-{
-	const struct perf_event_header *h;
-	uint64_t t;
-	int err;
-
-	while (s->pos >= s->end) {
-		err = s->next < s->nr_chunks ? load_chunk(r, s, &s->chunks[s->next++]) : 1;
-		if (err == -EBADMSG)
-			note_damage(r, &s->chunks[s->next - 1], FR_CHUNK_RECORDS, s->kind, s->cpu,
-				    r->why, "its stream ends here");
-		if (err) {  /* the end of the stream, or a bad chunk ends it */
-			free(s->buf);
-			s->buf = NULL;
-			s->buf_cap = s->pos = s->end = 0;
-			s->next = s->nr_chunks;
-			return err < 0 ? err : 0;
-		}
-	}
-	h = (const struct perf_event_header *)(s->buf + s->pos);
-	s->pos += h->size;
-	s->rec.h = h;
-	s->rec.event = record_event(r, s, h);
-	s->rec.time = 0;
-	if (record_time(s->rec.event, h, &t)) {
-		s->rec.time = t;
-		s->last_time = t;
-	}
-	s->key = s->last_time;
-	return 1;
-}
-
-/* Ties: sideband before samples, then lower CPU, FR_CPU_NONE lowest. */
-static bool before(const struct stream *a, const struct stream *b)
-{
-	uint64_t ca = a->cpu == FR_CPU_NONE ? 0 : (uint64_t)a->cpu + 1;
-	uint64_t cb = b->cpu == FR_CPU_NONE ? 0 : (uint64_t)b->cpu + 1;
-
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (a->kind != b->kind)
-		return a->kind == FR_STREAM_SIDEBAND;
-	return ca < cb;
-}
-
-static void sift_down(struct stream **heap, size_t n, size_t i)
-{
-	for (;;) {
-		size_t m = i, l = 2 * i + 1, rt = 2 * i + 2;
-		struct stream *tmp;
-
-		if (l < n && before(heap[l], heap[m]))
-			m = l;
-		if (rt < n && before(heap[rt], heap[m]))
-			m = rt;
-		if (m == i)
-			return;
-		tmp = heap[i];
-		heap[i] = heap[m];
-		heap[m] = tmp;
-		i = m;
-	}
-}
-
-/* Position every stream on its first record; returns the heap size. */
-static size_t merge_start(struct fr_reader *r, struct stream **heap, int *err)
-{
-	size_t i, n = 0;
-	int rc;
-
-	for (i = 0; i < r->nr_streams; i++) {
-		struct stream *s = &r->streams[i];
-
-		s->next = s->pos = s->end = 0;
-		s->last_time = 0;
-		s->rec.cpu = s->cpu;
-		s->rec.kind = (enum fr_stream_kind)s->kind;
-		rc = stream_next(r, s);
-		if (rc > 0)
-			heap[n++] = s;
-		else if (rc < 0 && !*err)
-			*err = rc;
-	}
-	for (i = n / 2; i-- > 0;)
-		sift_down(heap, n, i);
-	return n;
-}
-
-int fr_reader__for_each(struct fr_reader *r, fr_rec_cb cb, void *ctx)
-{
-	struct stream **heap = calloc(r->nr_streams + 1, sizeof(*heap));
-	int err = 0, ret = 0, rc;
-	size_t n, i;
-
-	if (!heap)
-		return -ENOMEM;
-	n = merge_start(r, heap, &err);
-	while (n) {
-		ret = cb(ctx, &heap[0]->rec);
-		if (ret)
-			goto out;
-		rc = stream_next(r, heap[0]);
-		if (rc < 0 && !err)
-			err = rc;
-		if (rc <= 0)
-			heap[0] = heap[--n];
-		sift_down(heap, n, 0);
-	}
-out:
-	for (i = 0; i < r->nr_streams; i++) {
-		free(r->streams[i].buf);
-		r->streams[i].buf = NULL;
-		r->streams[i].buf_cap = 0;
-	}
-	free(heap);
-	if (err == -EBADMSG)
-		r->truncated = true;
-	return ret ? ret : err;
 }

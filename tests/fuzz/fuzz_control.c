@@ -11,8 +11,14 @@
 #include <string.h>
 
 #include "src/record/control.h"
+#include "tests/fuzz/fuzz.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
