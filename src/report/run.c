@@ -247,9 +247,30 @@ static int print_text(struct report *rp, const char *path)
 	return err;
 }
 
+/* What the text histogram reads of a frame: source lines only for the
+ * srcline key, inline frames only for srcline and call paths (the leaf's
+ * function is the one the inline instances are in). Lines and inline
+ * instances come from DWARF, often a separate compressed debug file: a report
+ * that shows neither never opens it (names come from the symbol table). */
+static const struct fr_symbolizer_opts *text_sym_opts(const struct fr_report_opts *o,
+						      struct fr_symbolizer_opts *so)
+{
+	bool srcline = false;
+
+	if (o->fmt != FMT_TEXT)
+		return &o->sym;
+	for (int k = 0; k < o->hist.nr_keys; k++)
+		srcline |= o->hist.keys[k] == FR_KEY_SRCLINE;
+	*so = o->sym;
+	so->no_srcline |= !srcline;
+	so->no_inline |= !srcline && !o->hist.callchains;
+	return so;
+}
+
 static int setup(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
+	struct fr_symbolizer_opts so;
 	int err;
 
 	rp->nr_events = fr_reader__nr_events(rp->rd);
@@ -264,14 +285,14 @@ static int setup(struct report *rp)
 		if (e->format && e->format_len)
 			fr_tpdecode__add(rp->tp, e->name, e->format, e->format_len);
 	}
-	err = fr_resolver__new(rp->rd, &o->sym, &rp->res);
-	if (err)
-		return err;
 	rp->need_stack = o->fmt != FMT_TEXT || o->hist.callchains;
 	for (int k = 0; k < o->hist.nr_keys; k++)
 		if (o->hist.keys[k] == FR_KEY_DSO || o->hist.keys[k] == FR_KEY_SYM ||
 		    o->hist.keys[k] == FR_KEY_SRCLINE)
 			rp->need_stack = true;
+	err = fr_resolver__new(rp->rd, text_sym_opts(o, &so), &rp->res);
+	if (err)
+		return err;
 	if (o->fmt == FMT_FOLDED)
 		return fr_folded__new(o->hist.period, &rp->folded);
 	if (o->fmt == FMT_JSON)
