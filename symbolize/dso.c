@@ -583,7 +583,8 @@ static int fsyms_find(const struct fsyms *t, uint64_t pc, const struct fsym **ou
 	return 1;
 }
 
-static bool has_sizeless_at(const struct fsyms *t, uint64_t pc)
+/* The first sizeless symbol of t at or above pc (index into t->sizeless). */
+static size_t sizeless_from(const struct fsyms *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->nr_sizeless;
 
@@ -595,7 +596,41 @@ static bool has_sizeless_at(const struct fsyms *t, uint64_t pc)
 		else
 			hi = mid;
 	}
-	return lo < t->nr_sizeless && t->sizeless[lo] == pc;
+	return lo;
+}
+
+static bool has_sizeless_at(const struct fsyms *t, uint64_t pc)
+{
+	size_t i = sizeless_from(t, pc);
+
+	return i < t->nr_sizeless && t->sizeless[i] == pc;
+}
+
+/* The largest end of the sized symbols of t at or below pc (0: none). */
+static uint64_t maxend_below(const struct fsyms *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].value <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? t->v[lo - 1].maxend : 0;
+}
+
+/* No sized symbol covers pc: libdwfl then takes a sizeless one at or above
+ * the end of every sized symbol below pc, if there is one. */
+static bool no_symbol(const struct fsyms *g, const struct fsyms *l, uint64_t pc)
+{
+	uint64_t a = maxend_below(g, pc), b = maxend_below(l, pc), from = a > b ? a : b;
+	size_t i = sizeless_from(g, from), j = sizeless_from(l, from);
+
+	return !(i < g->nr_sizeless && g->sizeless[i] <= pc) &&
+	       !(j < l->nr_sizeless && l->sizeless[j] <= pc);
 }
 
 /* dwfl_module_addrinfo's answer (name, offset, symbol), faster. */
@@ -614,6 +649,11 @@ static const char *addr_sym(struct fr_dso *d, uint64_t pc, GElf_Off *off, GElf_S
 			*off = pc - f->value;
 			*sym = f->sym;
 			return f->name;
+		}
+		if (!r && no_symbol(&d->globals, &d->locals, pc)) {
+			*off = 0;
+			memset(sym, 0, sizeof(*sym));
+			return NULL;
 		}
 	}
 	return dwfl_module_addrinfo(d->mod, pc, off, sym, NULL, NULL, NULL);

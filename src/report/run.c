@@ -293,6 +293,9 @@ static int setup(struct report *rp)
 	err = fr_resolver__new(rp->rd, text_sym_opts(o, &so), &rp->res);
 	if (err)
 		return err;
+	/* the histogram without call paths keys on the sample's own frames */
+	fr_resolver__leaf_only(rp->res, o->fmt == FMT_TEXT && !o->hist.callchains &&
+			       !o->hist.children);
 	if (o->fmt == FMT_FOLDED)
 		return fr_folded__new(o->hist.period, &rp->folded);
 	if (o->fmt == FMT_JSON)
