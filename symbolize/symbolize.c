@@ -49,6 +49,8 @@ struct dso_state {
 	uint8_t build_id_size;
 	struct cslot *slots;
 	size_t cap, nused;
+	uint64_t bias_start, bias_pgoff, bias;   /* the last mapping's load bias */
+	bool has_bias;
 };
 
 struct fr_symbolizer {
@@ -215,10 +217,13 @@ const struct fr_sym *fr_symbolizer__unknown(struct fr_symbolizer *s, bool kernel
 static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps *m,
 				   uint32_t idx)
 {
-	const struct fr_dso_id *id = fr_maps__dso(m, idx);
+	const struct fr_dso_id *id;
 	struct dso_state *d;
 	const char *slash;
 
+	if (idx < s->nr_dsos && s->dsos[idx].tried)
+		return &s->dsos[idx];
+	id = fr_maps__dso(m, idx);
 	if (!id)
 		return NULL;
 	if (idx >= s->nr_dsos) {
@@ -422,7 +427,13 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 			? intern_sym(s, s->unk_user->name, d->name, d->short_name, false, false, true)
 			: unknown_at(s, d, off - (ret ? 1 : 0)), addr, off);
 	}
-	vaddr = addr - fr_dso__bias(d->dso, mp);
+	if (!d->has_bias || d->bias_start != mp->start || d->bias_pgoff != mp->pgoff) {
+		d->bias = fr_dso__bias(d->dso, mp);   /* a function of start and pgoff */
+		d->bias_start = mp->start;
+		d->bias_pgoff = mp->pgoff;
+		d->has_bias = true;
+	}
+	vaddr = addr - d->bias;
 	sl = resolve_cached(s, d, vaddr - (ret ? 1 : 0));
 	if (!sl)
 		return -ENOMEM;
