@@ -21,6 +21,22 @@ struct plt_entry {
 	char *name;                /* "memcmp@plt" */
 };
 
+/* A symbol libdwfl's address lookup would consider, with a size. */
+struct fsym {
+	uint64_t value, end;       /* [value, end) */
+	uint64_t maxend;           /* the largest end of this and every lower entry */
+	const char *name;
+	GElf_Sym sym;
+	int ndx;                   /* index in libdwfl's symbol table */
+};
+
+struct fsyms {                 /* sorted by value */
+	struct fsym *v;
+	size_t n;
+	uint64_t *sizeless;        /* values of symbols without a size, sorted */
+	size_t nr_sizeless;
+};
+
 struct fr_dso {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -30,6 +46,8 @@ struct fr_dso {
 	struct plt_entry *plt;     /* sorted by address */
 	size_t nr_plt;
 	uint64_t plt_entsize;
+	bool syms_read, syms_slow;  /* syms_slow: always ask libdwfl */
+	struct fsyms globals, locals;
 };
 
 static char *debuginfo_path;   /* NULL: libdw's default search path */
@@ -50,6 +68,10 @@ void fr_dso__delete(struct fr_dso *d)
 	for (size_t i = 0; i < d->nr_plt; i++)
 		free(d->plt[i].name);
 	free(d->plt);
+	free(d->globals.v);
+	free(d->globals.sizeless);
+	free(d->locals.v);
+	free(d->locals.sizeless);
 	free(d->img.load);
 	free(d);
 }
@@ -394,12 +416,255 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, uint32_t
 		*line = v > UINT32_MAX ? 0 : (uint32_t)v;
 }
 
+/* ---- symbol lookup ----
+ * dwfl_module_addrinfo scans the whole symbol table on every call (libdw
+ * 0.188), which costs milliseconds per address in a library with 100000
+ * symbols. The same answer from sorted tables: libdwfl takes, among the
+ * global symbols with a size that cover the address (in table order), the
+ * closest, then the better binding, then the smaller; among the local ones
+ * only if no global covers it. Everything else (no sized symbol covers the
+ * address, a sizeless global symbol exactly at it, values libdwfl adjusts)
+ * still goes to libdwfl, so the answers are the same. */
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int fsyms_add(struct fsyms *t, size_t *cap, size_t *scap, const struct fsym *f)
+{
+	if (f->end == f->value) {
+		if (t->nr_sizeless == *scap) {
+			size_t nc = *scap ? *scap * 2 : 256;
+			uint64_t *n = realloc(t->sizeless, nc * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			t->sizeless = n;
+			*scap = nc;
+		}
+		t->sizeless[t->nr_sizeless++] = f->value;
+		return 0;
+	}
+	if (t->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		struct fsym *n = realloc(t->v, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->v = n;
+		*cap = nc;
+	}
+	t->v[t->n++] = *f;
+	return 0;
+}
+
+static void fsyms_sort(struct fsyms *t)
+{
+	uint64_t maxend = 0;
+
+	qsort(t->v, t->n, sizeof(*t->v), cmp_fsym);
+	qsort(t->sizeless, t->nr_sizeless, sizeof(*t->sizeless), cmp_u64);
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].end > maxend)
+			maxend = t->v[i].end;
+		t->v[i].maxend = maxend;
+	}
+}
+
+static void read_syms(struct fr_dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	int first = dwfl_module_getsymtab_first_global(d->mod);
+	size_t gcap = 0, gscap = 0, lcap = 0, lscap = 0;
+
+	d->syms_read = true;
+	d->syms_slow = true;
+	if (n < 0 || first < 0)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &value, &shndx, &elf,
+							   &bias);
+		bool global = i >= (first == 0 ? 1 : first);
+		struct fsym f;
+		int type;
+
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
+		if (value != sym.st_value || value + sym.st_size < value)
+			return;   /* adjusted values (function descriptors, bias): libdwfl */
+		f = (struct fsym){ value, value + sym.st_size, 0, name, sym, i };
+		if (fsyms_add(global ? &d->globals : &d->locals, global ? &gcap : &lcap,
+			      global ? &gscap : &lscap, &f))
+			return;
+	}
+	fsyms_sort(&d->globals);
+	fsyms_sort(&d->locals);
+	d->syms_slow = false;
+}
+
+static int binding_value(const GElf_Sym *s)
+{
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+/* libdwfl's rule when a symbol with a size covering pc is met after best. */
+static bool better(const struct fsym *best, const struct fsym *f)
+{
+	int bb = binding_value(&best->sym), bf = binding_value(&f->sym);
+
+	if (best->value < f->value || bb < bf)
+		return true;
+	return best->value == f->value &&
+	       ((best->sym.st_size > f->sym.st_size && bb <= bf) ||
+		(best->sym.st_size >= f->sym.st_size && bb < bf));
+}
+
+/* libdwfl's choice among the sized symbols of t that cover pc: 1 (*out), 0
+ * none, -1 too many to sort here (ask libdwfl). */
+static int fsyms_find(const struct fsyms *t, uint64_t pc, const struct fsym **out)
+{
+	const struct fsym *cover[16];
+	size_t lo = 0, hi = t->n, n = 0;
+
+	while (lo < hi) {   /* the first entry above pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].value <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && t->v[i].maxend > pc;) {
+		if (pc >= t->v[i].end)
+			continue;
+		if (n == sizeof(cover) / sizeof(cover[0]))
+			return -1;
+		cover[n++] = &t->v[i];
+	}
+	if (!n)
+		return 0;
+	/* in table order, as libdwfl meets them (few: insertion sort) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cover[j - 1]->ndx > cover[j]->ndx; j--) {
+			const struct fsym *x = cover[j];
+
+			cover[j] = cover[j - 1];
+			cover[j - 1] = x;
+		}
+	*out = cover[0];
+	for (size_t i = 1; i < n; i++)
+		if (better(*out, cover[i]))
+			*out = cover[i];
+	return 1;
+}
+
+/* The first sizeless symbol of t at or above pc (index into t->sizeless). */
+static size_t sizeless_from(const struct fsyms *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->nr_sizeless;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->sizeless[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool has_sizeless_at(const struct fsyms *t, uint64_t pc)
+{
+	size_t i = sizeless_from(t, pc);
+
+	return i < t->nr_sizeless && t->sizeless[i] == pc;
+}
+
+/* The largest end of the sized symbols of t at or below pc (0: none). */
+static uint64_t maxend_below(const struct fsyms *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].value <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? t->v[lo - 1].maxend : 0;
+}
+
+/* No sized symbol covers pc: libdwfl then takes a sizeless one at or above
+ * the end of every sized symbol below pc, if there is one. */
+static bool no_symbol(const struct fsyms *g, const struct fsyms *l, uint64_t pc)
+{
+	uint64_t a = maxend_below(g, pc), b = maxend_below(l, pc), from = a > b ? a : b;
+	size_t i = sizeless_from(g, from), j = sizeless_from(l, from);
+
+	return !(i < g->nr_sizeless && g->sizeless[i] <= pc) &&
+	       !(j < l->nr_sizeless && l->sizeless[j] <= pc);
+}
+
+/* dwfl_module_addrinfo's answer (name, offset, symbol), faster. */
+static const char *addr_sym(struct fr_dso *d, uint64_t pc, GElf_Off *off, GElf_Sym *sym)
+{
+	const struct fsym *f = NULL;
+	int r;
+
+	if (!d->syms_read)
+		read_syms(d);
+	if (!d->syms_slow) {
+		r = fsyms_find(&d->globals, pc, &f);
+		if (!r && !has_sizeless_at(&d->globals, pc))
+			r = fsyms_find(&d->locals, pc, &f);
+		if (r > 0) {
+			*off = pc - f->value;
+			*sym = f->sym;
+			return f->name;
+		}
+		if (!r && no_symbol(&d->globals, &d->locals, pc)) {
+			*off = 0;
+			memset(sym, 0, sizeof(*sym));
+			return NULL;
+		}
+	}
+	return dwfl_module_addrinfo(d->mod, pc, off, sym, NULL, NULL, NULL);
+}
+
 int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
 		    struct fr_raw_frame *out, size_t max)
 {
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	const char *symname = dwfl_module_addrinfo(d->mod, pc, &off, &sym, NULL, NULL, NULL);
+	const char *symname = addr_sym(d, pc, &off, &sym);
 	const char *file = NULL, *dwname = NULL;
 	const struct plt_entry *plt;
 	uint32_t line = 0;

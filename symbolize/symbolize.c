@@ -32,6 +32,13 @@ struct cslot {
 	uint16_t n;                    /* 0: empty slot */
 };
 
+struct kslot {                     /* a kernel address looked up */
+	uint64_t addr;                 /* as looked up (after pc-1) */
+	const struct fr_sym *sym;      /* NULL: empty slot */
+	uint64_t off;
+	bool named;                    /* kallsyms knew it: off counts */
+};
+
 struct dso_state {
 	bool tried;
 	enum fr_dso_status status;
@@ -42,6 +49,8 @@ struct dso_state {
 	uint8_t build_id_size;
 	struct cslot *slots;
 	size_t cap, nused;
+	uint64_t bias_start, bias_pgoff, bias;   /* the last mapping's load bias */
+	bool has_bias;
 };
 
 struct fr_symbolizer {
@@ -56,6 +65,8 @@ struct fr_symbolizer {
 	struct fr_kallsyms *ks;
 	const struct fr_sym *unk_user, *unk_kernel;
 	const char *kernel_dso;
+	struct kslot *kcache;          /* open addressing */
+	size_t kcap, kused;
 	int vdso_fd;                   /* the saved vdso image (memfd), or -1 */
 };
 
@@ -153,6 +164,7 @@ void fr_symbolizer__delete(struct fr_symbolizer *s)
 		free(s->syms[i]);
 	free(s->syms);
 	free(s->arena);
+	free(s->kcache);
 	fr_kallsyms__delete(s->ks);
 	fr_strpool__delete(s->strs);
 	if (s->vdso_fd >= 0)
@@ -162,6 +174,9 @@ void fr_symbolizer__delete(struct fr_symbolizer *s)
 
 int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_t len)
 {
+	free(s->kcache);   /* names may change */
+	s->kcache = NULL;
+	s->kcap = s->kused = 0;
 	return fr_kallsyms__parse(blob, len, &s->ks);
 }
 
@@ -202,10 +217,13 @@ const struct fr_sym *fr_symbolizer__unknown(struct fr_symbolizer *s, bool kernel
 static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps *m,
 				   uint32_t idx)
 {
-	const struct fr_dso_id *id = fr_maps__dso(m, idx);
+	const struct fr_dso_id *id;
 	struct dso_state *d;
 	const char *slash;
 
+	if (idx < s->nr_dsos && s->dsos[idx].tried)
+		return &s->dsos[idx];
+	id = fr_maps__dso(m, idx);
 	if (!id)
 		return NULL;
 	if (idx >= s->nr_dsos) {
@@ -409,7 +427,13 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 			? intern_sym(s, s->unk_user->name, d->name, d->short_name, false, false, true)
 			: unknown_at(s, d, off - (ret ? 1 : 0)), addr, off);
 	}
-	vaddr = addr - fr_dso__bias(d->dso, mp);
+	if (!d->has_bias || d->bias_start != mp->start || d->bias_pgoff != mp->pgoff) {
+		d->bias = fr_dso__bias(d->dso, mp);   /* a function of start and pgoff */
+		d->bias_start = mp->start;
+		d->bias_pgoff = mp->pgoff;
+		d->has_bias = true;
+	}
+	vaddr = addr - d->bias;
 	sl = resolve_cached(s, d, vaddr - (ret ? 1 : 0));
 	if (!sl)
 		return -ENOMEM;
@@ -423,30 +447,83 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 	return (int)n;
 }
 
-int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
-			  struct fr_frame *out, size_t max)
+static int kernel_lookup(struct fr_symbolizer *s, uint64_t a, struct kslot *out)
 {
 	const char *module = NULL, *name, *dso = s->kernel_dso;
 	uint64_t off = 0;
 	char buf[80];
 
-	if (!max)
-		return -EINVAL;
-	name = fr_kallsyms__lookup(s->ks, addr - (ret ? 1 : 0), &off, &module);
+	name = fr_kallsyms__lookup(s->ks, a, &off, &module);
 	if (module) {
 		snprintf(buf, sizeof(buf), "[%s]", module);
 		dso = fr_strpool__str(s->strs, buf);
 	}
-	if (!name)
-		return one_frame(out, module ? intern_sym(s, s->unk_kernel->name, dso, dso, true,
-							  false, true)
-					     : s->unk_kernel, addr, addr);
+	*out = (struct kslot){ a, NULL, off, name != NULL };
+	if (!name) {
+		out->sym = module ? intern_sym(s, s->unk_kernel->name, dso, dso, true, false, true)
+				  : s->unk_kernel;
+		return out->sym ? 0 : -ENOMEM;
+	}
 	name = fr_strpool__str(s->strs, name);
-	if (one_frame(out, name && dso ? intern_sym(s, name, dso, dso, true, false, false) : NULL,
-		      addr, addr) < 0)
+	out->sym = name && dso ? intern_sym(s, name, dso, dso, true, false, false) : NULL;
+	return out->sym ? 0 : -ENOMEM;
+}
+
+/* The lookup of kernel address a, cached: a profile hits the same few
+ * thousand kernel addresses millions of times. */
+static const struct kslot *kernel_cached(struct fr_symbolizer *s, uint64_t a, struct kslot *tmp)
+{
+	size_t i;
+
+	if ((s->kused + 1) * 2 > s->kcap) {
+		size_t ncap = s->kcap ? s->kcap * 2 : 1024;
+		struct kslot *n = ncap <= CACHE_MAX ? calloc(ncap, sizeof(*n)) : NULL;
+
+		if (!n)   /* too many or no memory: look up uncached */
+			return kernel_lookup(s, a, tmp) ? NULL : tmp;
+		for (size_t j = 0; j < s->kcap; j++) {
+			if (!s->kcache[j].sym)
+				continue;
+			for (i = mix(s->kcache[j].addr) & (ncap - 1); n[i].sym; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = s->kcache[j];
+		}
+		free(s->kcache);
+		s->kcache = n;
+		s->kcap = ncap;
+	}
+	for (i = mix(a) & (s->kcap - 1); s->kcache[i].sym; i = (i + 1) & (s->kcap - 1))
+		if (s->kcache[i].addr == a)
+			return &s->kcache[i];
+	if (kernel_lookup(s, a, &s->kcache[i]))
+		return NULL;
+	s->kused++;
+	return &s->kcache[i];
+}
+
+int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
+			  struct fr_frame *out, size_t max)
+{
+	struct kslot tmp;
+	const struct kslot *k;
+
+	if (!max)
+		return -EINVAL;
+	k = kernel_cached(s, addr - (ret ? 1 : 0), &tmp);
+	if (!k)
 		return -ENOMEM;
-	out->off = off + (ret ? 1 : 0);
+	one_frame(out, k->sym, addr, addr);
+	if (k->named)
+		out->off = k->off + (ret ? 1 : 0);
 	return 1;
+}
+
+int fr_symbolizer__touch(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			 uint64_t time, uint64_t addr)
+{
+	const struct fr_map *mp = fr_maps__find(m, pid, time, addr);
+
+	return !mp || dso_state(s, m, mp->dso) ? 0 : -ENOMEM;
 }
 
 size_t fr_symbolizer__nr_dsos(const struct fr_symbolizer *s)

@@ -66,6 +66,10 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 /* The same for a kernel address. */
 int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
 			  struct fr_frame *out, size_t max);
+/* Open the file a user address is in, as fr_symbolizer__user would, without
+ * looking the address up: its status then counts in fr_symbolizer__dso_status. */
+int fr_symbolizer__touch(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			 uint64_t time, uint64_t addr);
 
 /* Why a file could not be used, for the report's notes: one entry per file
  * that some address needed. */

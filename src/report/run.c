@@ -308,10 +308,31 @@ static int print_text(struct report *rp, const char *path)
 	return err;
 }
 
+/* What the text histogram reads of a frame: source lines only for the
+ * srcline key, inline frames only for srcline and call paths (the leaf's
+ * function is the one the inline instances are in). Lines and inline
+ * instances come from DWARF, often a separate compressed debug file: a report
+ * that shows neither never opens it (names come from the symbol table). */
+static const struct fr_symbolizer_opts *text_sym_opts(const struct fr_report_opts *o,
+						      struct fr_symbolizer_opts *so)
+{
+	bool srcline = false;
+
+	if (o->fmt != FMT_TEXT)
+		return &o->sym;
+	for (int k = 0; k < o->hist.nr_keys; k++)
+		srcline |= o->hist.keys[k] == FR_KEY_SRCLINE;
+	*so = o->sym;
+	so->no_srcline |= !srcline;
+	so->no_inline |= !srcline && !o->hist.callchains;
+	return so;
+}
+
 static int setup(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
 	uint32_t nr_cpus = 0;
+	struct fr_symbolizer_opts so;
 	int err;
 
 	rp->nr_events = fr_reader__nr_events(rp->rd);
@@ -326,14 +347,17 @@ static int setup(struct report *rp)
 		if (e->format && e->format_len)
 			fr_tpdecode__add(rp->tp, e->name, e->format, e->format_len);
 	}
-	err = fr_resolver__new(rp->rd, &o->sym, &rp->res);
-	if (err)
-		return err;
 	rp->need_stack = o->fmt != FMT_TEXT || o->hist.callchains;
 	for (int k = 0; k < o->hist.nr_keys; k++)
 		if (o->hist.keys[k] == FR_KEY_DSO || o->hist.keys[k] == FR_KEY_SYM ||
 		    o->hist.keys[k] == FR_KEY_SRCLINE)
 			rp->need_stack = true;
+	err = fr_resolver__new(rp->rd, text_sym_opts(o, &so), &rp->res);
+	if (err)
+		return err;
+	/* the histogram without call paths keys on the sample's own frames */
+	fr_resolver__leaf_only(rp->res, o->fmt == FMT_TEXT && !o->hist.callchains &&
+			       !o->hist.children);
 	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rp->rd); i++) {
 		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rp->rd, i);
 

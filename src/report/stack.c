@@ -27,6 +27,7 @@ struct fr_resolver {
 	uint64_t unwind_failures;
 	uint64_t kernel_addrs;          /* looked up */
 	bool ksyms;
+	bool leaf_only;                 /* resolve the first address of a callchain only */
 };
 
 /* One image of the retained process table: a generation of its own, its
@@ -129,6 +130,11 @@ void fr_resolver__delete(struct fr_resolver *r)
 	fr_maps__delete(r->maps);
 	fr_strpool__delete(r->strs);
 	free(r);
+}
+
+void fr_resolver__leaf_only(struct fr_resolver *r, bool on)
+{
+	r->leaf_only = on;
 }
 
 struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r)
@@ -239,6 +245,12 @@ static int add_callchain(struct fr_resolver *r, const struct fr_rsample *o,
 		}
 		if (!kernel && skip_user)
 			continue;
+		if (r->leaf_only && *n) {
+			/* the files the others are in still count in the notes */
+			if (!kernel)
+				err = fr_symbolizer__touch(r->sym, r->maps, o->pid, o->time, a);
+			continue;
+		}
 		err = add_addr(r, o, n, a, kernel, !first);
 		first = false;
 	}

@@ -1,0 +1,186 @@
+#!/bin/bash
+# bench/report_speed.sh: how long `flightrec report` takes on a symbolized
+# profile (issue 11), against `perf report --stdio` on perf's own recording
+# of the same workload. Never part of make check. Run as root from the build
+# tree (make bench-report).
+#
+# Profiles: big: two tests/helpers/cpuburn_fp on cpu-clock every 50 us
+# (-c 50000, 20000 samples per CPU second) with -g, ROUNDS rounds each (about
+# 10 ms each on an idle CPU, several times that on a loaded one: the count of
+# samples depends on the machine, the table says it; --burn sets it); small: one cpuburn_fp of 100 rounds
+# every 1 ms (about 1000 samples). Each report is timed (wall seconds, peak
+# RSS) with bench/runstat, the tools interleaved, N rounds; bench/frstat gives
+# medians and the Student's t 95% interval of flightrec's mean against perf's.
+#
+# Usage: bench/report_speed.sh [--rounds N] [--burn ROUNDS] [--out DIR] [--publish]
+#   --publish: also write the "Report speed" section of doc/benchmarks.md
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+BB=${BB:-$PWD}                       # the build tree
+FLIGHTREC=${FLIGHTREC:-$BB/src/flightrec}
+FRSTAT=$BB/bench/frstat
+RUNSTAT=$BB/bench/runstat
+BURN=$BB/tests/helpers/cpuburn_fp
+PERF=$(command -v perf || true)
+ROUNDS=7
+BURN_ROUNDS=1200
+OUT=""
+PUBLISH=0
+
+die() { echo "report_speed: $*" >&2; exit 1; }
+log() { echo "report_speed: $*" >&2; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=${2:?}; shift ;;
+	--burn) BURN_ROUNDS=${2:?}; shift ;;
+	--out) OUT=${2:?}; shift ;;
+	--publish) PUBLISH=1 ;;
+	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+	shift
+done
+for b in "$FLIGHTREC" "$FRSTAT" "$RUNSTAT" "$BURN"; do
+	[ -x "$b" ] || die "$b is not built (make bench-report builds it)"
+done
+[ "$(id -u)" = 0 ] || die "run as root (perf_event_open on cpu-clock, system files)"
+[ "$ROUNDS" -ge 2 ] || die "--rounds: at least 2"
+OUT=${OUT:-$BB/bench/out/report-speed-$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+W=$(mktemp -d "${TMPDIR:-/tmp}/frrspeed.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+
+# ---- the profiles ---------------------------------------------------------------
+two_burns="$BURN $BURN_ROUNDS & $BURN $BURN_ROUNDS; wait"
+log "recording big: -c 50000 -g, two cpuburn_fp of $BURN_ROUNDS rounds (flightrec, then perf)"
+mkdir -p "$W/big" "$W/small"
+"$FLIGHTREC" record -q -c 50000 -g -e cpu-clock -m 256M --backward -o "$W/big" \
+	-- sh -c "$two_burns" >/dev/null
+log "recording small: -c 1000000 -g, one cpuburn_fp of 100 rounds"
+"$FLIGHTREC" record -q -c 1000000 -g -e cpu-clock --backward -o "$W/small" \
+	-- "$BURN" 100 >/dev/null
+BIG=$(ls "$W"/big/*.frec) SMALL=$(ls "$W"/small/*.frec)
+if [ -n "$PERF" ]; then
+	"$PERF" record -q -g -e cpu-clock -c 50000 -m 16M -o "$W/big.data" \
+		-- sh -c "$two_burns" >/dev/null 2>"$W/perf-big.err" || true
+	"$PERF" record -q -g -e cpu-clock -c 1000000 -o "$W/small.data" \
+		-- "$BURN" 100 >/dev/null 2>"$W/perf-small.err" || true
+fi
+nsamples() { "$FLIGHTREC" report "$1" | sed -n 's/^# samples: \([0-9]*\),.*/\1/p' | head -n 1; }
+{
+	echo "big flightrec $(stat -c %s "$BIG") bytes, $(nsamples "$BIG") samples"
+	echo "small flightrec $(stat -c %s "$SMALL") bytes, $(nsamples "$SMALL") samples"
+	[ -f "$W/big.data" ] && echo "big perf $(stat -c %s "$W/big.data") bytes"
+	[ -f "$W/small.data" ] && echo "small perf $(stat -c %s "$W/small.data") bytes"
+} >"$OUT/files.txt"
+cat "$OUT/files.txt" >&2
+
+# ---- timed runs ------------------------------------------------------------------
+# one CASE TOOL: appends "CASE TOOL wall rss_kb exit" to OUT/raw.txt
+one() {
+	local c=$1 tool=$2 st=$W/st
+	shift 2
+	"$RUNSTAT" -o "$st" "$@" >/dev/null 2>"$W/err" || true
+	read -r wall _ _ rss rc <"$st"
+	echo "$c $tool $wall $rss $rc" >>"$OUT/raw.txt"
+}
+
+: >"$OUT/raw.txt"
+for r in $(seq 1 "$ROUNDS"); do
+	log "round $r of $ROUNDS"
+	one big-g flightrec "$FLIGHTREC" report -g "$BIG"
+	[ -f "$W/big.data" ] && one big-g perf "$PERF" report --stdio --no-children -i "$W/big.data"
+	one big-flat flightrec "$FLIGHTREC" report "$BIG"
+	[ -f "$W/big.data" ] && one big-flat perf "$PERF" report --stdio --no-children -g none \
+		-i "$W/big.data"
+	one small-flat flightrec "$FLIGHTREC" report "$SMALL"
+	[ -f "$W/small.data" ] && one small-flat perf "$PERF" report --stdio --no-children -g none \
+		-i "$W/small.data"
+	one small-g flightrec "$FLIGHTREC" report -g "$SMALL"
+	[ -f "$W/small.data" ] && one small-g perf "$PERF" report --stdio --no-children \
+		-i "$W/small.data"
+done
+# a run that failed (perf 6.1 aborts in util/build-id.c on some recordings of
+# newer kernels) is counted, never timed
+awk '$5 != 0 { print "report_speed: nonzero exit: " $0 > "/dev/stderr" }' "$OUT/raw.txt"
+awk '$5 == 0 { print $1, $2, $3 }' "$OUT/raw.txt" | "$FRSTAT" -c -b perf >"$OUT/wall.csv"
+awk '$5 == 0 { print $1, $2, $4 / 1024 }' "$OUT/raw.txt" | "$FRSTAT" -c -b perf >"$OUT/rss.csv"
+awk '$5 != 0 { n[$1 " " $2]++; rc[$1 " " $2] = $5 }
+	END { for (k in n) print k, n[k], rc[k] }' "$OUT/raw.txt" | sort >"$OUT/failed.txt"
+
+# ---- the table ---------------------------------------------------------------------
+# wall.csv: key,config,n,median,mean,stddev,min,max,ratio_median,diff_pct,diff_ci95_pct,...
+{
+	echo "| profile | tool | n | wall median (s) | mean ± sd (s) | vs perf: mean diff ± 95% CI | peak RSS median (MiB) |"
+	echo "|---|---|---|---|---|---|---|"
+	awk -F, 'NR == FNR { if (FNR > 1) rss[$1 " " $2] = $4; next }
+		FNR > 1 {
+			d = ($10 == "") ? "" : sprintf("%+.1f%% ± %.1f%%", $10, $11)
+			printf "| %s | %s | %s | %.3f | %.3f ± %.3f | %s | %.1f |\n",
+				$1, $2, $3, $4, $5, $6, d, rss[$1 " " $2]
+		}' "$OUT/rss.csv" "$OUT/wall.csv"
+	if [ -s "$OUT/failed.txt" ]; then
+		echo
+		echo "Runs that failed (not timed): $(awk '{ printf "%s%s %s: %d of '"$ROUNDS"' (exit %d)", NR > 1 ? "; " : "", $1, $2, $3, $4 }' "$OUT/failed.txt")."
+		[ -s "$W/perf-big.err" ] && echo "perf record said: $(sort -u "$W/perf-big.err" | head -n 2 | tr '\n' ' ')"
+	fi
+} >"$OUT/table.md"
+
+med() { awk -F, -v k="$1" -v c="$2" -v col="$3" '$1 == k && $2 == c { print $col }' "$4"; }
+verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "" && v <= lim) ? "met" : "**missed**" }'; }
+bn=$(awk '$1 == "big" && $2 == "flightrec" { print $5 }' "$OUT/files.txt")
+bg=$(med big-g flightrec 4 "$OUT/wall.csv")
+bgr=$(med big-g flightrec 4 "$OUT/rss.csv")
+bf=$(med big-flat flightrec 4 "$OUT/wall.csv")
+sf=$(med small-flat flightrec 4 "$OUT/wall.csv")
+sg=$(med small-g flightrec 4 "$OUT/wall.csv")
+{
+	echo
+	echo "| target | measured (median) | verdict |"
+	echo "|---|---|---|"
+	echo "| 1.6M-sample -g report ≤ 0.2 s (this profile: $bn samples) | ${bg} s | $(verdict "$bg" 0.2) |"
+	echo "| 1.6M-sample -g report ≤ 64 MiB peak RSS ($bn samples) | ${bgr} MiB | $(verdict "$bgr" 64) |"
+	echo "| 1.6M-sample report (default sort) ≤ 0.2 s ($bn samples) | ${bf} s | $(verdict "$bf" 0.2) |"
+	echo "| small profile ≤ 30 ms (default sort) | ${sf} s | $(verdict "$sf" 0.03) |"
+	echo "| small profile ≤ 30 ms (-g) | ${sg} s | $(verdict "$sg" 0.03) |"
+} >>"$OUT/table.md"
+cat "$OUT/table.md"
+
+# ---- doc/benchmarks.md ---------------------------------------------------------------
+if [ "$PUBLISH" = 1 ]; then
+	doc=$TOP/doc/benchmarks.md
+	sec=$W/section.md
+	{
+		echo "## Report speed"
+		echo
+		echo "Generated by \`make bench-report\` (bench/report_speed.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+		echo "$(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg); $("$FLIGHTREC" --version 2>/dev/null | head -n 1)."
+		echo "Profiles: *big*: two \`tests/helpers/cpuburn_fp $BURN_ROUNDS\` under \`record -c 50000 -g -e cpu-clock\`;"
+		echo "*small*: one \`cpuburn_fp 100\` under \`-c 1000000 -g\`; perf recorded the same commands with the"
+		echo "same options. \`flightrec report [-g] FILE\` against \`perf report --stdio --no-children [-g none]\`,"
+		echo "interleaved, $ROUNDS rounds; wall time and peak RSS from bench/runstat, statistics from bench/frstat"
+		echo "(the interval: flightrec's mean minus perf's, in percent of perf's, Student's t 95%)."
+		echo
+		sed 's/^/    /' "$OUT/files.txt"
+		echo
+		cat "$OUT/table.md"
+		echo
+	} >"$sec"
+	if grep -q '^## Report speed' "$doc"; then
+		awk -v f="$sec" '
+			/^## Report speed/ { while ((getline l < f) > 0) print l; skip = 1; next }
+			skip && /^## / { skip = 0 }
+			!skip' "$doc" >"$W/doc.md"
+	else
+		awk -v f="$sec" '
+			/^## Discussion/ && !done { while ((getline l < f) > 0) print l; done = 1 }
+			{ print }
+			END { if (!done) { print ""; while ((getline l < f) > 0) print l } }' "$doc" >"$W/doc.md"
+	fi
+	cp "$W/doc.md" "$doc"
+	log "wrote the Report speed section of $doc"
+fi
+log "results in $OUT"
