@@ -1,6 +1,7 @@
 /* src/record/control.c: the recorder's control socket (run_dir/NAME.sock), its
- * pid and lock files, the non-blocking client table the main loop polls, the
- * request/reply line parsers, and the client side used by `flightrec snapshot`.
+ * pid and lock files, the non-blocking client table the main loop polls, and
+ * the request/reply line parsers. The client side is client.c, the run
+ * directory rundir.c.
  */
 #include "config.h"
 #include "src/record/control.h"
@@ -22,6 +23,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "src/record/rundir.h"
 
 struct client {
 	int fd;                     /* -1: free slot */
@@ -111,164 +114,7 @@ int fr_control__parse_reply(const char *line, size_t len, int *ok, const char **
 	return -EINVAL;
 }
 
-/* ---- names and paths ---- */
-
-int fr_control__valid_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || n > 64)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-'))
-			return 0;
-	}
-	return name[0] != '.';
-}
-
-const char *fr_control__run_dir(const char *opt)
-{
-	static char buf[4096];
-	const char *env;
-	struct stat sb;
-
-	if (opt && *opt)
-		return opt;
-	env = getenv("FLIGHTREC_RUN_DIR");
-	if (env && *env)
-		return env;
-	if (geteuid() == 0)
-		return "/run/flightrec";
-	env = getenv("XDG_RUNTIME_DIR");
-	/* only our own: su/setpriv keep the caller's, which we cannot use */
-	if (env && *env && !stat(env, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
-		snprintf(buf, sizeof(buf), "%s/flightrec", env);
-		return buf;
-	}
-	/* predictable, so fr_control__listen refuses it unless we own it, 0700 */
-	snprintf(buf, sizeof(buf), "/tmp/flightrec-%u", (unsigned)geteuid());
-	return buf;
-}
-
-static int sock_addr(const char *run_dir, const char *name, const char *suffix,
-		     struct sockaddr_un *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	if ((size_t)snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s%s", run_dir, name,
-			     suffix) >= sizeof(sa->sun_path))
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/* Returns 1 when it created dir itself, 0 when it existed, or -errno. */
-static int mkdir_p(const char *dir)
-{
-	char path[4096];
-	size_t n = strlen(dir);
-
-	if (n >= sizeof(path))
-		return -ENAMETOOLONG;
-	memcpy(path, dir, n + 1);
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (!mkdir(path, 0700))
-		return 1;
-	return errno == EEXIST ? 0 : -errno;
-}
-
-/* Open dir without following a symlink at its last component and check it:
- * the recorder wants its own 0700 directory, a client one that root or it
- * owns and nobody else can write. */
-static int open_dir_checked(const char *dir, bool server, bool created, const char **why)
-{
-	uid_t euid = geteuid();
-	struct stat ls, st;
-	int fd;
-
-	if (lstat(dir, &ls))
-		return -errno;
-	if (S_ISLNK(ls.st_mode)) {
-		*why = "the run directory is a symlink";
-		return -ELOOP;
-	}
-	if (!S_ISDIR(ls.st_mode)) {
-		*why = "the run directory is not a directory";
-		return -ENOTDIR;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || st.st_dev != ls.st_dev || st.st_ino != ls.st_ino) {
-		close(fd);
-		*why = "the run directory changed while being checked";
-		return -EAGAIN;
-	}
-	if (server && st.st_uid != euid) {
-		*why = "the run directory belongs to another user";
-		goto denied;
-	}
-	if (server && created && (st.st_mode & 07777) != 0700 && fchmod(fd, 0700) == 0)
-		st.st_mode = (st.st_mode & ~07777u) | 0700;   /* our umask took bits away */
-	if (server && (st.st_mode & 07777) != 0700) {
-		*why = "the run directory's mode is not 0700";
-		goto denied;
-	}
-	if (!server && st.st_uid != 0 && st.st_uid != euid) {
-		*why = "the run directory belongs to neither root nor you";
-		goto denied;
-	}
-	if (!server && (st.st_mode & 022)) {
-		*why = "the run directory is writable by others";
-		goto denied;
-	}
-	return fd;
-denied:
-	close(fd);
-	return -EPERM;
-}
-
 /* ---- the recorder side ---- */
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* The pid in the pid file, 0 if none can be read (yet). */
-static pid_t read_pid(int dirfd, const char *name)
-{
-	char buf[32], *end;
-	long v;
-	ssize_t n;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n') || v <= 0 || v > 4194304)
-		return 0;
-	return (pid_t)v;
-}
 
 /* flock NAME.lock; the file we locked must still be the one at the path (a
  * recorder that exits removes it). */
@@ -292,7 +138,7 @@ static int take_lock(struct fr_control *c, pid_t *other)
 			if (err != EWOULDBLOCK)
 				return -err;
 			/* the holder writes its pid right after locking */
-			for (int i = 0; i < 20 && !(*other = read_pid(c->dirfd, c->pidf)); i++)
+			for (int i = 0; i < 20 && !(*other = fr_rundir_read_pid(c->dirfd, c->pidf)); i++)
 				usleep(10000);
 			return -EEXIST;
 		}
@@ -354,7 +200,7 @@ static int bind_socket(struct fr_control *c, const char *run_dir, const char *na
 	int fd, err;
 
 	snprintf(tmpname, sizeof(tmpname), "%s.new", c->sock);
-	err = sock_addr(run_dir, name, ".sock.new", &tmp);
+	err = fr_rundir_sock_addr(run_dir, name, ".sock.new", &tmp);
 	if (err)
 		return err;
 	if (unlinkat(c->dirfd, tmpname, 0) && errno != ENOENT)
@@ -397,10 +243,10 @@ int fr_control__listen(const char *run_dir, const char *name, struct fr_control 
 	*other = 0;
 	if (!fr_control__valid_name(name))
 		return -EINVAL;
-	err = sock_addr(run_dir, name, ".sock.new", &sa);
+	err = fr_rundir_sock_addr(run_dir, name, ".sock.new", &sa);
 	if (err)
 		return err;
-	created = mkdir_p(run_dir);
+	created = fr_rundir_mkdir_p(run_dir);
 	if (created < 0)
 		return created;
 	c = calloc(1, sizeof(*c));
@@ -413,7 +259,7 @@ int fr_control__listen(const char *run_dir, const char *name, struct fr_control 
 	snprintf(c->sock, sizeof(c->sock), "%s.sock", name);
 	snprintf(c->pidf, sizeof(c->pidf), "%s.pid", name);
 	snprintf(c->lock, sizeof(c->lock), "%s.lock", name);
-	c->dirfd = open_dir_checked(run_dir, true, created == 1, &why);
+	c->dirfd = fr_rundir_open_checked(run_dir, true, created == 1, &why);
 	if (c->dirfd < 0) {
 		err = c->dirfd;
 		free(c);
@@ -461,7 +307,7 @@ size_t fr_control__pollfds(const struct fr_control *c, struct pollfd *fds, size_
 
 int fr_control__timeout_ms(const struct fr_control *c)
 {
-	uint64_t now = now_ms(), next = UINT64_MAX;
+	uint64_t now = fr_rundir_now_ms(), next = UINT64_MAX;
 
 	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS; i++)
 		if (c->cl[i].fd >= 0 && c->cl[i].deadline_ms < next)
@@ -562,7 +408,7 @@ static void accept_clients(struct fr_control *c)
 		}
 		cl->fd = fd;
 		cl->got = 0;
-		cl->deadline_ms = now_ms() + FR_CONTROL_CLIENT_MS;
+		cl->deadline_ms = fr_rundir_now_ms() + FR_CONTROL_CLIENT_MS;
 	}
 }
 
@@ -583,7 +429,7 @@ void fr_control__service(struct fr_control *c, const struct pollfd *fds, size_t 
 	}
 	if (n && (fds[0].revents & POLLIN))
 		accept_clients(c);
-	now = now_ms();
+	now = fr_rundir_now_ms();
 	for (size_t k = 0; k < FR_CONTROL_MAX_CLIENTS; k++)
 		if (c->cl[k].fd >= 0 && now >= c->cl[k].deadline_ms)
 			reject(c, &c->cl[k], "no complete request within 2 s");
@@ -628,149 +474,4 @@ void fr_control__close(struct fr_control *c)
 	close(c->lockfd);
 	close(c->dirfd);
 	free(c);
-}
-
-/* ---- the client side ---- */
-
-/* Read up to a newline within timeout_ms; a NUL before it is malformed. */
-static int read_line(int fd, char *buf, size_t len, int timeout_ms)
-{
-	uint64_t end = now_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
-	size_t got = 0;
-
-	while (got + 1 < len) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t now = now_ms();
-		const char *nl;
-		ssize_t n;
-		int r;
-
-		if (now >= end)
-			return -ETIMEDOUT;
-		r = poll(&p, 1, (int)(end - now));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -ETIMEDOUT;
-		n = read(fd, buf + got, len - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ECONNRESET;
-		nl = memchr(buf + got, '\n', (size_t)n);
-		got += (size_t)n;
-		if (nl) {
-			size_t ln = (size_t)(nl - buf);
-
-			if (memchr(buf, '\0', ln))
-				return -EBADMSG;
-			buf[ln] = '\0';
-			return 0;
-		}
-	}
-	return -EMSGSIZE;
-}
-
-int fr_control__request(const char *run_dir, const char *name, const char *req, char *reply,
-			size_t len, int timeout_ms, const char **why)
-{
-	struct sockaddr_un sa;
-	char sockname[80], line[FR_CONTROL_MAX_REQ];
-	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = timeout_ms % 1000 * 1000 };
-	struct ucred cr;
-	socklen_t crlen = sizeof(cr);
-	uid_t euid = geteuid();
-	struct stat st;
-	int dfd, fd, err, n;
-
-	*why = NULL;
-	if (!fr_control__valid_name(name))
-		return -EINVAL;
-	n = snprintf(line, sizeof(line), "%s\n", req);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return -EMSGSIZE;
-	err = sock_addr(run_dir, name, ".sock", &sa);
-	if (err)
-		return err;
-	dfd = open_dir_checked(run_dir, false, false, why);
-	if (dfd < 0)
-		return dfd;
-	snprintf(sockname, sizeof(sockname), "%s.sock", name);
-	err = fstatat(dfd, sockname, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
-	close(dfd);
-	if (err)
-		return err;
-	if (!S_ISSOCK(st.st_mode)) {
-		*why = "the control socket's path is not a socket";
-		return -EPERM;
-	}
-	if (st.st_uid != 0 && st.st_uid != euid) {
-		*why = "the control socket belongs to neither root nor you";
-		return -EPERM;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* bounds connect() on a full backlog and send() alike */
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
-		goto out;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) || crlen != sizeof(cr) ||
-	    (cr.uid != 0 && cr.uid != euid)) {
-		*why = "the process behind the control socket is neither root nor you";
-		err = -EPERM;
-		goto out;
-	}
-	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != (ssize_t)n) {
-		err = errno == EAGAIN ? -ETIMEDOUT : -errno;
-		goto out;
-	}
-	err = read_line(fd, reply, len, timeout_ms);
-out:
-	close(fd);
-	return err;
-}
-
-int fr_control__list(const char *run_dir, char (*names)[FR_CONTROL_NAME_MAX], size_t max,
-		     pid_t *pids, const char **why)
-{
-	int dfd = open_dir_checked(run_dir, false, false, why), n = 0;
-	struct dirent *de;
-	DIR *d;
-
-	if (dfd < 0)
-		return dfd;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char name[FR_CONTROL_NAME_MAX], pidf[FR_CONTROL_NAME_MAX + 8];
-		struct stat st;
-		pid_t pid;
-
-		if (len < 6 || len - 5 >= sizeof(name) || strcmp(de->d_name + len - 5, ".sock"))
-			continue;
-		memcpy(name, de->d_name, len - 5);
-		name[len - 5] = '\0';
-		if (!fr_control__valid_name(name) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISSOCK(st.st_mode))
-			continue;
-		snprintf(pidf, sizeof(pidf), "%s.pid", name);
-		pid = read_pid(dfd, pidf);
-		if (!pid || (kill(pid, 0) && errno == ESRCH))
-			continue;   /* left behind by a recorder that was killed */
-		if ((size_t)n < max) {
-			memcpy(names[n], name, len - 4);
-			if (pids)
-				pids[n] = pid;
-		}
-		n++;
-	}
-	closedir(d);
-	return n;
 }
