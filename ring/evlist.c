@@ -132,65 +132,6 @@ const uint64_t *fr_evlist__ids(const struct fr_evlist *el, size_t i, size_t *nr)
 	return el->ids[i];
 }
 
-/* "0-3,5,7-8" */
-static int parse_cpu_list(const char *s, int **out)
-{
-	int *cpus = NULL, n = 0;
-
-	while (*s && *s != '\n') {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s || a < 0 || a > 65535)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b > 65535)
-				goto bad;
-		}
-		for (long c = a; c <= b; c++) {
-			int *t = realloc(cpus, (size_t)(n + 1) * sizeof(*t));
-
-			if (!t) {
-				free(cpus);
-				return -ENOMEM;
-			}
-			cpus = t;
-			cpus[n++] = (int)c;
-		}
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			goto bad;
-	}
-	if (!n)
-		goto bad;
-	*out = cpus;
-	return n;
-bad:
-	free(cpus);
-	return -EINVAL;
-}
-
-int fr_cpus__online(int **cpus)
-{
-	char buf[4096];
-	ssize_t n;
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EINVAL;
-	buf[n] = '\0';
-	return parse_cpu_list(buf, cpus);
-}
-
 static int add_fd(struct fr_evlist *el, int fd, int event, size_t cpu_idx)
 {
 	if (el->nr_fds == el->cap_fds) {

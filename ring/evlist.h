@@ -121,5 +121,8 @@ int fr_evlist__set_filters(struct fr_evlist *el, const pid_t *tids, size_t nr_ti
 
 /* Online CPUs from /sys/devices/system/cpu/online. Returns the count or -errno. */
 int fr_cpus__online(int **cpus);
+/* A CPU list "0-3,5,7-8" (each 0..65535, ranges ascending, an ending newline
+ * allowed) into *out (allocated): how many, or -EINVAL, -ENOMEM. */
+int fr_cpus__parse(const char *s, int **out);
 
 #endif

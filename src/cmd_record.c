@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ring/evlist.h"
 #include "src/cli.h"
 #include "src/util.h"
 #include "src/record/control.h"
@@ -196,8 +197,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 	case OPT_READER_CPUS:
 		free(o->reader_cpus);
 		o->reader_cpus = NULL;
-		if (fr_parse__cpus(arg, &o->reader_cpus, &o->nr_reader_cpus))
+		err = fr_cpus__parse(arg, &o->reader_cpus);
+		if (err < 0 || strchr(arg, '\n'))
 			usage_error(st, o, "--reader-cpus", "expected a CPU list like 3 or 0,2-3");
+		else
+			o->nr_reader_cpus = (size_t)err;
 		break;
 	case 'o': o->outdir = arg; break;
 	case OPT_NAME: o->name = arg; break;

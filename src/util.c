@@ -109,52 +109,6 @@ int fr_parse__pages(const char *s, size_t page_size, size_t max_pages, size_t *o
 	return 0;
 }
 
-int fr_parse__cpus(const char *s, int **out, size_t *nr)
-{
-	int *cpus = NULL;
-	size_t n = 0, cap = 0;
-	const char *p = s;
-	int err = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	while (!err) {
-		char *end;
-		unsigned long a, b;
-
-		if (!isdigit((unsigned char)*p))
-			return free(cpus), -EINVAL;
-		errno = 0;
-		a = strtoul(p, &end, 10);
-		b = a;
-		if (!errno && *end == '-') {
-			p = end + 1;
-			if (!isdigit((unsigned char)*p))
-				return free(cpus), -EINVAL;
-			b = strtoul(p, &end, 10);
-		}
-		if (errno || a > 65535 || b > 65535 || b < a)
-			return free(cpus), -ERANGE;
-		for (unsigned long c = a; c <= b && !err; c++) {
-			err = fr_grow(&cpus, &cap, n + 1, sizeof(*cpus), 8);
-			if (!err)
-				cpus[n++] = (int)c;
-		}
-		if (*end == '\0')
-			break;
-		if (*end != ',')
-			err = -EINVAL;
-		p = end + 1;
-	}
-	if (err) {
-		free(cpus);
-		return err;
-	}
-	*out = cpus;
-	*nr = n;
-	return 0;
-}
-
 int fr_parse__pages_up(const char *s, size_t page_size, size_t max_pages, size_t *out)
 {
 	uint64_t v, p = 1;

@@ -75,9 +75,6 @@ int fr_parse__pages_up(const char *s, size_t page_size, size_t max_pages, size_t
 int fr_parse__duration(const char *s, uint64_t *ns);
 /* A rate limit "N/DURATION": at most N (1..1000000) per DURATION (> 0). */
 int fr_parse__rate(const char *s, uint64_t *n, uint64_t *period_ns);
-/* A CPU list as the kernel writes them: "0,2-3,7" (each in 0..65535, ranges
- * ascending). Allocates *out. -EINVAL, -ERANGE. */
-int fr_parse__cpus(const char *s, int **out, size_t *nr);
 /* A comma separated list of pids: "12,34". Allocates *out. */
 int fr_parse__pids(const char *s, int **out, size_t *nr);
 

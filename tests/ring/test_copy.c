@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "ring/copy.h"
+#include "ring/evlist.h"
 #include "ring/internal.h"
 
 #include "tests/cunit.h"
@@ -307,7 +308,29 @@ static void test_deadline(void)
 
 /* ---- main --------------------------------------------------------------- */
 
+static void test_cpu_list(void)
+{
+	int *c = NULL;
+
+	CU_ASSERT_EQUAL(fr_cpus__parse("0,2-4,7\n", &c), 5);
+	if (c) {
+		CU_ASSERT_EQUAL(c[0], 0);
+		CU_ASSERT_EQUAL(c[1], 2);
+		CU_ASSERT_EQUAL(c[3], 4);
+		CU_ASSERT_EQUAL(c[4], 7);
+	}
+	free(c);
+	CU_ASSERT_EQUAL(fr_cpus__parse("3-1", &c), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__parse("70000", &c), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__parse("1,,2", &c), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__parse("-1", &c), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__parse("1-", &c), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__parse("a", &c), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__parse("", &c), -EINVAL);
+}
+
 static const struct fr_test tests[] = {
+	{ "cpu lists", test_cpu_list },
 	{ "cpuset: dynamic affinity set", test_cpuset },
 	{ "copier: pinned thread on this CPU", test_pinned },
 	{ "copier: CPU we cannot run on is copied paused", test_paused },

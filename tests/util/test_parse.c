@@ -140,31 +140,7 @@ static void test_duration(void)
 	CU_ASSERT_EQUAL(fr_parse__rate("3/1q", &n, &ns), -EINVAL);
 }
 
-static void test_cpus(void)
-{
-	int *c = NULL;
-	size_t n = 0;
-
-	CU_ASSERT_EQUAL(fr_parse__cpus("0,2-4,7", &c, &n), 0);
-	CU_ASSERT_EQUAL(n, 5);
-	if (c && n == 5) {
-		CU_ASSERT_EQUAL(c[0], 0);
-		CU_ASSERT_EQUAL(c[1], 2);
-		CU_ASSERT_EQUAL(c[3], 4);
-		CU_ASSERT_EQUAL(c[4], 7);
-	}
-	free(c);
-	CU_ASSERT_EQUAL(fr_parse__cpus("3-1", &c, &n), -ERANGE);
-	CU_ASSERT_EQUAL(fr_parse__cpus("70000", &c, &n), -ERANGE);
-	CU_ASSERT_EQUAL(fr_parse__cpus("1,", &c, &n), -EINVAL);
-	CU_ASSERT_EQUAL(fr_parse__cpus("-1", &c, &n), -EINVAL);
-	CU_ASSERT_EQUAL(fr_parse__cpus("1-", &c, &n), -EINVAL);
-	CU_ASSERT_EQUAL(fr_parse__cpus("a", &c, &n), -EINVAL);
-	CU_ASSERT_EQUAL(fr_parse__cpus("", &c, &n), -EINVAL);
-}
-
 static const struct fr_test tests[] = {
-	{ "cpu lists", test_cpus },
 	{ "u64", test_u64 },
 	{ "size", test_size },
 	{ "pages", test_pages },
