@@ -131,14 +131,7 @@ static int add_events(const struct floor_opts *o, struct fr_evlist *el)
 			fprintf(stderr, "%s: %s: %s\n", prog, o->events[i], strerror(-err));
 			return err;
 		}
-		if (ev->kind != FR_EVENT_TRACEPOINT && o->period) {
-			ev->attr.freq = 0;
-			ev->attr.sample_period = o->period;
-		} else if (ev->kind != FR_EVENT_TRACEPOINT && o->freq) {
-			ev->attr.sample_freq = o->freq;
-		} else if (ev->kind == FR_EVENT_TRACEPOINT && o->period) {
-			ev->attr.sample_period = o->period;
-		}
+		fr_event__set_sampling(ev, o->freq, o->period);
 		if (o->callchain)
 			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		err = fr_evlist__add(el, ev);

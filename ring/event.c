@@ -170,6 +170,18 @@ static size_t parse_modifier(struct fr_event *ev, const char *spec)
 	return n + 1;
 }
 
+void fr_event__set_sampling(struct fr_event *ev, uint64_t freq, uint64_t period)
+{
+	if (ev->kind != FR_EVENT_TRACEPOINT && period) {
+		ev->attr.freq = 0;
+		ev->attr.sample_period = period;
+	} else if (ev->kind != FR_EVENT_TRACEPOINT && freq) {
+		ev->attr.sample_freq = freq;
+	} else if (ev->kind == FR_EVENT_TRACEPOINT && period) {
+		ev->attr.sample_period = period;
+	}
+}
+
 void fr_event__set_user_only(struct fr_event *ev)
 {
 	ev->attr.exclude_kernel = 1;

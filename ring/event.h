@@ -5,6 +5,7 @@
 #define FR_EVENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <linux/perf_event.h>
 
@@ -50,6 +51,9 @@ void fr_event__delete(struct fr_event *ev);
 /* Record user space only (exclude_kernel, exclude_hv, and no kernel part of
  * callchains): for an event the kernel refused kernel samples of. */
 void fr_event__set_user_only(struct fr_event *ev);
+/* -F/-c: sample every period events (tracepoints too), else freq per second
+ * (not tracepoints: they sample every hit); 0 leaves the default. */
+void fr_event__set_sampling(struct fr_event *ev, uint64_t freq, uint64_t period);
 
 /* Whether a hardware cycles counter can be opened here (for this thread,
  * user space only): the default event is cycles where it can, as in perf. */

@@ -44,6 +44,15 @@ static void print_msg(bool info, const char *what, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+void fr_cli__one_arg(const char **slot, char *arg, const char *what, int *usage_err)
+{
+	if (*slot) {
+		fr_err(arg, "one %s at a time", what);
+		*usage_err = 1;
+	}
+	*slot = arg;
+}
+
 void fr_cli__init(void)
 {
 	fr_msg__set_sink(print_msg);

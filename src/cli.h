@@ -19,6 +19,9 @@ void fr_cli__init(void);
  * -1 after --help (exit 0), FR_EXIT_USAGE after an error (already said). */
 struct argp;
 int fr_parse_args(const struct argp *a, int argc, char **argv, const char *name, void *input);
+/* A command's one positional argument (a file, a pattern): a second one is a
+ * usage error, said once, *usage_err set. */
+void fr_cli__one_arg(const char **slot, char *arg, const char *what, int *usage_err);
 
 int cmd_record(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);

@@ -52,13 +52,7 @@ static error_t archive_parse(int key, char *arg, struct argp_state *st)
 			o->symdirs[o->sym.nr_symdirs++] = arg;
 		}
 		break;
-	case ARGP_KEY_ARG:
-		if (o->input) {
-			fr_err(arg, "one file at a time");
-			o->usage_err = 1;
-		}
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: fr_cli__one_arg(&o->input, arg, "file", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

@@ -34,13 +34,7 @@ static error_t dump_parse(int key, char *arg, struct argp_state *st)
 	case 'i': o->input = arg; break;
 	case 'd': o->dir = arg; break;
 	case OPT_NO_HEADER: o->no_header = true; break;
-	case ARGP_KEY_ARG:
-		if (o->input) {
-			fr_err(arg, "one file at a time");
-			o->usage_err = 1;
-		}
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: fr_cli__one_arg(&o->input, arg, "file", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

@@ -22,13 +22,7 @@ static error_t list_parse(int key, char *arg, struct argp_state *st)
 	struct list_opts *o = st->input;
 
 	switch (key) {
-	case ARGP_KEY_ARG:
-		if (o->glob) {
-			fr_err(arg, "one pattern at a time");
-			o->usage_err = 1;
-		}
-		o->glob = arg;
-		break;
+	case ARGP_KEY_ARG: fr_cli__one_arg(&o->glob, arg, "pattern", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

@@ -192,11 +192,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
 	case OPT_CHILDREN: o->hist.children = true; break;
 	case OPT_CACHE: o->sym.cache_dir = arg; break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			usage_error(o, arg, "one file at a time");
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: fr_cli__one_arg(&o->input, arg, "file", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "src/proc/proctable.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -87,28 +88,38 @@ static int scan_pid(struct fr_proctable *pt, int pid)
 	return err ? err : scan_maps(pt, pid);
 }
 
-int fr_proctable__scan_proc(struct fr_proctable *pt, const int *pids, size_t nr)
+int fr_procfs__for_each_id(const char *dir, int (*cb)(void *ctx, int id), void *ctx)
 {
 	struct dirent *de;
-	DIR *d;
+	DIR *d = opendir(dir);
 	int err = 0;
 
-	if (pids) {
-		for (size_t i = 0; i < nr && !err; i++)
-			err = scan_pid(pt, pids[i]);
-		return err;
-	}
-	d = opendir("/proc");
 	if (!d)
 		return -errno;
 	while (!err && (de = readdir(d))) {
 		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		long id = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid > 0x7fffffff)
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || id <= 0 || id > 0x7fffffff)
 			continue;
-		err = scan_pid(pt, (int)pid);
+		err = cb(ctx, (int)id);
 	}
 	closedir(d);
+	return err;
+}
+
+static int scan_cb(void *ctx, int pid)
+{
+	return scan_pid(ctx, pid);
+}
+
+int fr_proctable__scan_proc(struct fr_proctable *pt, const int *pids, size_t nr)
+{
+	int err = 0;
+
+	if (!pids)
+		return fr_procfs__for_each_id("/proc", scan_cb, pt);
+	for (size_t i = 0; i < nr && !err; i++)
+		err = scan_pid(pt, pids[i]);
 	return err;
 }

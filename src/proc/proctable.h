@@ -75,6 +75,9 @@ uint8_t fr_buildid__read_pid(uint32_t pid, const char *path, uint8_t id[20]);
 /* procfs.c: a small /proc text file into buf (NUL-terminated, at most len-1
  * bytes). 0 or -errno. */
 int fr_procfs__read_text(const char *path, char *buf, size_t len);
+/* procfs.c: cb(ctx, id) for each numeric entry of dir ("/proc": pids,
+ * "/proc/PID/task": tids), until cb returns non-zero. 0, -errno or cb's. */
+int fr_procfs__for_each_id(const char *dir, int (*cb)(void *ctx, int id), void *ctx);
 
 /* Drop images that ended before `before` (they cannot appear in a window that
  * starts then). Returns how many were dropped. */

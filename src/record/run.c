@@ -89,14 +89,7 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 			fr_err(o->events[i], "%s", strerror(-err));
 			return FR_EXIT_ERROR;
 		}
-		if (ev->kind != FR_EVENT_TRACEPOINT && o->period) {
-			ev->attr.freq = 0;
-			ev->attr.sample_period = o->period;
-		} else if (ev->kind != FR_EVENT_TRACEPOINT && o->freq) {
-			ev->attr.sample_freq = o->freq;
-		} else if (ev->kind == FR_EVENT_TRACEPOINT && o->period) {
-			ev->attr.sample_period = o->period;
-		}
+		fr_event__set_sampling(ev, o->freq, o->period);
 		if (o->callgraph == CG_FP)
 			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (o->callgraph == CG_DWARF) {

@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,58 +32,49 @@ static int synth_comm(struct fr_session *s, pid_t pid, pid_t tid, const char *co
 	return fr_sb_store__append(&s->synth, h, SIZE_MAX);
 }
 
-static int synth_pid(struct fr_session *s, pid_t pid, uint64_t t)
+struct synth {
+	struct fr_session *s;
+	uint64_t t;
+	int pid;
+};
+
+/* One thread of the process: its name now, as a COMM record. */
+static int synth_tid(void *ctx, int tid)
 {
+	struct synth *y = ctx;
 	char path[64], comm[32];
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", y->pid, tid);
+	if (fr_procfs__read_text(path, comm, sizeof(comm)))
 		return 0;   /* gone meanwhile */
-	while (!err && (de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
+	comm[strcspn(comm, "\n")] = '\0';
+	if (!comm[0])
+		return 0;
+	return synth_comm(y->s, y->pid, tid, comm, y->t);
+}
 
-		if (de->d_name[0] == '.' || *end || tid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm", (int)pid, tid);
-		if (fr_procfs__read_text(path, comm, sizeof(comm)))
-			continue;
-		comm[strcspn(comm, "\n")] = '\0';
-		if (!comm[0])
-			continue;
-		err = synth_comm(s, pid, (pid_t)tid, comm, t);
-	}
-	closedir(d);
-	return err;
+static int synth_pid(void *ctx, int pid)
+{
+	struct synth *y = ctx;
+	char path[64];
+	int err;
+
+	y->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	err = fr_procfs__for_each_id(path, synth_tid, y);
+	return err == -ENOMEM ? err : 0;   /* gone meanwhile, or not ours to read */
 }
 
 int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr)
 {
-	uint64_t t = fr_session_now(CLOCK_MONOTONIC);
-	struct dirent *de;
-	DIR *d;
+	struct synth y = { .s = s, .t = fr_session_now(CLOCK_MONOTONIC) };
 	int err = 0;
 
-	if (pids) {
-		for (size_t i = 0; i < nr && !err; i++)
-			err = synth_pid(s, pids[i], t);
-		return err ? err : fr_proctable__scan_proc(s->procs, pids, nr);
+	if (!pids) {
+		err = fr_procfs__for_each_id("/proc", synth_pid, &y);
+		return err ? err : fr_proctable__scan_proc(s->procs, NULL, 0);
 	}
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (!err && (de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0)
-			continue;
-		err = synth_pid(s, (pid_t)pid, t);
-	}
-	closedir(d);
-	return err ? err : fr_proctable__scan_proc(s->procs, NULL, 0);
+	for (size_t i = 0; i < nr && !err; i++)
+		err = synth_pid(&y, pids[i]);
+	return err ? err : fr_proctable__scan_proc(s->procs, pids, nr);
 }
