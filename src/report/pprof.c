@@ -46,6 +46,7 @@ struct pp {
 	uint64_t **loc_ids;
 	size_t nr_samples, samples_cap, labels_cap, values_cap, loc_ids_cap;
 	int64_t thread_key;
+	const struct fr_symbolizer *sym;
 	int err;
 };
 
@@ -114,6 +115,26 @@ static int64_t str(struct pp *p, const char *s)
 	return (int64_t)p->nr_strings++;
 }
 
+/* The string id of a file's recorded build id in hex, 0 ("") when none. */
+static int64_t build_id(struct pp *p, const char *dso)
+{
+	for (size_t i = 0; p->sym && i < fr_symbolizer__nr_dsos(p->sym); i++) {
+		enum fr_dso_status st;
+		const char *path, *used;
+		const uint8_t *id;
+		size_t n;
+		char hex[41];
+
+		if (fr_symbolizer__dso_status(p->sym, i, &path, &st, &used) || strcmp(path, dso) ||
+		    fr_symbolizer__dso_build_id(p->sym, i, &id, &n) || !n)
+			continue;
+		for (size_t b = 0; b < n && b < 20; b++)
+			snprintf(hex + 2 * b, 3, "%02x", id[b]);
+		return str(p, hex) > 0 ? str(p, hex) : 0;
+	}
+	return 0;
+}
+
 /* The mapping id of a file, added on first use (0: ENOMEM). */
 static uint64_t mapping(struct pp *p, const struct fr_sym *sym)
 {
@@ -131,6 +152,7 @@ static uint64_t mapping(struct pp *p, const struct fr_sym *sym)
 	p->maps[p->nr_maps].id = p->nr_maps + 1;
 	p->maps[p->nr_maps].filename = name;
 	p->maps[p->nr_maps].has_functions = true;
+	p->maps[p->nr_maps].build_id = build_id(p, sym->dso);
 	p->maps[p->nr_maps].has_inline_frames = false;
 	p->dsos.keys[k] = (uint64_t)name + 1;
 	p->dsos.vals[k] = (uint32_t)++p->nr_maps;
@@ -329,7 +351,7 @@ int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo
 {
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	ValueType vt[3], *vtp[2] = { &vt[0], &vt[1] };
-	struct pp p = { 0 };
+	struct pp p = { .sym = in->sym };
 	void **ptrs = NULL;
 	int err;
 

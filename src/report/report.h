@@ -156,6 +156,7 @@ struct fr_pprof_info {
 	const struct fr_file_event *event;   /* the sampled event (sample types) */
 	bool period;                         /* the folded weights are periods */
 	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
+	const struct fr_symbolizer *sym;     /* the files' build ids for the mappings, or NULL */
 };
 /* The folded stacks as a gzipped pprof Profile written to fd (not closed):
  * 0, -ENOMEM or -EIO. */

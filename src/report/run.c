@@ -440,7 +440,8 @@ static int print_folded(struct report *rp, const char *path)
 		const char *off = fr_reader__meta(rp->rd, "realtime_offset_ns");
 		struct fr_pprof_info in = { rp->fold_ev, rp->o->hist.period,
 					    rp->first + (off ? strtoull(off, NULL, 10) : 0),
-					    rp->samples ? rp->last - rp->first : 0 };
+					    rp->samples ? rp->last - rp->first : 0,
+					    fr_resolver__symbolizer(rp->res) };
 
 		fflush(rp->out);
 		return fr_pprof__write(fileno(rp->out), &in, rp->folded);

@@ -33,6 +33,13 @@ for f in hot_a hot_b; do
 		fail "$f: pprof ${g:-no}%, flightrec ${r:-no}%: $(head -12 "$T/top.txt")"
 	pass "$f: pprof $g%, flightrec $r%"
 done
+# the mappings carry the build ids the file recorded (Pyroscope/Parca key on them)
+want=$(readelf -n "$HELPERS/cpuburn_fp" 2>/dev/null | awk '/Build ID/ {print $3}')
+if [ -n "$want" ]; then
+	"$GO" tool pprof -raw "$T/cpu.pb.gz" 2>/dev/null | sed -n '/^Mappings/,$p' >"$T/maps.txt"
+	grep -q "cpuburn_fp $want" "$T/maps.txt" || fail "no mapping of cpuburn_fp with build id $want: $(cat "$T/maps.txt")"
+	pass "the mapping of cpuburn_fp carries its build id"
+fi
 # a pprof profile is binary: not onto a terminal, and -o works for the text report too
 "$FLIGHTREC" report --no-header --sort sym -o "$T/sym2.txt" "$F" || fail "report -o exited $?"
 cmp -s "$T/sym.txt" "$T/sym2.txt" || fail "report -o FILE differs from stdout"
