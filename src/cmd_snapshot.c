@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/types.h>
 
 #include "src/record/control.h"
@@ -104,6 +105,16 @@ static int pick_recorder(const char *dir, const char **name)
 	return FR_EXIT_USAGE;
 }
 
+static bool waited;
+
+/* On a terminal: how long the recorder has been writing (big rings, --after). */
+static void show_wait(uint64_t ms)
+{
+	waited = true;
+	fprintf(stderr, "\rflightrec: snapshot: waiting for the recorder: %llu s",
+		(unsigned long long)(ms / 1000));
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
 	struct snap_opts o = { .timeout_s = 60 };
@@ -127,9 +138,13 @@ int cmd_snapshot(int argc, char **argv)
 		return FR_EXIT_USAGE;
 	}
 	snprintf(req, sizeof(req), "snapshot after=%llu", (unsigned long long)o.after_ns);
+	if (isatty(2))
+		fr_control__on_wait(show_wait);
 	wait_ms = o.timeout_s * 1000 + o.after_ns / 1000000;
 	err = fr_control__request(dir, o.name, req, reply, sizeof(reply),
 				  wait_ms > INT_MAX ? INT_MAX : (int)wait_ms, &why);
+	if (waited)
+		fputs("\r\033[K", stderr);
 	if (err == -ENOENT || err == -ECONNREFUSED) {
 		fr_err("snapshot", "no recorder named '%s' is running (no live socket %s/%s.sock)",
 		       o.name, dir, o.name);

@@ -26,9 +26,16 @@
 #include "src/record/rundir.h"
 
 /* Read up to a newline within timeout_ms; a NUL before it is malformed. */
+static void (*wait_cb)(uint64_t waited_ms);
+
+void fr_control__on_wait(void (*cb)(uint64_t waited_ms))
+{
+	wait_cb = cb;
+}
+
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 {
-	uint64_t end = fr_rundir_now_ms() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
+	uint64_t start = fr_rundir_now_ms(), end = start + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms);
 	size_t got = 0;
 
 	while (got + 1 < len) {
@@ -40,9 +47,14 @@ static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 
 		if (now >= end)
 			return -ETIMEDOUT;
-		r = poll(&p, 1, (int)(end - now));
+		/* wake every second to report the wait (a snapshot of big rings) */
+		r = poll(&p, 1, (int)(wait_cb && end - now > 1000 ? 1000 : end - now));
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r == 0 && wait_cb && fr_rundir_now_ms() < end) {
+			wait_cb(fr_rundir_now_ms() - start);
+			continue;
+		}
 		if (r <= 0)
 			return r < 0 ? -errno : -ETIMEDOUT;
 		n = read(fd, buf + got, len - 1 - got);

@@ -82,6 +82,9 @@ void fr_control__close(struct fr_control *c);
  * the one-line reply (NUL-terminated, newline stripped). -ENOENT or
  * -ECONNREFUSED: no recorder with that name; -ETIMEDOUT; -EPERM (with *why):
  * the run dir, socket or peer is not trusted; -EBADMSG: malformed reply. */
+/* Client: cb(waited_ms) about every second while a request waits for its
+ * reply (progress on a terminal); NULL: none. */
+void fr_control__on_wait(void (*cb)(uint64_t waited_ms));
 int fr_control__request(const char *run_dir, const char *name, const char *req, char *reply,
 			size_t len, int timeout_ms, const char **why);
 
