@@ -380,7 +380,8 @@ static void read_plt(struct fr_dso *d)
 			break;
 		d->nr_plt++;
 	}
-	qsort(d->plt, d->nr_plt, sizeof(*d->plt), cmp_plt);
+	if (d->nr_plt > 1)
+		qsort(d->plt, d->nr_plt, sizeof(*d->plt), cmp_plt);
 }
 
 /* The PLT stub at pc, or NULL. */
@@ -476,8 +477,10 @@ static void fsyms_sort(struct fsyms *t)
 {
 	uint64_t maxend = 0;
 
-	qsort(t->v, t->n, sizeof(*t->v), cmp_fsym);
-	qsort(t->sizeless, t->nr_sizeless, sizeof(*t->sizeless), cmp_u64);
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_fsym);
+	if (t->nr_sizeless > 1)
+		qsort(t->sizeless, t->nr_sizeless, sizeof(*t->sizeless), cmp_u64);
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->v[i].end > maxend)
 			maxend = t->v[i].end;

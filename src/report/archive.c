@@ -127,7 +127,8 @@ static int write_tar(const char *dir, const char *tar, char **names, size_t n)
 	argv[2] = (char *)dir;
 	argv[3] = (char *)"-cf";
 	argv[4] = (char *)tar;
-	memcpy(argv + 5, names, n * sizeof(*names));
+	if (n)
+		memcpy(argv + 5, names, n * sizeof(*names));
 	err = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
 	free(argv);
 	if (err)
