@@ -72,8 +72,8 @@ static const struct argp_option record_options[] = {
 	  "join it", 0 },
 	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote", 0 },
 	{ "reader-cpus", OPT_READER_CPUS, "LIST", 0, "forward: pin the reader threads to these "
-	  "CPUs (e.g. 3 or 2-3); by default they run unpinned as SCHED_BATCH, never preempting "
-	  "the workload", 0 },
+	  "CPUs (e.g. 3 or 2-3), e.g. away from the workload's; by default each is pinned "
+	  "to its ring's CPU", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default'; "
 	  "cmd-BASENAME-PID with a command, pid-PID with -p)", 0 },

@@ -104,18 +104,20 @@ static void *reader(void *arg)
 	nfds_t n = p[1].fd >= 0 ? 2 : 1;
 	cpu_set_t one;
 
-	/* By default a reader runs wherever the scheduler puts it, inside the
-	 * recorder's affinity: an idle CPU first, rather than its ring's CPU
-	 * beside the workload. It keeps a higher weight where allowed: a reader
-	 * that waits behind a busy workload loses records (its CPU time is
-	 * bounded by the event rate). With --reader-cpus it is pinned to one of
-	 * the CPUs named. doc/design-notes.md has the measurements. */
-	(void)cpu;
-	if (f->nr_reader_cpus) {
-		CPU_ZERO(&one);
+	/* By default a reader is pinned to its ring's CPU where the recorder
+	 * may run there (a recorder confined by taskset keeps its readers on
+	 * its CPUs), at a higher weight: a reader that waits behind a busy
+	 * workload loses records (its CPU time is bounded by the event rate).
+	 * Unpinned readers lost records of a full-speed read loop on both CPUs
+	 * in a sanitizer build (doc/design-notes.md). --reader-cpus pins them to
+	 * the CPUs named instead, e.g. away from the workload's. */
+	CPU_ZERO(&one);
+	if (f->nr_reader_cpus)
 		CPU_SET(f->reader_cpus[c->ci % f->nr_reader_cpus], &one);
+	else if (CPU_ISSET(cpu, &f->allowed))
+		CPU_SET(cpu, &one);
+	if (CPU_COUNT(&one))
 		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
-	}
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
 	for (;;) {
 		int r = poll(p, n, f->flush_ms);

@@ -365,8 +365,13 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 {
 	struct fr_evlist *el = fr_session__evlist(s);
 	pid_t other = 0;
-	int err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
+	int err;
 
+	/* the socket says "recording": forward mode's readers need kallsyms
+	 * first, so it is loaded before the socket appears, not after */
+	if (o->forward)
+		fr_session__load_ksyms(s);
+	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
 	if (err == -EEXIST) {
 		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
 		       (int)other);
