@@ -89,14 +89,7 @@ int cmd_archive(int argc, char **argv)
 		return FR_EXIT_USAGE;
 	}
 	o.sym.cache_dir = o.cache;   /* a second archive of a rebuilt binary finds it there */
-	if (!o.input) {
-		int err = fr_input__newest(o.dir, path, sizeof(path));
-
-		if (err) {
-			fr_err(o.dir, "no flightrec file (*.frec) here: %s", strerror(-err));
-			return FR_EXIT_ERROR;
-		}
-		o.input = path;
-	}
+	if (fr_input__choose(&o.input, o.dir, path, sizeof(path)))
+		return FR_EXIT_ERROR;
 	return fr_archive__run(o.input, o.cache, o.tar, &o.sym);
 }

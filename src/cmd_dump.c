@@ -56,14 +56,7 @@ int cmd_dump(int argc, char **argv)
 		return r < 0 ? FR_EXIT_OK : r;
 	if (o.usage_err)
 		return FR_EXIT_USAGE;
-	if (!o.input) {
-		int err = fr_input__newest(o.dir, path, sizeof(path));
-
-		if (err) {
-			fr_err(o.dir, "no flightrec file (*.frec) here: %s", strerror(-err));
-			return FR_EXIT_ERROR;
-		}
-		o.input = path;
-	}
+	if (fr_input__choose(&o.input, o.dir, path, sizeof(path)))
+		return FR_EXIT_ERROR;
 	return fr_dump__file(o.input, !o.no_header);
 }

@@ -237,16 +237,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!o.sym.cache_dir)
 		o.sym.cache_dir = fr_archive__default_dir(cache, sizeof(cache));
-	if (!o.input) {
-		int err = fr_input__newest(o.dir, path, sizeof(path));
-
-		if (err) {
-			fr_err(o.dir, "no flightrec file (*.frec) here: %s", strerror(-err));
-			r = FR_EXIT_ERROR;
-			goto out;
-		}
-		o.input = path;
-	}
+	if ((r = fr_input__choose(&o.input, o.dir, path, sizeof(path))))
+		goto out;
 	if (o.raw && o.output) {
 		fr_err("-o", "--raw writes to stdout only");
 		r = FR_EXIT_USAGE;

@@ -52,6 +52,21 @@ int fr_input__newest(const char *dir, char *out, size_t len)
 	return found ? 0 : -ENOENT;
 }
 
+int fr_input__choose(const char **input, const char *dir, char *path, size_t len)
+{
+	int err;
+
+	if (*input)
+		return FR_EXIT_OK;
+	err = fr_input__newest(dir, path, len);
+	if (err) {
+		fr_err(dir, "no flightrec file (*.frec) here: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	*input = path;
+	return FR_EXIT_OK;
+}
+
 int fr_input__open(const char *path, struct fr_reader **rd)
 {
 	int err = fr_reader__open(path, rd);

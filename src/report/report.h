@@ -165,6 +165,9 @@ int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo
 /* ---- input.c: which file, and opening it ---- */
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
 int fr_input__newest(const char *dir, char *out, size_t len);
+/* The file a command reads: *input if given, else the newest *.frec of dir
+ * (into path). Returns an exit code, the error said. */
+int fr_input__choose(const char **input, const char *dir, char *path, size_t len);
 /* Open with one-line errors; returns an exit code. */
 int fr_input__open(const char *path, struct fr_reader **rd);
 /* Say on stderr what damage the reader found (one line per kind of problem,
