@@ -34,14 +34,17 @@ static void print_msg(bool info, const char *what, const char *fmt, va_list ap)
 
 	if (info && fr_quiet)
 		return;
+	vsnprintf(text, sizeof(text), fmt, ap);
+	/* one line, whole: reader threads say things too */
+	flockfile(stderr);
 	fputs("flightrec: ", stderr);
 	if (what) {
 		put_escaped(what);
 		fputs(": ", stderr);
 	}
-	vsnprintf(text, sizeof(text), fmt, ap);
 	put_escaped(text);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 void fr_cli__one_arg(const char **slot, char *arg, const char *what, int *usage_err)
