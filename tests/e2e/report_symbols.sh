@@ -46,7 +46,7 @@ pass "unknown addresses grouped as burn+0xOFFSET"
 
 # C++: demangled names everywhere, raw with --no-demangle
 cp "$FIX/cxx.bin" "$T/cxx/cxx.bin"
-record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/cxx" -- "$T/cxx/cxx.bin" 2000000 >/dev/null ||
+record_fg -q -F 10000 -g -e cpu-clock -m 16M -o "$T/cxx" -- "$T/cxx/cxx.bin" 4000000 >/dev/null ||
 	fail "record of cxx.bin exited $?: $(cat "$T/record.err")"
 set -- "$T"/cxx/*.frec
 C=$1
