@@ -15,6 +15,7 @@ set -- "$T"/out/*.frec
 "$FLIGHTREC" dump "$1" >"$T/d.txt" || fail "dump exited $?"
 n=$(awk '$4=="SAMPLE" && $5=="read_loop"' "$T/d.txt" | wc -l)
 [ "$n" -ge 500 ] && [ "$n" -le 520 ] || fail "$n reads of the target's child, expected 500 (+ loader reads)"
+awk -v p=$sp '$4=="SAMPLE" {split($3,a,"/"); if (a[1]!=p && $5!="read_loop" && $5!="sh" && $5!="sleep") print}' "$T/d.txt" | head -3 >&2
 other=$(awk -v p=$sp '$4=="SAMPLE" {split($3,a,"/"); if (a[1]!=p && $5!="read_loop" && $5!="sh" && $5!="sleep") n++} END{print n+0}' "$T/d.txt")
 [ "$other" -eq 0 ] || fail "$other samples of processes outside the target"
 grep -q '^# trigger: exit$' "$T/d.txt" || fail "the final snapshot is not marked as the target's exit"
