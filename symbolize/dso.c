@@ -285,6 +285,8 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 	err = try_caches(id, o, out, used, st);
 	if (err != -ENOENT && err != -ESTALE && err != -EBADMSG)
 		goto done;
+	if (o->only_given_dirs)
+		return 0;
 	err = try_build_id(id, out, used);
 	if (err != -ENOENT)
 		goto done;

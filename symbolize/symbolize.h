@@ -48,6 +48,9 @@ struct fr_symbolizer_opts {
 	bool no_srcline;              /* skip DWARF line lookups (faster) */
 	bool no_demangle;             /* keep C++/Rust names as the symbol table has them */
 	const char *cache_dir;        /* build-id cache (flightrec archive), or NULL */
+	bool only_given_dirs;         /* look only under symfs, symdirs and cache_dir: not by
+	                               * build id in the system's debug paths (/usr/lib/debug,
+	                               * debuginfod): results that do not depend on the machine */
 };
 
 int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer **out);

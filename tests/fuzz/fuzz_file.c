@@ -42,7 +42,8 @@ static void report(enum fr_report_fmt fmt, bool callchains)
 	o.hist.chain_limit = 0.5;
 	o.hist.callchains = callchains;
 	fr_hist__parse_keys("comm,dso,sym", &o.hist);
-	o.sym.symfs = "/nonexistent-flightrec-fuzz";  /* no local file is opened */
+	o.sym.symfs = "/nonexistent-flightrec-fuzz";  /* no local file is opened, */
+	o.sym.only_given_dirs = true;                 /* not even by build id */
 	o.sym.no_srcline = true;
 	o.sym.no_inline = true;     /* libdw DIE walks of local debug info: not what is fuzzed */
 	o.fmt = fmt;
