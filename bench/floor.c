@@ -1,5 +1,6 @@
 /* bench/floor.c: the kernel-only floor: the events and attributes of `flightrec
- * record --backward` (opened by ring/, as the recorder does), rings mapped, never read.
+ * record --backward` (opened by ring/, as the recorder does), rings mapped, never
+ * read; --minimal: the minimal floor, one backward ring per CPU and no sideband ring.
  */
 
 /*
@@ -39,13 +40,16 @@ struct floor_opts {
 	unsigned long long freq, period;
 	size_t data_pages;
 	bool drain;
+	bool minimal;
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s -e EVENT [-e EVENT...] [-g] [-F HZ | -c PERIOD] "
-		"[-m PAGES|SIZE] [--no-drain]\n"
-		"Opens flightrec's backward events system-wide and never reads them.\n", prog);
+		"[-m PAGES|SIZE] [--no-drain] [--minimal]\n"
+		"Opens flightrec's backward events system-wide and never reads them.\n"
+		"--minimal: no sideband ring; the first event's backward ring also holds\n"
+		"the COMM/MMAP2/TASK records, as perf record --overwrite asks of the kernel.\n", prog);
 	exit(EXIT_USAGE);
 }
 
@@ -96,6 +100,7 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "no-drain", no_argument, NULL, 'N' },
+		{ "minimal", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -113,6 +118,7 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 		case 'c': o->period = parse_u64("-c", optarg, 1, ULLONG_MAX >> 1); break;
 		case 'm': o->data_pages = parse_pages(optarg); break;
 		case 'N': o->drain = false; break;
+		case 'M': o->minimal = true; break;
 		default: usage();
 		}
 	}
@@ -185,6 +191,7 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	eo.data_pages = o.data_pages;
+	eo.sb_in_samples = o.minimal;
 	el = fr_evlist__new();
 	if (!el || add_events(&o, el))
 		goto out;

@@ -1,5 +1,5 @@
 # bench/lib.sh: sourced by bench/run: the workloads, and starting, stopping
-# and measuring each recorder configuration (baseline, floor, flightrec
+# and measuring each recorder configuration (baseline, floor, minfloor, flightrec
 # --backward/--forward, perf record [--overwrite|-z], the ftrace ring).
 # Needs: BB (bench build dir), FLIGHTREC, PERF, RUNSTAT, RING, RING_KB, TRACEFS,
 # the N_* workload sizes and die/log from bench/run.
@@ -58,6 +58,22 @@ wl_unit() {
 }
 
 # ---- helpers ----------------------------------------------------------------
+
+# on_cpu CPU CMD...: CMD pinned to CPU with taskset, or as it is when CPU is
+# empty (the sets "user" and "free": the recorder started as users start it).
+# Foreground only: a function behind & would be a subshell, and $! its pid.
+on_cpu() {
+	local c=$1
+	shift
+	if [ -n "$c" ]; then taskset -c "$c" "$@"; else "$@"; fi
+}
+
+# pin_cmd CPU: the command prefix that pins to CPU, or nothing (for use as
+# "${PIN[@]}" CMD & so that $! is the recorder itself)
+pin_cmd() {
+	PIN=()
+	[ -z "$1" ] || PIN=(taskset -c "$1")
+}
 
 # wait_for FILE PATTERN PID SECONDS: 0 when FILE has a line matching PATTERN;
 # 1 when PID exits first or time runs out.
@@ -134,10 +150,12 @@ rec_start() {
 		ftrace_start "$wl" 2>"$d/err" || return 2
 		return 0
 		;;
-	floor)
+	floor | minfloor)
 		for e in ${ev//,/ }; do evargs+=(-e "$e"); done
+		[ "$cfg" = minfloor ] && evargs+=(--minimal)
 		# shellcheck disable=SC2086
-		taskset -c "$rcpu" "$RUNSTAT" -o "$d/rusage" "$BB/floor" "${evargs[@]}" $opts \
+		pin_cmd "$rcpu"
+		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$BB/floor" "${evargs[@]}" $opts \
 			-m "$RING" >"$d/out" 2>"$d/err" &
 		REC_PID=$!
 		wait_for "$d/out" '^ready' "$REC_PID" 20 || return 2
@@ -147,9 +165,10 @@ rec_start() {
 			echo "$FORWARD" >"$d/na"
 			return 1
 		fi
-		mkdir -p "$d/files" "$d/run"
+		mkdir -p "$d/files" && mkdir -m 700 -p "$d/run"   # run dirs: 0700, the recorder checks
 		# shellcheck disable=SC2086
-		taskset -c "$rcpu" "$RUNSTAT" -o "$d/rusage" "$FLIGHTREC" record -a -e "$ev" $opts \
+		pin_cmd "$rcpu"
+		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$FLIGHTREC" record -a -e "$ev" $opts \
 			"--$cfg" -m "$RING" -o "$d/files" --name "frbench$$" --run-dir "$d/run" \
 			>"$d/out" 2>"$d/err" &
 		REC_PID=$!
@@ -171,7 +190,8 @@ rec_start() {
 		[ "$cfg" = perf-z ] && pextra=(-z)
 		mkfifo "$d/ctl" "$d/ack"
 		# shellcheck disable=SC2086
-		taskset -c "$rcpu" "$RUNSTAT" -o "$d/rusage" "$PERF" record -a -e "$ev" $opts \
+		pin_cmd "$rcpu"
+		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$PERF" record -a -e "$ev" $opts \
 			"${pextra[@]}" -m "$RING" -k mono --buildid-mmap -D -1 \
 			--control "fifo:$d/ctl,$d/ack" -o "$d/perf.data" >"$d/out" 2>"$d/err" &
 		REC_PID=$!
@@ -213,7 +233,7 @@ rec_stop() {
 			rss=$(awk '{print $4}' "$d/rusage")
 		fi
 		case $cfg in
-		floor)
+		floor | minfloor)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
 		backward | forward)

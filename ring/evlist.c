@@ -360,6 +360,13 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		a->read_format |= PERF_FORMAT_LOST;
 #endif
 	}
+	if (o->sb_in_samples && el->nr_events) {
+		struct perf_event_attr *a = &el->events[0]->attr, *sb = &el->sb_event.attr;
+
+		a->comm = a->comm_exec = a->mmap = a->mmap2 = a->task = 1;
+		a->build_id = sb->build_id;
+		a->sample_id_all = 1;
+	}
 	el->sb_event.attr.inherit = per_task;
 	el->sb_event.attr.enable_on_exec = t->kind == FR_TARGET_CHILD;
 	if (el->trig_event) {
@@ -435,7 +442,7 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 		for (int k = 0; k < n && !err; k++) {
 			for (size_t e = 0; e < el->nr_events && !err; e++)
 				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe, t);
-			if (!err)
+			if (!err && !o->sb_in_samples)
 				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe, t);
 			if (!err && el->trig_event)
 				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe, t);

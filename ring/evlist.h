@@ -36,6 +36,9 @@ struct fr_evlist_opts {
 	size_t sb_pages;     /* per CPU sideband ring, power of two */
 	bool backward;       /* samples overwrite (write_backward, PROT_READ) */
 	bool user_only;      /* the sideband event excludes the kernel too */
+	bool sb_in_samples;  /* no sideband ring: the first sample event carries the
+	                      * COMM/MMAP2/TASK records in its own ring, as perf
+	                      * --overwrite does (bench/floor --minimal measures it) */
 };
 
 /* Which open failed, for the caller's message. */
