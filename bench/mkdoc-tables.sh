@@ -172,7 +172,7 @@ EOF
 | tracepoint (syscalls, sched, ...) | TID \| TIME \| RAW | period 1, use_clockid MONOTONIC | RAW is the event; TID says whose; TIME orders CPUs and sideband. No IP (the tracepoint is the place), no CPU (each ring is one CPU's), no PERIOD (always 1), no ID unless several events share a ring (then IDENTIFIER, the cheapest way to tell them apart). |
 | software sampling (cpu-clock, task-clock, page-faults, ...) | IP \| TID \| TIME \| PERIOD | freq 4000, use_clockid | IP is the profile; PERIOD weights frequency-mode samples (the period changes as the kernel adjusts it). No CPU (per-CPU rings). CALLCHAIN only with -g: it costs more than all other bits together. |
 | hardware sampling (cycles, ... where a PMU exists) | IP \| TID \| TIME \| PERIOD | as software | as software events. |
-| sideband (dummy: comm, comm_exec, mmap2, task, build_id) | TID \| TIME via sample_id_all | forward ring, drained | sample_id_all is needed: the time of each COMM/MMAP2/EXIT orders it against the samples of the window, so a sample's process and mapping are the ones it had then; it is paid per sideband record only. |
+| sideband (dummy: comm, comm_exec, mmap2, task, build_id) | TIME via sample_id_all | forward ring, drained | sample_id_all is needed: the time of each COMM/MMAP2/EXIT orders it against the samples of the window, so a sample's process and mapping are the ones it had then; it is paid per sideband record only. TIME alone: the pid and tid are in the body of every COMM, MMAP2, FORK and EXIT record (the prctl table: "alltime" against "all"). |
 EOF
 	echo
 }

@@ -172,7 +172,7 @@ static void setup_sideband_attr(struct fr_evlist *el, const struct fr_evlist_opt
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_DUMMY;
 	a->disabled = 1;
-	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->sample_type = PERF_SAMPLE_TIME;   /* pid, tid: in every body already */
 	a->sample_id_all = 1;
 	a->comm = 1;
 	a->comm_exec = 1;

@@ -14,21 +14,30 @@
 
 #include "src/record/internal.h"
 
-/* A COMM record with the sideband's sample_id trailer (TID|TIME). */
+/* A COMM record with the sideband's sample_id trailer (TIME, and TID where
+ * the sideband event has it). */
 static int synth_comm(struct fr_session *s, pid_t pid, pid_t tid, const char *comm,
 		      uint64_t time)
 {
+	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type;
 	uint8_t buf[128] = { 0 };
 	struct perf_event_header *h = (void *)buf;
-	size_t n = strnlen(comm, 15), body = (n + 1 + 7) & ~(size_t)7;
+	size_t n = strnlen(comm, 15), body = (n + 1 + 7) & ~(size_t)7, off;
 	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
 
 	h->type = PERF_RECORD_COMM;
-	h->size = (uint16_t)(sizeof(*h) + 8 + body + 16);
 	memcpy(buf + 8, ids, 8);
 	memcpy(buf + 16, comm, n);
-	memcpy(buf + 16 + body, ids, 8);
-	memcpy(buf + 24 + body, &time, 8);
+	off = 16 + body;
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(buf + off, ids, 8);
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(buf + off, &time, 8);
+		off += 8;
+	}
+	h->size = (uint16_t)off;
 	return fr_sb_store__append(&s->synth, h, SIZE_MAX);
 }
 

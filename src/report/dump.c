@@ -175,6 +175,29 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_
 	}
 }
 
+/* The pid and tid a sideband record carries in its body: the sideband's
+ * sample_id_all trailer holds TIME alone (doc/format.md). */
+static void body_tid(const struct perf_event_header *h, struct fr_sample *s)
+{
+	struct fr_comm cm;
+	struct fr_task tk;
+	struct fr_mmap2 mm;
+	uint32_t pid, tid;
+
+	if (h->type == PERF_RECORD_COMM && !fr_record__comm(h, &cm))
+		pid = cm.pid, tid = cm.tid;
+	else if ((h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) &&
+		 !fr_record__task(h, &tk))
+		pid = tk.pid, tid = tk.tid;
+	else if (h->type == PERF_RECORD_MMAP2 && !fr_record__mmap2(h, &mm))
+		pid = mm.pid, tid = mm.tid;
+	else
+		return;
+	s->pid = pid;
+	s->tid = tid;
+	s->has_tid = true;
+}
+
 static int dump_cb(void *ctx, const struct fr_rec *r)
 {
 	struct dump_ctx *c = ctx;
@@ -194,6 +217,8 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		err = fr_record__parse_id(h, st, &s);
 	if (err)
 		memset(&s, 0, sizeof(s));
+	if (r->event && !s.has_tid)
+		body_tid(h, &s);
 	if (h->type == PERF_RECORD_COMM && r->event) {
 		struct fr_comm cm;
 
