@@ -363,7 +363,8 @@ int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
 	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
 	uint64_t *drops = calloc(ncpu, sizeof(*drops));
-	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), chunks = 0;
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), t_cur = s->fwd_t0, chunks = 0;
+	unsigned nr_cur = s->fwd_nr;
 	struct fwd_out next, cur;
 	int err, e;
 
@@ -381,6 +382,8 @@ int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr
 	err = open_out(s, &next);
 	if (err) {
 		discard_out(s, &next);
+		s->fwd_t0 = t_cur;   /* the current file goes on as it was */
+		s->fwd_nr = nr_cur;
 		goto out;
 	}
 	err = stop_readers(s, cs, drops, &chunks);
@@ -392,7 +395,8 @@ int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr
 		take_out(s, &next);
 		give_out(s, &cur);
 		discard_out(s, &next);
-		s->fwd_nr--;
+		s->fwd_t0 = t_cur;
+		s->fwd_nr = nr_cur;
 		if (start_readers(s))
 			s->fwd = NULL;
 		err = e;
