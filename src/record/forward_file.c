@@ -363,7 +363,8 @@ int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
 	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
 	uint64_t *drops = calloc(ncpu, sizeof(*drops));
-	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), t_cur = s->fwd_t0, chunks = 0;
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), t_cur = s->fwd_t0, t_stop, chunks = 0;
+	double gap_ms;
 	unsigned nr_cur = s->fwd_nr;
 	struct fwd_out next, cur;
 	int err, e;
@@ -386,10 +387,12 @@ int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr
 		s->fwd_nr = nr_cur;
 		goto out;
 	}
+	t_stop = fr_session_now(CLOCK_MONOTONIC);
 	err = stop_readers(s, cs, drops, &chunks);
 	take_out(s, &cur);
 	give_out(s, &next);
 	e = start_readers(s);
+	gap_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t_stop) / 1e6;
 	if (e) {
 		/* no readers on the next file: back to the current one */
 		take_out(s, &next);
@@ -404,6 +407,7 @@ int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr
 	}
 	e = complete(s, &cur, cs, drops, chunks, tr, st, path, len);
 	err = err ? err : e;
+	st->copy_ms = gap_ms;
 	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 out:
 	free(cs);

@@ -114,9 +114,9 @@ static int switch_now(struct fr_session *s, const struct fr_trigger *tr, char *p
 		return err;
 	}
 	fr_info("forward: file complete (%s): %s (%llu samples, %llu sideband, %llu lost, "
-		"%llu bytes, switch %.2f ms)", tr->source, path, (unsigned long long)st.samples,
-		(unsigned long long)st.sideband, (unsigned long long)st.lost,
-		(unsigned long long)st.bytes, st.total_ms);
+		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source, path,
+		(unsigned long long)st.samples, (unsigned long long)st.sideband,
+		(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms, st.total_ms);
 	return 0;
 }
 

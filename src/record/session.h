@@ -94,7 +94,7 @@ int fr_session__forward_tick(struct fr_session *s);
  * beyond --max-files deleted) and go on into the next one. The readers stop
  * after a last drain of their rings and new ones go on from there on the next
  * file: no record is in both files or in neither. path gets the completed
- * file's name, st its counts. On an error the recording goes on: in the
+ * file's name, st its counts (copy_ms: how long no reader ran). On an error the recording goes on: in the
  * current file if the next could not be made. */
 int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			       size_t len, struct fr_snapshot_stats *st);
