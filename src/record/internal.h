@@ -49,7 +49,13 @@ struct fr_session {
 	struct fr_writer **sbw;    /* per CPU sideband appenders */
 	struct fr_forward *fwd;
 	uint64_t *sb_nr, *sb_lost; /* per CPU sideband counts */
-	char path[4096];
+	char path[4096];           /* the file being written */
+	char fwd_final[4096];      /* its name once complete (--switch-output: path is .part), or "" */
+	uint64_t fwd_t0;           /* when it began (CLOCK_MONOTONIC) */
+	unsigned fwd_nr;           /* files begun */
+	uint64_t fwd_done_bytes;   /* bytes of the files completed */
+	uint64_t *lost_base;       /* per CPU PERF_FORMAT_LOST count when the file began */
+	struct fr_snapshot_stats fwd_total; /* samples, sideband, lost, bytes of every file */
 };
 
 /* session.c */
@@ -88,6 +94,8 @@ int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint
  * kernel addresses noted for the KSYMS blob. */
 uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h);
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w);
+/* A file written complete: keep the newest --max-files of them (oldest deleted). */
+void fr_session_rotate(struct fr_session *s, const char *path);
 /* A new file's name in outdir (flightrec-NAME-STAMP-SEQ.frec). */
 int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len);
 
