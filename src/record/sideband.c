@@ -199,8 +199,13 @@ static void maybe_gc(struct fr_session *s)
 
 	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
 		return;
-	if (s->o.forward)
+	if (s->o.forward) {
 		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
+		/* rotating: the file being written names every process that ran
+		 * since it began (its PROCS blob is the whole table) */
+		if (s->o.rotate && s->fwd_t0 && s->fwd_t0 < before)
+			before = s->fwd_t0;
+	}
 	else
 		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
 			 fr_session_window_floor(s);
