@@ -96,7 +96,7 @@ static const struct argp_option record_options[] = {
 	  "under its mount, e.g. system.slice/nginx.service)", 0 },
 	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
 	  "system-wide tracepoints (left out by default)", 0 },
-	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file is "
+	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
 	  "written, run /bin/sh -c CMD with the file as $1 and in $FLIGHTREC_FILE", 0 },
 	{ 0 }
 };
@@ -449,10 +449,6 @@ static int validate(struct fr_record_opts *o, char *outdir)
 	}
 	if (o->cgroup && (o->cmd || o->pids)) {
 		fr_err("-G", "cgroup targeting is system-wide: not with -p or a command");
-		return FR_EXIT_USAGE;
-	}
-	if (o->exec_on_snapshot && o->forward) {
-		fr_err("--exec-on-snapshot", "applies to --backward snapshots only");
 		return FR_EXIT_USAGE;
 	}
 	if (!o->mode_given && (o->cmd || o->pids) &&

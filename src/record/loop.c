@@ -376,6 +376,8 @@ static void switch_output(struct loop *l)
 	if (switch_now(l->s, &tr, path, sizeof(path))) {
 		l->status = FR_EXIT_PARTIAL;
 		l->switch_retry = tr.time + 10000000000ull;   /* said once per 10 s at most */
+	} else if (l->o->hooks) {
+		fr_hooks__run(l->o->hooks, path);   /* reaped on SIGCHLD */
 	}
 }
 

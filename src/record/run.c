@@ -334,7 +334,7 @@ static void final_snapshot(struct fr_session *s, bool ended, int *status, struct
 		fr_hooks__run(h, path);
 }
 
-static int finish_forward(struct fr_session *s, bool ended, int status)
+static int finish_forward(struct fr_session *s, bool ended, int status, struct fr_hooks *h)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
 	struct fr_snapshot_stats st;
@@ -352,6 +352,8 @@ static int finish_forward(struct fr_session *s, bool ended, int status)
 	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s", (unsigned long long)st.samples,
 		(unsigned long long)st.sideband, (unsigned long long)st.lost,
 		path[0] ? "; last file " : "", path);
+	if (path[0] && h)
+		fr_hooks__run(h, path);
 	return st.lost ? FR_EXIT_PARTIAL : status;
 }
 
@@ -552,7 +554,7 @@ int fr_record__run(struct fr_record_opts *op)
 		ch.pid = -1;   /* reaped by the loop */
 	fr_session__stop(s);
 	if (o.forward)
-		ret = finish_forward(s, ended, ret);
+		ret = finish_forward(s, ended, ret, hooks);
 	else if (ended || !o.no_final)
 		final_snapshot(s, ended, &ret, hooks);
 	fr_hooks__wait(hooks, 10000);

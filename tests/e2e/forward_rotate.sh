@@ -112,6 +112,18 @@ numbers "$@" >"$T/snap.seq"
 check_union "$T/snap.seq" "snapshot, SIGUSR2" $N 1
 pass "forward snapshot: $p1 complete ($n1 reads), SIGUSR2 the next, recording went on: reads 1..$N once each over 3 files"
 
+# --- --exec-on-snapshot: the hook gets every completed file, the last included
+mkdir -p "$T/hook"
+record_fg --switch-output 128K --exec-on-snapshot "echo \"\$1\" >>$T/hooked" \
+	-e syscalls:sys_enter_read -o "$T/hook" -- "$HELPERS/numbered_reads" 200000 20000 50 ||
+	fail "record --switch-output --exec-on-snapshot exited $?: $(cat "$T/record.err")"
+ls "$T"/hook/*.frec | sort >"$T/hook.files"
+sort "$T/hooked" >"$T/hook.got" 2>/dev/null
+[ "$(wc -l <"$T/hook.files")" -ge 2 ] || fail "--exec-on-snapshot run: $(wc -l <"$T/hook.files") files"
+cmp -s "$T/hook.files" "$T/hook.got" ||
+	fail "--exec-on-snapshot: hooked $(cat "$T/hook.got" | tr '\n' ' '), files $(cat "$T/hook.files" | tr '\n' ' ')"
+pass "--exec-on-snapshot with --switch-output: the hook ran once on each of $(wc -l <"$T/hook.files") files, the last included"
+
 # --- usage
 expect_error 64 "--switch-output: expected a size" "$FLIGHTREC" record --switch-output 100 -o "$T" -- true
 expect_error 64 "--switch-output: expected a size" "$FLIGHTREC" record --switch-output 64x -o "$T" -- true
