@@ -26,6 +26,7 @@ struct fr_forward_opts {
 	int flush_ms;               /* a chunk in progress is written at least this often */
 	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: unpinned */
 	size_t nr_reader_cpus;
+	bool unpinned;              /* --reader-cpus any: neither pinned nor raised */
 };
 
 int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,
