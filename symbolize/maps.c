@@ -255,21 +255,28 @@ static int add_comm(struct thread *t, uint64_t time, const char *comm)
 	return 0;
 }
 
-static const char *comm_at(const struct thread *t, uint64_t time)
+/* The name of t at time; *lo, *hi (may be NULL): the times over which it is
+ * the same entry. */
+static const char *comm_at(const struct thread *t, uint64_t time, uint64_t *lo, uint64_t *hi)
 {
-	size_t lo = 0, hi = t->n;
+	size_t l = 0, h = t->n, k;
 
 	if (!t->n)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
 
 		if (t->h[mid].time <= time)
-			lo = mid + 1;
+			l = mid + 1;
 		else
-			hi = mid;
+			h = mid;
 	}
-	return t->h[lo ? lo - 1 : 0].comm;   /* before the first: the earliest known */
+	k = l ? l - 1 : 0;   /* before the first: the earliest known */
+	if (lo)
+		*lo = k ? t->h[k].time : 0;
+	if (hi)
+		*hi = k + 1 < t->n ? t->h[k + 1].time : UINT64_MAX;
+	return t->h[k].comm;
 }
 
 int fr_maps__comm(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time,
@@ -382,7 +389,7 @@ int fr_maps__fork(struct fr_maps *m, uint32_t pid, uint32_t tid, uint32_t ppid, 
 		  uint64_t time)
 {
 	struct thread *parent = table_get(&m->threads, ptid), *t;
-	const char *comm = parent ? comm_at(parent, time) : NULL;
+	const char *comm = parent ? comm_at(parent, time, NULL, NULL) : NULL;
 	struct proc *p;
 	struct gen *g;
 
@@ -503,11 +510,21 @@ uint64_t fr_maps__version(const struct fr_maps *m)
 	return m->version;
 }
 
+const char *fr_maps__thread_comm_span(const struct fr_maps *m, uint32_t tid, uint64_t time,
+				      uint64_t *tlo, uint64_t *thi)
+{
+	const struct thread *t = table_get(&m->threads, tid);
+
+	*tlo = 0;
+	*thi = UINT64_MAX;
+	return t ? comm_at(t, time, tlo, thi) : NULL;
+}
+
 const char *fr_maps__thread_comm(const struct fr_maps *m, uint32_t tid, uint64_t time)
 {
 	const struct thread *t = table_get(&m->threads, tid);
 
-	return t ? comm_at(t, time) : NULL;
+	return t ? comm_at(t, time, NULL, NULL) : NULL;
 }
 
 size_t fr_maps__nr_dsos(const struct fr_maps *m)

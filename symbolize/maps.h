@@ -59,6 +59,10 @@ const struct fr_map *fr_maps__find_span(const struct fr_maps *m, uint32_t pid, u
 uint64_t fr_maps__version(const struct fr_maps *m);
 /* The name of thread tid at time (interned: compare pointers), or NULL. */
 const char *fr_maps__thread_comm(const struct fr_maps *m, uint32_t tid, uint64_t time);
+/* The same, and the span of times [*tlo, *thi) around time over which the
+ * answer stays the same while fr_maps__version does not change. */
+const char *fr_maps__thread_comm_span(const struct fr_maps *m, uint32_t tid, uint64_t time,
+				      uint64_t *tlo, uint64_t *thi);
 
 size_t fr_maps__nr_dsos(const struct fr_maps *m);
 const struct fr_dso_id *fr_maps__dso(const struct fr_maps *m, uint32_t idx);

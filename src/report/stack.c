@@ -16,6 +16,13 @@
 #include "symbolize/unwind.h"
 
 #define MAX_USER_IPS 512
+#define COMM_SLOTS 256                  /* direct-mapped thread names */
+
+struct comm_slot {                      /* the name of tid over [tlo, thi) at version */
+	uint64_t tlo, thi, version;
+	const char *comm;                   /* NULL: empty */
+	uint32_t tid;
+};
 
 struct fr_resolver {
 	struct fr_maps *maps;
@@ -28,6 +35,7 @@ struct fr_resolver {
 	uint64_t kernel_addrs;          /* looked up */
 	bool ksyms;
 	bool leaf_only;                 /* resolve the first address of a callchain only */
+	struct comm_slot comms[COMM_SLOTS];
 };
 
 /* One image of the retained process table: a generation of its own, its
@@ -185,11 +193,19 @@ int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)
 
 const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time)
 {
-	const char *c = fr_maps__thread_comm(r->maps, tid, time);
+	struct comm_slot *cs = &r->comms[(tid ^ tid >> 8) & (COMM_SLOTS - 1)];
+	uint64_t version = fr_maps__version(r->maps), lo, hi;
+	const char *c;
 	char buf[16];
 
-	if (c)
+	if (cs->comm && cs->tid == tid && cs->version == version && time >= cs->tlo &&
+	    time < cs->thi)
+		return cs->comm;
+	c = fr_maps__thread_comm_span(r->maps, tid, time, &lo, &hi);
+	if (c) {
+		*cs = (struct comm_slot){ lo, hi, version, c, tid };
 		return c;
+	}
 	if (!tid)
 		return fr_strpool__str(r->strs, "swapper");   /* the idle task, as perf names it */
 	snprintf(buf, sizeof(buf), ":%u", tid);
