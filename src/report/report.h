@@ -162,6 +162,12 @@ struct fr_pprof_info {
  * 0, -ENOMEM or -EIO. */
 int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo);
 
+/* readahead.c: fr_reader__for_each with the reading (decompression, the
+ * merge) in a second thread; cb runs in the caller's thread, records in the
+ * same order, each valid during its call. The reader is the second thread's
+ * until it returns: cb must not use it. */
+int fr_readahead__for_each(struct fr_reader *rd, fr_rec_cb cb, void *ctx);
+
 /* ---- input.c: which file, and opening it ---- */
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
 int fr_input__newest(const char *dir, char *out, size_t len);
