@@ -492,6 +492,15 @@ static int lookup_user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_
 int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
 			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max)
 {
+	uint64_t lo, hi;
+
+	return fr_symbolizer__user_span(s, m, pid, time, addr, ret, out, max, &lo, &hi);
+}
+
+int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			     uint64_t time, uint64_t addr, bool ret, struct fr_frame *out,
+			     size_t max, uint64_t *tlo, uint64_t *thi)
+{
 	uint64_t mver = fr_maps__version(m);
 	struct fslot *f, tmp;
 	int err;
@@ -501,6 +510,8 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 	if (!s->front && !(s->front = calloc((size_t)1 << FRONT_BITS, sizeof(*s->front)))) {
 		/* no memory for the cache: look up uncached */
 		err = lookup_user(s, m, pid, time, addr, ret, &tmp);
+		*tlo = tmp.tlo;
+		*thi = tmp.thi;
 		return err ? err : copy_frames(s, &tmp, addr, out, max);
 	}
 	f = &s->front[mix(addr ^ (uint64_t)pid << 40 ^ (uint64_t)ret << 63) &
@@ -508,6 +519,8 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 	if (f->epoch == s->epoch && f->addr == addr && f->pid == pid && f->ret == ret &&
 	    f->mver == mver && time >= f->tlo && time < f->thi) {
 		s->front_hits++;
+		*tlo = f->tlo;
+		*thi = f->thi;
 		return copy_frames(s, f, addr, out, max);
 	}
 	s->front_misses++;
@@ -521,6 +534,8 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 	tmp.mver = mver;
 	tmp.epoch = s->epoch;
 	*f = tmp;
+	*tlo = f->tlo;
+	*thi = f->thi;
 	return copy_frames(s, f, addr, out, max);
 }
 

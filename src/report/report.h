@@ -51,6 +51,9 @@ const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time
 /* Fill out from a parsed sample; stack: resolve frames (else nr_frames = 0). */
 int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 			const struct fr_sample *s, bool stack, struct fr_rsample *out);
+/* How often a sample's callchain was found resolved in the cache, and how
+ * often it was resolved (tests, benchmarks). */
+void fr_resolver__cache_stats(const struct fr_resolver *r, uint64_t *hits, uint64_t *misses);
 /* on: frames of a callchain's first address only (the sample's own: the
  * leaf and its inline instances); the other addresses are not looked up. */
 void fr_resolver__leaf_only(struct fr_resolver *r, bool on);

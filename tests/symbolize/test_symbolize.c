@@ -7,6 +7,7 @@
 
 #include "tests/cunit.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +401,94 @@ static void test_front_cache(void)
 	fr_maps__delete(m);
 }
 
+/* Feed an MMAP2 of path at BASE for pid at time to the resolver. */
+static void feed_mmap(struct fr_resolver *r, const struct fr_file_event *sb, uint32_t pid,
+		      uint64_t time, const char *path)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, gen;
+		uint32_t prot, flags;
+		char name[256];
+	} mm;
+	struct fr_rec rec = { 0, FR_STREAM_SIDEBAND, time, &mm.h, sb };
+
+	memset(&mm, 0, sizeof(mm));
+	mm.h.type = PERF_RECORD_MMAP2;
+	mm.h.size = (uint16_t)(offsetof(__typeof__(mm), name) + ((strlen(path) + 8) & ~7ul));
+	mm.pid = mm.tid = pid;
+	mm.addr = BASE;
+	mm.len = 0x10000;
+	mm.prot = PROT_READ | PROT_EXEC;
+	snprintf(mm.name, sizeof(mm.name), "%s", path);
+	CU_ASSERT_EQUAL(fr_resolver__sideband(r, &rec), 0);
+}
+
+/* The names of the frames of a callchain sample of pid at time, ';'-joined. */
+static void stack_names(struct fr_resolver *r, const struct fr_file_event *ev, uint32_t pid,
+			uint64_t time, const uint64_t *ips, size_t nr, char *out, size_t len)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(h) };
+	struct fr_rec rec = { 0, FR_STREAM_SAMPLES, time, &h, ev };
+	struct fr_sample s = { .ip = ips[1], .pid = pid, .tid = pid, .time = time,
+			       .nr_ips = nr, .ips = ips };
+	struct fr_rsample rs;
+	size_t n = 0;
+
+	out[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(fr_resolver__sample(r, &rec, &s, true, &rs), 0);
+	for (size_t i = 0; i < rs.nr_frames; i++)
+		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? ";" : "",
+				      rs.frames[i].sym->name);
+}
+
+/* The resolver's cache of whole callchains: the same stack again is not
+ * resolved again; the same addresses in another process, or after the
+ * process mapped another file over them, are. */
+static void test_stack_cache(void)
+{
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" },
+			     sb = { .index = 1, .name = "sideband", .flags = FR_EVENT_SIDEBAND };
+	const uint64_t ips[] = { PERF_CONTEXT_USER, BASE + 0x1320, BASE + 0x1340 };
+	struct fr_resolver *r;
+	char a[512], b[512], c[512];
+	uint64_t hits, misses;
+
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			      PERF_SAMPLE_CALLCHAIN;
+	CU_ASSERT_FATAL(fr_resolver__new(NULL, NULL, &r) == 0);
+	feed_mmap(r, &sb, 1, 1, FIXTURES "/cxx.bin");
+	feed_mmap(r, &sb, 2, 1, FIXTURES "/missing.so");
+	stack_names(r, &ev, 1, 10, ips, 3, a, sizeof(a));
+	stack_names(r, &ev, 1, 20, ips, 3, b, sizeof(b));
+	fr_resolver__cache_stats(r, &hits, &misses);
+	CU_ASSERT_EQUAL(hits, 1);
+	CU_ASSERT_EQUAL(misses, 1);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT(strstr(a, "shapes::Grid::sum") != NULL);
+	/* another process, the same addresses: its own file */
+	stack_names(r, &ev, 2, 20, ips, 3, c, sizeof(c));
+	CU_ASSERT_STRING_EQUAL(c, "missing.so+0x1320;missing.so+0x133f");
+	/* a shorter stack with the same start is another stack */
+	stack_names(r, &ev, 1, 20, ips, 2, c, sizeof(c));
+	CU_ASSERT(strstr(a, c) == a && strcmp(a, c));
+	fr_resolver__cache_stats(r, &hits, &misses);
+	CU_ASSERT_EQUAL(misses, 3);
+	/* pid 1 maps another file over it at 100: each time its own answer */
+	feed_mmap(r, &sb, 1, 100, FIXTURES "/missing.so");
+	for (int i = 0; i < 3; i++) {
+		stack_names(r, &ev, 1, 150 + (uint64_t)i, ips, 3, c, sizeof(c));
+		CU_ASSERT_STRING_EQUAL(c, "missing.so+0x1320;missing.so+0x133f");
+		stack_names(r, &ev, 1, 50 + (uint64_t)i, ips, 3, c, sizeof(c));
+		CU_ASSERT_STRING_EQUAL(c, a);
+	}
+	fr_resolver__delete(r);
+}
+
 /* The value of a dynamic symbol of the ELF image at img, or 0. */
 static uint64_t dynsym_value(const void *img, size_t len, const char *want)
 {
@@ -641,6 +730,7 @@ static const struct fr_test tests[] = {
 	{ "demangler", test_demangle },
 	{ "unknown addresses per file and offset", test_unknown_grouped },
 	{ "cache of (pid, address) answers", test_front_cache },
+	{ "cache of resolved callchains", test_stack_cache },
 	{ "[vdso] from the saved image", test_vdso },
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
