@@ -268,6 +268,18 @@ static int add_addr(struct fr_resolver *r, const struct fr_rsample *o, size_t *n
 	return 0;
 }
 
+/* The span of the mapping lookup of addr narrows the callchain's. */
+static void narrow_span(struct fr_resolver *r, const struct fr_rsample *o, uint64_t addr)
+{
+	uint64_t lo, hi;
+
+	fr_maps__find_span(r->maps, o->pid, o->time, addr, &lo, &hi);
+	if (lo > r->span_lo)
+		r->span_lo = lo;
+	if (hi < r->span_hi)
+		r->span_hi = hi;
+}
+
 /* Callchain entries: context markers switch kernel/user; the first address
  * after each marker is where that context was interrupted (no pc-1). With an
  * unwound user stack, the callchain's user part (if any) is skipped. */
@@ -289,9 +301,12 @@ static int add_callchain(struct fr_resolver *r, const struct fr_rsample *o,
 		if (!kernel && skip_user)
 			continue;
 		if (r->leaf_only && *n) {
-			/* the files the others are in still count in the notes */
-			if (!kernel)
+			/* the files the others are in still count in the notes (and a
+			 * cached callchain holds only while they are the same files) */
+			if (!kernel) {
+				narrow_span(r, o, a);
 				err = fr_symbolizer__touch(r->sym, r->maps, o->pid, o->time, a);
+			}
 			continue;
 		}
 		err = add_addr(r, o, n, a, kernel, !first);

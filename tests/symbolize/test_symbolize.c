@@ -402,8 +402,8 @@ static void test_front_cache(void)
 }
 
 /* Feed an MMAP2 of path at BASE for pid at time to the resolver. */
-static void feed_mmap(struct fr_resolver *r, const struct fr_file_event *sb, uint32_t pid,
-		      uint64_t time, const char *path)
+static void feed_mmap_at(struct fr_resolver *r, const struct fr_file_event *sb, uint32_t pid,
+			 uint64_t time, uint64_t start, const char *path)
 {
 	struct {
 		struct perf_event_header h;
@@ -420,11 +420,17 @@ static void feed_mmap(struct fr_resolver *r, const struct fr_file_event *sb, uin
 	mm.h.type = PERF_RECORD_MMAP2;
 	mm.h.size = (uint16_t)(offsetof(__typeof__(mm), name) + ((strlen(path) + 8) & ~7ul));
 	mm.pid = mm.tid = pid;
-	mm.addr = BASE;
+	mm.addr = start;
 	mm.len = 0x10000;
 	mm.prot = PROT_READ | PROT_EXEC;
 	snprintf(mm.name, sizeof(mm.name), "%s", path);
 	CU_ASSERT_EQUAL(fr_resolver__sideband(r, &rec), 0);
+}
+
+static void feed_mmap(struct fr_resolver *r, const struct fr_file_event *sb, uint32_t pid,
+		      uint64_t time, const char *path)
+{
+	feed_mmap_at(r, sb, pid, time, BASE, path);
 }
 
 /* The names of the frames of a callchain sample of pid at time, ';'-joined. */
@@ -486,6 +492,52 @@ static void test_stack_cache(void)
 		stack_names(r, &ev, 1, 50 + (uint64_t)i, ips, 3, c, sizeof(c));
 		CU_ASSERT_STRING_EQUAL(c, a);
 	}
+	fr_resolver__delete(r);
+}
+
+/* Whether the symbolizer looked at a file whose path ends in name. */
+static bool dso_seen(struct fr_resolver *r, const char *name)
+{
+	struct fr_symbolizer *s = fr_resolver__symbolizer(r);
+
+	for (size_t i = 0; i < fr_symbolizer__nr_dsos(s); i++) {
+		enum fr_dso_status st;
+		const char *path, *used;
+
+		if (!fr_symbolizer__dso_status(s, i, &path, &st, &used) && strstr(path, name) &&
+		    !strcmp(strstr(path, name), name))
+			return true;
+	}
+	return false;
+}
+
+/* Leaf only (the report without -g): the callchain's other addresses only
+ * open their files, for the notes; a cached callchain must still open the
+ * file an address is in at the sample's time. */
+static void test_stack_cache_leaf(void)
+{
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" },
+			     sb = { .index = 1, .name = "sideband", .flags = FR_EVENT_SIDEBAND };
+	const uint64_t far = BASE + 0x100000;
+	const uint64_t ips[] = { PERF_CONTEXT_USER, BASE + 0x1320, far + 0x11c0 };
+	struct fr_resolver *r;
+	char a[512], b[512];
+
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			      PERF_SAMPLE_CALLCHAIN;
+	CU_ASSERT_FATAL(fr_resolver__new(NULL, NULL, &r) == 0);
+	fr_resolver__leaf_only(r, true);
+	feed_mmap(r, &sb, 1, 1, FIXTURES "/cxx.bin");
+	feed_mmap_at(r, &sb, 1, 1, far, FIXTURES "/inline.bin");
+	feed_mmap_at(r, &sb, 1, 100, far, FIXTURES "/gone-later.so");
+	stack_names(r, &ev, 1, 50, ips, 3, a, sizeof(a));
+	CU_ASSERT(dso_seen(r, "/inline.bin"));
+	CU_ASSERT(!dso_seen(r, "/gone-later.so"));
+	stack_names(r, &ev, 1, 150, ips, 3, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT(strstr(a, "shapes::Grid::sum") != NULL && !strchr(a, ';'));
+	CU_ASSERT(dso_seen(r, "/gone-later.so"));
 	fr_resolver__delete(r);
 }
 
@@ -731,6 +783,7 @@ static const struct fr_test tests[] = {
 	{ "unknown addresses per file and offset", test_unknown_grouped },
 	{ "cache of (pid, address) answers", test_front_cache },
 	{ "cache of resolved callchains", test_stack_cache },
+	{ "cached callchains without -g still open their files", test_stack_cache_leaf },
 	{ "[vdso] from the saved image", test_vdso },
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
