@@ -20,6 +20,7 @@
 #define COMM_SLOTS 256                  /* direct-mapped thread names */
 #define STACK_SLOTS 4096                /* direct-mapped resolved callchains */
 #define STACK_MAX_IPS 256               /* longer callchains are resolved each time */
+#define STACK_BYTES_MAX (8u << 20)      /* the cached callchains' memory, at most */
 
 /* The frames of one callchain of process pid, valid while the process
  * model's version holds and the sample time is in [tlo, thi): a stack seen
@@ -51,6 +52,7 @@ struct fr_resolver {
 	bool leaf_only;                 /* resolve the first address of a callchain only */
 	struct comm_slot comms[COMM_SLOTS];
 	struct stack_slot *stacks;          /* STACK_SLOTS, allocated on first use */
+	size_t stack_bytes;                 /* held by the cached callchains */
 	uint64_t span_lo, span_hi;          /* the frames added so far hold over this */
 	uint64_t stack_hits, stack_misses;
 };
@@ -339,6 +341,7 @@ static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
 	size_t ipsz = (size_t)s->nr_ips * sizeof(uint64_t);
 	struct stack_slot *sl;
 	uint64_t *mem;
+	size_t size, old;
 	int err;
 
 	if (*n || s->nr_ips > STACK_MAX_IPS ||
@@ -360,9 +363,11 @@ static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
 	err = add_callchain(r, o, s, false, n);
 	if (err)
 		return err;
-	mem = malloc(ipsz + *n * sizeof(*r->frames));
-	if (!mem)
+	size = ipsz + *n * sizeof(*r->frames);
+	old = sl->ips ? sl->nr_ips * sizeof(uint64_t) + sl->nr_frames * sizeof(*r->frames) : 0;
+	if (r->stack_bytes - old + size > STACK_BYTES_MAX || !(mem = malloc(size)))
 		return 0;   /* not kept */
+	r->stack_bytes += size - old;
 	free(sl->ips);
 	*sl = (struct stack_slot){ h, version, r->span_lo, r->span_hi, mem,
 				   (struct fr_frame *)(mem + s->nr_ips), o->pid,
