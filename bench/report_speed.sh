@@ -164,8 +164,8 @@ if [ -n "$BEFORE" ]; then
 			b=$(med "$c" before 4 "$OUT/wall.csv") a=$(med "$c" flightrec 4 "$OUT/wall.csv")
 			br=$(med "$c" before 4 "$OUT/rss.csv") ar=$(med "$c" flightrec 4 "$OUT/rss.csv")
 			awk -v c="$c" -v b="$b" -v a="$a" -v br="$br" -v ar="$ar" 'BEGIN {
-				printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", c, b, a,
-					b > 0 ? sprintf("%.2f", a / b) : "", br, ar }'
+				r = b > 0 ? sprintf("%.2f", a / b) : ""
+				printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", c, b, a, r, br, ar }'
 		done
 		echo
 		echo "before: $BEFORE ($("$BEFORE" --version 2>/dev/null | head -n 1))"
