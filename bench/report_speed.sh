@@ -12,7 +12,9 @@
 # RSS) with bench/runstat, the tools interleaved, N rounds; bench/frstat gives
 # medians and the Student's t 95% interval of flightrec's mean against perf's.
 #
-# Usage: bench/report_speed.sh [--rounds N] [--burn ROUNDS] [--out DIR] [--publish]
+# Usage: bench/report_speed.sh [--rounds N] [--burn ROUNDS] [--before BIN] [--out DIR] [--publish]
+#   --before BIN: also time another flightrec (an earlier build) in the same
+#     rounds, interleaved: the table gains its rows and the after/before ratios
 #   --publish: also write the "Report speed" section of doc/benchmarks.md
 set -eu
 
@@ -26,6 +28,7 @@ BURN=$BB/tests/helpers/cpuburn_fp
 PERF=$(command -v perf || true)
 ROUNDS=7
 BURN_ROUNDS=1200
+BEFORE=""
 OUT=""
 PUBLISH=0
 
@@ -36,14 +39,15 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=${2:?}; shift ;;
 	--burn) BURN_ROUNDS=${2:?}; shift ;;
+	--before) BEFORE=${2:?}; shift ;;
 	--out) OUT=${2:?}; shift ;;
 	--publish) PUBLISH=1 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 	shift
 done
-for b in "$FLIGHTREC" "$FRSTAT" "$RUNSTAT" "$BURN"; do
+for b in "$FLIGHTREC" "$FRSTAT" "$RUNSTAT" "$BURN" ${BEFORE:+"$BEFORE"}; do
 	[ -x "$b" ] || die "$b is not built (make bench-report builds it)"
 done
 [ "$(id -u)" = 0 ] || die "run as root (perf_event_open on cpu-clock, system files)"
@@ -92,14 +96,18 @@ one() {
 for r in $(seq 1 "$ROUNDS"); do
 	log "round $r of $ROUNDS"
 	one big-g flightrec "$FLIGHTREC" report -g "$BIG"
+	[ -n "$BEFORE" ] && one big-g before "$BEFORE" report -g "$BIG"
 	[ -f "$W/big.data" ] && one big-g perf "$PERF" report --stdio --no-children -i "$W/big.data"
 	one big-flat flightrec "$FLIGHTREC" report "$BIG"
+	[ -n "$BEFORE" ] && one big-flat before "$BEFORE" report "$BIG"
 	[ -f "$W/big.data" ] && one big-flat perf "$PERF" report --stdio --no-children -g none \
 		-i "$W/big.data"
 	one small-flat flightrec "$FLIGHTREC" report "$SMALL"
+	[ -n "$BEFORE" ] && one small-flat before "$BEFORE" report "$SMALL"
 	[ -f "$W/small.data" ] && one small-flat perf "$PERF" report --stdio --no-children -g none \
 		-i "$W/small.data"
 	one small-g flightrec "$FLIGHTREC" report -g "$SMALL"
+	[ -n "$BEFORE" ] && one small-g before "$BEFORE" report -g "$SMALL"
 	[ -f "$W/small.data" ] && one small-g perf "$PERF" report --stdio --no-children \
 		-i "$W/small.data"
 done
@@ -147,6 +155,22 @@ sg=$(med small-g flightrec 4 "$OUT/wall.csv")
 	echo "| small profile ≤ 30 ms (default sort) | ${sf} s | $(verdict "$sf" 0.03) |"
 	echo "| small profile ≤ 30 ms (-g) | ${sg} s | $(verdict "$sg" 0.03) |"
 } >>"$OUT/table.md"
+if [ -n "$BEFORE" ]; then
+	{
+		echo
+		echo "| profile | before: wall median (s) | after (s) | after/before | before: RSS (MiB) | after (MiB) |"
+		echo "|---|---|---|---|---|---|"
+		for c in big-g big-flat small-flat small-g; do
+			b=$(med "$c" before 4 "$OUT/wall.csv") a=$(med "$c" flightrec 4 "$OUT/wall.csv")
+			br=$(med "$c" before 4 "$OUT/rss.csv") ar=$(med "$c" flightrec 4 "$OUT/rss.csv")
+			awk -v c="$c" -v b="$b" -v a="$a" -v br="$br" -v ar="$ar" 'BEGIN {
+				r = b > 0 ? sprintf("%.2f", a / b) : ""
+				printf "| %s | %.3f | %.3f | %s | %.1f | %.1f |\n", c, b, a, r, br, ar }'
+		done
+		echo
+		echo "before: $BEFORE ($("$BEFORE" --version 2>/dev/null | head -n 1))"
+	} >>"$OUT/table.md"
+fi
 cat "$OUT/table.md"
 
 # ---- doc/benchmarks.md ---------------------------------------------------------------

@@ -51,6 +51,7 @@ struct fr_maps {
 	struct fr_dso_id *dsos;
 	size_t nr_dsos, dsos_cap;
 	struct fr_strpool *strs;
+	uint64_t version;     /* bumped by every change a lookup could see */
 };
 
 static uint32_t hash32(uint32_t k)
@@ -254,21 +255,28 @@ static int add_comm(struct thread *t, uint64_t time, const char *comm)
 	return 0;
 }
 
-static const char *comm_at(const struct thread *t, uint64_t time)
+/* The name of t at time; *lo, *hi (may be NULL): the times over which it is
+ * the same entry. */
+static const char *comm_at(const struct thread *t, uint64_t time, uint64_t *lo, uint64_t *hi)
 {
-	size_t lo = 0, hi = t->n;
+	size_t l = 0, h = t->n, k;
 
 	if (!t->n)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
 
 		if (t->h[mid].time <= time)
-			lo = mid + 1;
+			l = mid + 1;
 		else
-			hi = mid;
+			h = mid;
 	}
-	return t->h[lo ? lo - 1 : 0].comm;   /* before the first: the earliest known */
+	k = l ? l - 1 : 0;   /* before the first: the earliest known */
+	if (lo)
+		*lo = k ? t->h[k].time : 0;
+	if (hi)
+		*hi = k + 1 < t->n ? t->h[k + 1].time : UINT64_MAX;
+	return t->h[k].comm;
 }
 
 int fr_maps__comm(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time,
@@ -280,6 +288,7 @@ int fr_maps__comm(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time,
 
 	if (!t || !c)
 		return -ENOMEM;
+	m->version++;
 	t->pid = pid;
 	if (add_comm(t, time, c))
 		return -ENOMEM;
@@ -359,6 +368,7 @@ int fr_maps__mmap(struct fr_maps *m, uint32_t pid, uint64_t time, uint64_t start
 		return -ENOMEM;
 	if (!len || start + len < start)
 		return -EINVAL;
+	m->version++;
 	err = dso_index(m, ipath, build_id, build_id ? build_id_size : 0, &dso);
 	if (err)
 		return err;
@@ -379,13 +389,14 @@ int fr_maps__fork(struct fr_maps *m, uint32_t pid, uint32_t tid, uint32_t ppid, 
 		  uint64_t time)
 {
 	struct thread *parent = table_get(&m->threads, ptid), *t;
-	const char *comm = parent ? comm_at(parent, time) : NULL;
+	const char *comm = parent ? comm_at(parent, time, NULL, NULL) : NULL;
 	struct proc *p;
 	struct gen *g;
 
 	t = get_thread(m, tid);
 	if (!t)
 		return -ENOMEM;
+	m->version++;
 	t->pid = pid;
 	if (comm && add_comm(t, time, comm))
 		return -ENOMEM;
@@ -405,6 +416,7 @@ int fr_maps__image(struct fr_maps *m, uint32_t pid, uint64_t start)
 {
 	struct proc *p = get_proc(m, pid);
 
+	m->version++;
 	return p && add_gen(p, start) ? 0 : -ENOMEM;
 }
 
@@ -418,7 +430,10 @@ int fr_maps__exit(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time)
 	return 0;
 }
 
-static const struct fr_map *find_in_gen(const struct gen *g, uint64_t time, uint64_t addr)
+/* The newest mapping of g holding addr at time; *lo, *hi narrowed to the
+ * times around it at which the mappings holding addr change. */
+static const struct fr_map *find_in_gen(const struct gen *g, uint64_t time, uint64_t addr,
+					uint64_t *lo, uint64_t *hi)
 {
 	const struct fr_map *best = NULL;
 
@@ -427,39 +442,89 @@ static const struct fr_map *find_in_gen(const struct gen *g, uint64_t time, uint
 
 		if (addr - mp->start >= g->max_len)
 			break;   /* no earlier mapping is long enough to reach addr */
-		if (addr < mp->end && mp->time <= time && (!best || mp->time >= best->time))
+		if (addr >= mp->end)
+			continue;
+		if (mp->time > time) {
+			if (mp->time < *hi)
+				*hi = mp->time;
+			continue;
+		}
+		if (mp->time > *lo)
+			*lo = mp->time;
+		if (!best || mp->time >= best->time)
 			best = mp;
 	}
 	return best;
 }
 
-const struct fr_map *fr_maps__find(const struct fr_maps *m, uint32_t pid, uint64_t time,
-				   uint64_t addr)
+const struct fr_map *fr_maps__find_span(const struct fr_maps *m, uint32_t pid, uint64_t time,
+					uint64_t addr, uint64_t *tlo, uint64_t *thi)
 {
+	uint64_t lo = 0, hi = UINT64_MAX;
+	const struct fr_map *mp = NULL;
+
 	for (int depth = 0; depth < MAX_INHERIT; depth++) {
 		const struct proc *p = table_get(&m->procs, pid);
-		const struct fr_map *mp;
 		const struct gen *g;
 		long gi;
 
 		if (!p || !p->n)
-			return NULL;
+			break;
 		gi = gen_index(p, time);
-		g = p->gens[gi < 0 ? 0 : gi];
-		mp = find_in_gen(g, time, addr);
+		if (gi < 0)
+			gi = 0;
+		g = p->gens[gi];
+		if (!depth) {
+			/* the same generation applies from its start to the next one's */
+			if (gi > 0)
+				lo = g->start;
+			if ((size_t)gi + 1 < p->n)
+				hi = p->gens[gi + 1]->start;
+		}
+		/* deeper: a fixed fork time, the same for every sample time */
+		{
+			uint64_t l = lo, h = hi;
+
+			mp = find_in_gen(g, time, addr, depth ? &l : &lo, depth ? &h : &hi);
+		}
 		if (mp || !g->inherit)
-			return mp;
+			break;
 		pid = g->ppid;
 		time = g->ptime;
 	}
-	return NULL;
+	if (tlo)
+		*tlo = lo;
+	if (thi)
+		*thi = hi;
+	return mp;
+}
+
+const struct fr_map *fr_maps__find(const struct fr_maps *m, uint32_t pid, uint64_t time,
+				   uint64_t addr)
+{
+	return fr_maps__find_span(m, pid, time, addr, NULL, NULL);
+}
+
+uint64_t fr_maps__version(const struct fr_maps *m)
+{
+	return m->version;
+}
+
+const char *fr_maps__thread_comm_span(const struct fr_maps *m, uint32_t tid, uint64_t time,
+				      uint64_t *tlo, uint64_t *thi)
+{
+	const struct thread *t = table_get(&m->threads, tid);
+
+	*tlo = 0;
+	*thi = UINT64_MAX;
+	return t ? comm_at(t, time, tlo, thi) : NULL;
 }
 
 const char *fr_maps__thread_comm(const struct fr_maps *m, uint32_t tid, uint64_t time)
 {
 	const struct thread *t = table_get(&m->threads, tid);
 
-	return t ? comm_at(t, time) : NULL;
+	return t ? comm_at(t, time, NULL, NULL) : NULL;
 }
 
 size_t fr_maps__nr_dsos(const struct fr_maps *m)

@@ -49,8 +49,20 @@ int fr_maps__exit(struct fr_maps *m, uint32_t pid, uint32_t tid, uint64_t time);
 /* The mapping that held addr in process pid at time, or NULL. */
 const struct fr_map *fr_maps__find(const struct fr_maps *m, uint32_t pid, uint64_t time,
 				   uint64_t addr);
+/* The same, and the span of times [*tlo, *thi) around time over which the
+ * answer for (pid, addr) stays the same while fr_maps__version does not change
+ * (tlo, thi may be NULL). */
+const struct fr_map *fr_maps__find_span(const struct fr_maps *m, uint32_t pid, uint64_t time,
+					uint64_t addr, uint64_t *tlo, uint64_t *thi);
+/* A count that changes with every change to the model (comm, mmap, fork,
+ * image): what a cache of lookups checks. */
+uint64_t fr_maps__version(const struct fr_maps *m);
 /* The name of thread tid at time (interned: compare pointers), or NULL. */
 const char *fr_maps__thread_comm(const struct fr_maps *m, uint32_t tid, uint64_t time);
+/* The same, and the span of times [*tlo, *thi) around time over which the
+ * answer stays the same while fr_maps__version does not change. */
+const char *fr_maps__thread_comm_span(const struct fr_maps *m, uint32_t tid, uint64_t time,
+				      uint64_t *tlo, uint64_t *thi);
 
 size_t fr_maps__nr_dsos(const struct fr_maps *m);
 const struct fr_dso_id *fr_maps__dso(const struct fr_maps *m, uint32_t idx);

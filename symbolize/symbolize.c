@@ -18,6 +18,7 @@
 
 #define MAX_RAW 64                 /* inline depth kept per address */
 #define CACHE_MAX (1u << 20)       /* cached frames before the caches start afresh */
+#define FRONT_BITS 14              /* direct-mapped (pid, address) answers: 16k */
 
 struct cached {                    /* a frame without its per-process parts */
 	const struct fr_sym *sym;
@@ -30,6 +31,22 @@ struct cslot {
 	uint64_t pc;
 	uint32_t first;                /* index in the arena */
 	uint16_t n;                    /* 0: empty slot */
+};
+
+/* The answer for one (pid, address, ret) while the process model is at
+ * version mver and the sample time in [tlo, thi): a frame seen 100k times
+ * costs one probe here instead of a mapping search and a per-file lookup. */
+struct fslot {
+	uint64_t addr;
+	uint64_t tlo, thi;
+	uint64_t mver;
+	uint64_t vaddr;                /* frames' vaddr (file offset for sym answers) */
+	const struct fr_sym *sym;      /* n == 0: the one frame's function */
+	uint32_t pid;
+	uint32_t first;                /* n > 0: frames in the arena */
+	uint32_t epoch;                /* of the arena; 0: empty slot */
+	uint16_t n;
+	bool ret;
 };
 
 struct kslot {                     /* a kernel address looked up */
@@ -68,6 +85,9 @@ struct fr_symbolizer {
 	struct kslot *kcache;          /* open addressing */
 	size_t kcap, kused;
 	int vdso_fd;                   /* the saved vdso image (memfd), or -1 */
+	struct fslot *front;           /* 1 << FRONT_BITS, allocated on first use */
+	uint32_t epoch;                /* arena generation: flush_caches bumps it */
+	uint64_t front_hits, front_misses;
 };
 
 static uint64_t mix(uint64_t x)
@@ -132,6 +152,7 @@ int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer 
 	if (!s || !(s->strs = fr_strpool__new()))
 		goto nomem;
 	s->vdso_fd = -1;
+	s->epoch = 1;
 	if (o)
 		s->o = *o;
 	unk = fr_strpool__str(s->strs, "[unknown]");
@@ -165,6 +186,7 @@ void fr_symbolizer__delete(struct fr_symbolizer *s)
 	free(s->syms);
 	free(s->arena);
 	free(s->kcache);
+	free(s->front);
 	fr_kallsyms__delete(s->ks);
 	fr_strpool__delete(s->strs);
 	if (s->vdso_fd >= 0)
@@ -284,6 +306,8 @@ static void flush_caches(struct fr_symbolizer *s)
 		s->dsos[i].cap = s->dsos[i].nused = 0;
 	}
 	s->arena_n = 0;
+	if (++s->epoch == 0)   /* front slots name arena frames: all stale now */
+		s->epoch = 1;
 }
 
 static struct cslot *cache_slot(struct dso_state *d, uint64_t pc)
@@ -403,19 +427,40 @@ static int one_frame(struct fr_frame *out, const struct fr_sym *sym, uint64_t ad
 	return sym ? 1 : -ENOMEM;
 }
 
-int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
-			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max)
+/* The frames of an answer: up to max of the outermost (the innermost
+ * inline instances are dropped when it does not fit). */
+static int copy_frames(const struct fr_symbolizer *s, const struct fslot *f, uint64_t addr,
+		       struct fr_frame *out, size_t max)
 {
-	const struct fr_map *mp = fr_maps__find(m, pid, time, addr);
+	size_t n = f->n < max ? f->n : max;
+
+	if (!f->n)
+		return one_frame(out, f->sym, addr, f->vaddr);
+	for (size_t i = 0; i < n; i++) {
+		const struct cached *c = &s->arena[f->first + (n < f->n ? f->n - n : 0) + i];
+
+		out[i] = (struct fr_frame){ c->sym, c->file, c->line, addr,
+					    c->off + (f->ret ? 1u : 0u), f->vaddr };
+	}
+	return (int)n;
+}
+
+/* The answer for (pid, addr, ret) at time without the front cache; *f
+ * filled with it (f->epoch 0: not to be kept). */
+static int lookup_user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+		       uint64_t time, uint64_t addr, bool ret, struct fslot *f)
+{
+	const struct fr_map *mp = fr_maps__find_span(m, pid, time, addr, &f->tlo, &f->thi);
 	const struct cslot *sl;
 	struct dso_state *d;
-	uint64_t vaddr;
-	size_t n;
 
-	if (!max)
-		return -EINVAL;
-	if (!mp)
-		return one_frame(out, s->unk_user, addr, 0);
+	f->n = 0;
+	f->epoch = 0;
+	if (!mp) {
+		f->sym = s->unk_user;
+		f->vaddr = 0;
+		return 0;
+	}
 	d = dso_state(s, m, mp->dso);
 	if (!d)
 		return -ENOMEM;
@@ -423,9 +468,11 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 		uint64_t off = addr - mp->start + mp->pgoff;
 
 		/* special mappings ([vdso], //anon) have no offsets worth grouping */
-		return one_frame(out, d->status == FR_DSO_SPECIAL
+		f->sym = d->status == FR_DSO_SPECIAL
 			? intern_sym(s, s->unk_user->name, d->name, d->short_name, false, false, true)
-			: unknown_at(s, d, off - (ret ? 1 : 0)), addr, off);
+			: unknown_at(s, d, off - (ret ? 1 : 0));
+		f->vaddr = off;
+		return f->sym ? 0 : -ENOMEM;
 	}
 	if (!d->has_bias || d->bias_start != mp->start || d->bias_pgoff != mp->pgoff) {
 		d->bias = fr_dso__bias(d->dso, mp);   /* a function of start and pgoff */
@@ -433,18 +480,69 @@ int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32
 		d->bias_pgoff = mp->pgoff;
 		d->has_bias = true;
 	}
-	vaddr = addr - d->bias;
-	sl = resolve_cached(s, d, vaddr - (ret ? 1 : 0));
+	f->vaddr = addr - d->bias;
+	sl = resolve_cached(s, d, f->vaddr - (ret ? 1 : 0));
 	if (!sl)
 		return -ENOMEM;
-	n = sl->n < max ? sl->n : max;
-	for (size_t i = 0; i < n; i++) {
-		const struct cached *c = &s->arena[sl->first + (n < sl->n ? sl->n - n : 0) + i];
+	f->first = sl->first;
+	f->n = sl->n;
+	return 0;
+}
 
-		out[i] = (struct fr_frame){ c->sym, c->file, c->line, addr,
-					    c->off + (ret ? 1u : 0u), vaddr };
+int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max)
+{
+	uint64_t lo, hi;
+
+	return fr_symbolizer__user_span(s, m, pid, time, addr, ret, out, max, &lo, &hi);
+}
+
+int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			     uint64_t time, uint64_t addr, bool ret, struct fr_frame *out,
+			     size_t max, uint64_t *tlo, uint64_t *thi)
+{
+	uint64_t mver = fr_maps__version(m);
+	struct fslot *f, tmp;
+	int err;
+
+	if (!max)
+		return -EINVAL;
+	if (!s->front && !(s->front = calloc((size_t)1 << FRONT_BITS, sizeof(*s->front)))) {
+		/* no memory for the cache: look up uncached */
+		err = lookup_user(s, m, pid, time, addr, ret, &tmp);
+		*tlo = tmp.tlo;
+		*thi = tmp.thi;
+		return err ? err : copy_frames(s, &tmp, addr, out, max);
 	}
-	return (int)n;
+	f = &s->front[mix(addr ^ (uint64_t)pid << 40 ^ (uint64_t)ret << 63) &
+		      (((size_t)1 << FRONT_BITS) - 1)];
+	if (f->epoch == s->epoch && f->addr == addr && f->pid == pid && f->ret == ret &&
+	    f->mver == mver && time >= f->tlo && time < f->thi) {
+		s->front_hits++;
+		*tlo = f->tlo;
+		*thi = f->thi;
+		return copy_frames(s, f, addr, out, max);
+	}
+	s->front_misses++;
+	err = lookup_user(s, m, pid, time, addr, ret, &tmp);
+	if (err)
+		return err;
+	/* resolve_cached may have started the arena afresh: stamp after it */
+	tmp.addr = addr;
+	tmp.pid = pid;
+	tmp.ret = ret;
+	tmp.mver = mver;
+	tmp.epoch = s->epoch;
+	*f = tmp;
+	*tlo = f->tlo;
+	*thi = f->thi;
+	return copy_frames(s, f, addr, out, max);
+}
+
+void fr_symbolizer__cache_stats(const struct fr_symbolizer *s, uint64_t *hits, uint64_t *misses)
+{
+	*hits = s->front_hits;
+	*misses = s->front_misses;
 }
 
 static int kernel_lookup(struct fr_symbolizer *s, uint64_t a, struct kslot *out)

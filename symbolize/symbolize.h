@@ -66,6 +66,16 @@ int fr_symbolizer__add_vdso(struct fr_symbolizer *s, const void *image, size_t l
  * Returns the number of frames (>= 1: an unknown address still gets one). */
 int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
 			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max);
+/* The same, and the span of times [*tlo, *thi) around time over which the
+ * answer stays the same while the process model's version does not change
+ * (fr_maps__version). */
+int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+			     uint64_t time, uint64_t addr, bool ret, struct fr_frame *out,
+			     size_t max, uint64_t *tlo, uint64_t *thi);
+/* How often fr_symbolizer__user found its answer in the cache of (pid,
+ * address) answers, and how often it looked it up (tests, benchmarks). */
+void fr_symbolizer__cache_stats(const struct fr_symbolizer *s, uint64_t *hits,
+				uint64_t *misses);
 /* The same for a kernel address. */
 int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
 			  struct fr_frame *out, size_t max);

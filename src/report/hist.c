@@ -158,8 +158,12 @@ static struct hentry *find_entry(struct fr_hist *h, const uintptr_t *key)
 		return NULL;
 	for (j = hash_key(key, h->o.nr_keys) & (h->nslots - 1); h->slots[j];
 	     j = (j + 1) & (h->nslots - 1)) {
+		int k = 0;
+
 		e = h->entries[h->slots[j] - 1];
-		if (!memcmp(e->key, key, sizeof(e->key[0]) * (size_t)h->o.nr_keys))
+		while (k < h->o.nr_keys && e->key[k] == key[k])
+			k++;
+		if (k == h->o.nr_keys)
 			return e;
 	}
 	if (h->n >= UINT32_MAX - 1 || fr_grow(&h->entries, &h->cap, h->n + 1, sizeof(*h->entries), 256))

@@ -51,6 +51,9 @@ const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time
 /* Fill out from a parsed sample; stack: resolve frames (else nr_frames = 0). */
 int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 			const struct fr_sample *s, bool stack, struct fr_rsample *out);
+/* How often a sample's callchain was found resolved in the cache, and how
+ * often it was resolved (tests, benchmarks). */
+void fr_resolver__cache_stats(const struct fr_resolver *r, uint64_t *hits, uint64_t *misses);
 /* on: frames of a callchain's first address only (the sample's own: the
  * leaf and its inline instances); the other addresses are not looked up. */
 void fr_resolver__leaf_only(struct fr_resolver *r, bool on);
@@ -161,6 +164,12 @@ struct fr_pprof_info {
 /* The folded stacks as a gzipped pprof Profile written to fd (not closed):
  * 0, -ENOMEM or -EIO. */
 int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo);
+
+/* readahead.c: fr_reader__for_each with the reading (decompression, the
+ * merge) in a second thread; cb runs in the caller's thread, records in the
+ * same order, each valid during its call. The reader is the second thread's
+ * until it returns: cb must not use it. */
+int fr_readahead__for_each(struct fr_reader *rd, fr_rec_cb cb, void *ctx);
 
 /* ---- input.c: which file, and opening it ---- */
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */

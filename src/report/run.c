@@ -484,7 +484,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	ret = select_events(&rp);
 	if (ret)
 		goto out;
-	err = fr_reader__for_each(rp.rd, report_cb, &rp);
+	err = fr_readahead__for_each(rp.rd, report_cb, &rp);
 	if (rp.shown >= 0)
 		fputs("\r\033[K", stderr);
 	if (rp.err) {

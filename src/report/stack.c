@@ -1,6 +1,7 @@
 /* src/report_stack.c: the report's resolver: feeds sideband records to the
  * process model and turns a sample (ip, callchain, or user registers and
- * stack) into symbolized frames, kernel frames first, leaf first.
+ * stack) into symbolized frames, kernel frames first, leaf first; keeps
+ * the callchains and thread names already resolved.
  */
 #include "config.h"
 
@@ -16,6 +17,27 @@
 #include "symbolize/unwind.h"
 
 #define MAX_USER_IPS 512
+#define COMM_SLOTS 256                  /* direct-mapped thread names */
+#define STACK_SLOTS 4096                /* direct-mapped resolved callchains */
+#define STACK_MAX_IPS 256               /* longer callchains are resolved each time */
+#define STACK_BYTES_MAX (8u << 20)      /* the cached callchains' memory, at most */
+
+/* The frames of one callchain of process pid, valid while the process
+ * model's version holds and the sample time is in [tlo, thi): a stack seen
+ * again costs a hash, a compare and a copy. */
+struct stack_slot {
+	uint64_t hash, version, tlo, thi;
+	uint64_t *ips;                      /* nr_ips, then the frames (one allocation) */
+	struct fr_frame *frames;
+	uint32_t pid, nr_ips, nr_frames;
+	bool leaf_only;
+};
+
+struct comm_slot {                      /* the name of tid over [tlo, thi) at version */
+	uint64_t tlo, thi, version;
+	const char *comm;                   /* NULL: empty */
+	uint32_t tid;
+};
 
 struct fr_resolver {
 	struct fr_maps *maps;
@@ -28,6 +50,11 @@ struct fr_resolver {
 	uint64_t kernel_addrs;          /* looked up */
 	bool ksyms;
 	bool leaf_only;                 /* resolve the first address of a callchain only */
+	struct comm_slot comms[COMM_SLOTS];
+	struct stack_slot *stacks;          /* STACK_SLOTS, allocated on first use */
+	size_t stack_bytes;                 /* held by the cached callchains */
+	uint64_t span_lo, span_hi;          /* the frames added so far hold over this */
+	uint64_t stack_hits, stack_misses;
 };
 
 /* One image of the retained process table: a generation of its own, its
@@ -129,6 +156,9 @@ void fr_resolver__delete(struct fr_resolver *r)
 	fr_symbolizer__delete(r->sym);
 	fr_maps__delete(r->maps);
 	fr_strpool__delete(r->strs);
+	for (size_t i = 0; r->stacks && i < STACK_SLOTS; i++)
+		free(r->stacks[i].ips);
+	free(r->stacks);
 	free(r);
 }
 
@@ -185,11 +215,19 @@ int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)
 
 const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time)
 {
-	const char *c = fr_maps__thread_comm(r->maps, tid, time);
+	struct comm_slot *cs = &r->comms[(tid ^ tid >> 8) & (COMM_SLOTS - 1)];
+	uint64_t version = fr_maps__version(r->maps), lo, hi;
+	const char *c;
 	char buf[16];
 
-	if (c)
+	if (cs->comm && cs->tid == tid && cs->version == version && time >= cs->tlo &&
+	    time < cs->thi)
+		return cs->comm;
+	c = fr_maps__thread_comm_span(r->maps, tid, time, &lo, &hi);
+	if (c) {
+		*cs = (struct comm_slot){ lo, hi, version, c, tid };
 		return c;
+	}
 	if (!tid)
 		return fr_strpool__str(r->strs, "swapper");   /* the idle task, as perf names it */
 	snprintf(buf, sizeof(buf), ":%u", tid);
@@ -216,13 +254,32 @@ static int add_addr(struct fr_resolver *r, const struct fr_rsample *o, size_t *n
 	r->kernel_addrs += kernel;
 	if (kernel)
 		k = fr_symbolizer__kernel(r->sym, addr, ret, &r->frames[*n], FR_MAX_FRAMES - *n);
-	else
-		k = fr_symbolizer__user(r->sym, r->maps, o->pid, o->time, addr, ret, &r->frames[*n],
-					FR_MAX_FRAMES - *n);
+	else {
+		uint64_t lo, hi;
+
+		k = fr_symbolizer__user_span(r->sym, r->maps, o->pid, o->time, addr, ret,
+					     &r->frames[*n], FR_MAX_FRAMES - *n, &lo, &hi);
+		if (lo > r->span_lo)
+			r->span_lo = lo;
+		if (hi < r->span_hi)
+			r->span_hi = hi;
+	}
 	if (k < 0)
 		return k;
 	*n += (size_t)k;
 	return 0;
+}
+
+/* The span of the mapping lookup of addr narrows the callchain's. */
+static void narrow_span(struct fr_resolver *r, const struct fr_rsample *o, uint64_t addr)
+{
+	uint64_t lo, hi;
+
+	fr_maps__find_span(r->maps, o->pid, o->time, addr, &lo, &hi);
+	if (lo > r->span_lo)
+		r->span_lo = lo;
+	if (hi < r->span_hi)
+		r->span_hi = hi;
 }
 
 /* Callchain entries: context markers switch kernel/user; the first address
@@ -246,15 +303,84 @@ static int add_callchain(struct fr_resolver *r, const struct fr_rsample *o,
 		if (!kernel && skip_user)
 			continue;
 		if (r->leaf_only && *n) {
-			/* the files the others are in still count in the notes */
-			if (!kernel)
+			/* the files the others are in still count in the notes (and a
+			 * cached callchain holds only while they are the same files) */
+			if (!kernel) {
+				narrow_span(r, o, a);
 				err = fr_symbolizer__touch(r->sym, r->maps, o->pid, o->time, a);
+			}
 			continue;
 		}
 		err = add_addr(r, o, n, a, kernel, !first);
 		first = false;
 	}
 	return err;
+}
+
+static uint64_t hash_ips(uint32_t pid, const struct fr_sample *s)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ pid;
+
+	for (uint64_t i = 0; i < s->nr_ips; i++) {
+		uint64_t a;
+
+		memcpy(&a, &s->ips[i], sizeof(a));
+		x = (x ^ a) * 0xff51afd7ed558ccdull;
+		x ^= x >> 32;
+	}
+	return x;
+}
+
+/* add_callchain through the cache of resolved callchains (frames first: *n
+ * is 0 on entry). A stack found there is not copied: o->frames points at
+ * the cached frames (valid until the next sample). */
+static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
+			    const struct fr_sample *s, size_t *n)
+{
+	uint64_t h = hash_ips(o->pid, s), version = fr_maps__version(r->maps);
+	size_t ipsz = (size_t)s->nr_ips * sizeof(uint64_t);
+	struct stack_slot *sl;
+	uint64_t *mem;
+	size_t size, old;
+	int err;
+
+	if (*n || s->nr_ips > STACK_MAX_IPS ||
+	    (!r->stacks && !(r->stacks = calloc(STACK_SLOTS, sizeof(*r->stacks)))))
+		return add_callchain(r, o, s, false, n);
+	sl = &r->stacks[h & (STACK_SLOTS - 1)];
+	if (sl->ips && sl->hash == h && sl->pid == o->pid && sl->nr_ips == s->nr_ips &&
+	    sl->leaf_only == r->leaf_only && sl->version == version && o->time >= sl->tlo &&
+	    o->time < sl->thi && !memcmp(sl->ips, s->ips, ipsz)) {
+		r->stack_hits++;
+		if (sl->nr_frames)
+			o->frames = sl->frames;
+		*n = sl->nr_frames;
+		return 0;
+	}
+	r->stack_misses++;
+	r->span_lo = 0;
+	r->span_hi = UINT64_MAX;
+	err = add_callchain(r, o, s, false, n);
+	if (err)
+		return err;
+	size = ipsz + *n * sizeof(*r->frames);
+	old = sl->ips ? sl->nr_ips * sizeof(uint64_t) + sl->nr_frames * sizeof(*r->frames) : 0;
+	if (r->stack_bytes - old + size > STACK_BYTES_MAX || !(mem = malloc(size)))
+		return 0;   /* not kept */
+	r->stack_bytes += size - old;
+	free(sl->ips);
+	*sl = (struct stack_slot){ h, version, r->span_lo, r->span_hi, mem,
+				   (struct fr_frame *)(mem + s->nr_ips), o->pid,
+				   (uint32_t)s->nr_ips, (uint32_t)*n, r->leaf_only };
+	memcpy(sl->ips, s->ips, ipsz);
+	memcpy(sl->frames, r->frames, *n * sizeof(*r->frames));
+	return 0;
+}
+
+void fr_resolver__cache_stats(const struct fr_resolver *r, uint64_t *hits, uint64_t *misses)
+{
+	*hits = r->stack_hits;
+	*misses = r->stack_misses;
 }
 
 static int add_unwound(struct fr_resolver *r, const struct fr_rsample *o,
@@ -299,8 +425,10 @@ int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 		return -ENOMEM;
 	if (!stack || !out->has_stack)
 		return 0;
-	if (s->nr_ips)
+	if (s->nr_ips && unwind)
 		err = add_callchain(r, out, s, unwind, &n);
+	else if (s->nr_ips)
+		err = cached_callchain(r, out, s, &n);
 	else if ((a->sample_type & PERF_SAMPLE_IP) && (!unwind || mode == PERF_RECORD_MISC_KERNEL))
 		err = add_addr(r, out, &n, s->ip, mode == PERF_RECORD_MISC_KERNEL, false);
 	if (!err && unwind)

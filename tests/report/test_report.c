@@ -1,8 +1,9 @@
 /* tests/test_report.c: CUnit suite for the report's outputs on synthetic
  * samples: the text histogram with call paths, --folded, perf-script and
  * JSON (golden files in tests/fixtures, and the JSON must parse), the flame
- * graph SVG and the HTML page (golden), and the
- * parsing of --sort keys and --time values.
+ * graph SVG and the HTML page (golden), the
+ * parsing of --sort keys and --time values, and the readahead walk (the
+ * reader's records in its order, also when the callback stops).
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/util.h"
 #include "src/report/report.h"
@@ -410,6 +412,93 @@ static void test_parse(void)
 					     &ns), -EINVAL);
 }
 
+/* ---- readahead: the same records in the same order as the reader's walk ---- */
+
+struct walk {
+	uint64_t n, sum, stop_at;
+};
+
+/* Each record folded into a running sum that depends on the order. */
+static int walk_cb(void *ctx, const struct fr_rec *r)
+{
+	struct walk *w = ctx;
+	const uint8_t *p = (const uint8_t *)r->h;
+
+	w->sum = w->sum * 1000003u + r->time * 31u + r->cpu * 7u + (uint64_t)r->kind +
+		 (r->event ? r->event->index + 1u : 0u);
+	for (size_t i = 0; p && i < r->h->size; i++)
+		w->sum = w->sum * 131u + p[i];
+	return ++w->n == w->stop_at ? 7 : 0;
+}
+
+static void test_readahead(void)
+{
+	char path[] = "/tmp/fr-test-ahead-XXXXXX";
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" };
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint64_t pad[40];
+	} rec;
+	struct walk a = { 0 }, b = { 0 };
+	struct fr_writer *w;
+	struct fr_reader *rd;
+	int fd = mkstemp(path), err = 0;
+	const uint64_t per_cpu = 12000;   /* 4 CPUs x 12000 x ~350 bytes: several batches */
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	unlink(path);   /* the writer creates it */
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	CU_ASSERT_FATAL(fr_writer__open(path, 1, &w) == 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &ev), 0);
+	for (uint32_t cpu = 0; cpu < 4; cpu++) {
+		CU_ASSERT_EQUAL(fr_writer__records_begin(w, cpu, FR_STREAM_SAMPLES), 0);
+		for (uint64_t i = 0; i < per_cpu; i++) {
+			size_t words = (size_t)((i * 7 + cpu) % 41);
+
+			memset(&rec, 0, sizeof(rec));
+			rec.h.type = PERF_RECORD_SAMPLE;
+			rec.h.misc = PERF_RECORD_MISC_USER;
+			rec.h.size = (uint16_t)(sizeof(rec) - sizeof(rec.pad) + words * 8);
+			rec.pid = rec.tid = 100 + cpu;
+			rec.time = 1000 + i * 4 + (3 - cpu);   /* interleaved across CPUs */
+			for (size_t k = 0; k < words; k++)
+				rec.pad[k] = i * 1315423911u + k + cpu;
+			err |= fr_writer__record(w, &rec.h);
+		}
+		CU_ASSERT_EQUAL(err, 0);
+		CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+	}
+	CU_ASSERT_FATAL(fr_writer__close(w) == 0);
+	CU_ASSERT_FATAL(fr_reader__open(path, &rd) == 0);
+	CU_ASSERT_EQUAL(fr_reader__for_each(rd, walk_cb, &a), 0);
+	CU_ASSERT_EQUAL(fr_readahead__for_each(rd, walk_cb, &b), 0);
+	CU_ASSERT(a.n >= 4 * per_cpu);
+	CU_ASSERT_EQUAL(b.n, a.n);
+	CU_ASSERT_EQUAL(b.sum, a.sum);
+	/* a callback that stops: its value back, no record after it */
+	a = (struct walk){ .stop_at = 30001 };
+	b = (struct walk){ .stop_at = 30001 };
+	CU_ASSERT_EQUAL(fr_reader__for_each(rd, walk_cb, &a), 7);
+	CU_ASSERT_EQUAL(fr_readahead__for_each(rd, walk_cb, &b), 7);
+	CU_ASSERT_EQUAL(b.n, 30001);
+	CU_ASSERT_EQUAL(b.sum, a.sum);
+	b = (struct walk){ .stop_at = 1 };
+	CU_ASSERT_EQUAL(fr_readahead__for_each(rd, walk_cb, &b), 7);
+	CU_ASSERT_EQUAL(b.n, 1);
+	/* and the walk still works after a stopped one */
+	b = (struct walk){ 0 };
+	a = (struct walk){ 0 };
+	CU_ASSERT_EQUAL(fr_reader__for_each(rd, walk_cb, &a), 0);
+	CU_ASSERT_EQUAL(fr_readahead__for_each(rd, walk_cb, &b), 0);
+	CU_ASSERT_EQUAL(b.sum, a.sum);
+	fr_reader__close(rd);
+	unlink(path);
+}
+
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
@@ -418,6 +507,7 @@ static const struct fr_test tests[] = {
 	{ "json (golden, parses)", test_json },
 	{ "flame graph and html page (golden)", test_flame },
 	{ "sort keys and times", test_parse },
+	{ "readahead: the reader's records, in order", test_readahead },
 	{ NULL, NULL },
 };
 

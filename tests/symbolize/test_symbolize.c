@@ -7,6 +7,7 @@
 
 #include "tests/cunit.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,262 @@ static void test_unknown_grouped(void)
 	fr_maps__delete(m);
 }
 
+/* The span of times over which a lookup's answer holds: from the newest
+ * mapping in force to the next one holding the address, bounded by the
+ * process's generations (exec); every change moves the version. */
+static void test_maps_span(void)
+{
+	struct fr_maps *m;
+	const struct fr_map *mp;
+	uint64_t lo, hi, v;
+
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0);
+	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 100, "a", false), 0);
+	v = fr_maps__version(m);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 100, 0x1000, 0x1000, 0, "/A", NULL, 0), 0);
+	CU_ASSERT(fr_maps__version(m) != v);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 200, 0x1000, 0x1000, 0, "/B", NULL, 0), 0);
+	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 150, 0x4000, 0x1000, 0, "/C", NULL, 0), 0);
+	mp = fr_maps__find_span(m, 10, 150, 0x1800, &lo, &hi);
+	CU_ASSERT_FATAL(mp != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/A");
+	CU_ASSERT_EQUAL(lo, 100);
+	CU_ASSERT_EQUAL(hi, 200);   /* /C at 150 does not hold 0x1800 */
+	CU_ASSERT_PTR_NULL(fr_maps__find_span(m, 10, 50, 0x1800, &lo, &hi));
+	CU_ASSERT_EQUAL(lo, 0);
+	CU_ASSERT_EQUAL(hi, 100);
+	mp = fr_maps__find_span(m, 10, 500, 0x1800, &lo, &hi);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
+	CU_ASSERT_EQUAL(lo, 200);
+	CU_ASSERT_EQUAL(hi, UINT64_MAX);
+	/* exec at 300: the old image's answer ends there, the new one starts */
+	v = fr_maps__version(m);
+	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 300, "b", true), 0);
+	CU_ASSERT(fr_maps__version(m) != v);
+	mp = fr_maps__find_span(m, 10, 250, 0x1800, &lo, &hi);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
+	CU_ASSERT_EQUAL(lo, 200);
+	CU_ASSERT_EQUAL(hi, 300);
+	CU_ASSERT_PTR_NULL(fr_maps__find_span(m, 10, 350, 0x1800, &lo, &hi));
+	CU_ASSERT_EQUAL(lo, 300);
+	CU_ASSERT_EQUAL(hi, UINT64_MAX);
+	/* a forked child: its parent's answer as of the fork, for all its times */
+	CU_ASSERT_EQUAL(fr_maps__fork(m, 11, 11, 10, 10, 250), 0);
+	mp = fr_maps__find_span(m, 11, 260, 0x1800, &lo, &hi);
+	CU_ASSERT_FATAL(mp != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
+	CU_ASSERT_EQUAL(lo, 0);   /* before its first generation: that one */
+	CU_ASSERT_EQUAL(hi, UINT64_MAX);
+	/* thread names: the same entry from one COMM to the next */
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm_span(m, 10, 320, &lo, &hi), "b");
+	CU_ASSERT_EQUAL(lo, 300);
+	CU_ASSERT_EQUAL(hi, UINT64_MAX);
+	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm_span(m, 10, 299, &lo, &hi), "a");
+	CU_ASSERT_EQUAL(lo, 0);
+	CU_ASSERT_EQUAL(hi, 300);
+	CU_ASSERT_PTR_NULL(fr_maps__thread_comm_span(m, 77, 320, &lo, &hi));
+	fr_maps__delete(m);
+}
+
+/* The cache of (pid, address) answers: an address seen again costs no
+ * lookup; the same address in another process's different file, as a return
+ * address, or after its mapping changed gets its own answer. */
+static void test_front_cache(void)
+{
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_symbolizer *s;
+	struct fr_maps *m;
+	struct fr_frame f[16], g[16];
+	uint64_t hits, misses, addr = BASE + 0x1320;
+	int n, k;
+
+	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/cxx.bin", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 2, 0, BASE, 0x10000, 0x2000, FIXTURES "/missing.so", NULL,
+				      0) == 0);
+	n = fr_symbolizer__user(s, m, 1, 10, addr, false, f, 16);
+	CU_ASSERT_FATAL(n >= 1);
+	fr_symbolizer__cache_stats(s, &hits, &misses);
+	CU_ASSERT_EQUAL(hits, 0);
+	CU_ASSERT_EQUAL(misses, 1);
+	k = fr_symbolizer__user(s, m, 1, 20, addr, false, g, 16);
+	fr_symbolizer__cache_stats(s, &hits, &misses);
+	CU_ASSERT_EQUAL(hits, 1);
+	CU_ASSERT_EQUAL(misses, 1);
+	CU_ASSERT_EQUAL_FATAL(k, n);
+	for (int i = 0; i < n; i++)
+		CU_ASSERT(f[i].sym == g[i].sym && f[i].file == g[i].file && f[i].line == g[i].line &&
+			  f[i].addr == g[i].addr && f[i].off == g[i].off && f[i].vaddr == g[i].vaddr);
+	CU_ASSERT_STRING_EQUAL(f[n - 1].sym->name, "shapes::Grid::sum");
+	/* fewer frames wanted: the outermost, as without the cache */
+	if (n > 1) {
+		CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 20, addr, false, g, 1), 1);
+		CU_ASSERT_PTR_EQUAL(g[0].sym, f[n - 1].sym);
+	}
+	/* the same address in another process is another file */
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 2, 20, addr, false, g, 16), 1);
+	CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x3320");
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 2, 30, addr, true, g, 16), 1);
+	CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x331f");
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 30, addr, false, g, 16), n);
+	CU_ASSERT_PTR_EQUAL(g[n - 1].sym, f[n - 1].sym);
+	fr_symbolizer__cache_stats(s, &hits, &misses);
+	CU_ASSERT_EQUAL(misses, 3);
+	/* pid 1 maps another file over it from time 100: before, the old answer */
+	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 100, BASE, 0x10000, 0, FIXTURES "/missing.so", NULL,
+				      0) == 0);
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 150, addr, false, g, 16), 1);
+	CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x1320");
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 50, addr, false, g, 16), n);
+		CU_ASSERT_PTR_EQUAL(g[n - 1].sym, f[n - 1].sym);
+		CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 150 + (uint64_t)i, addr, false, g, 16), 1);
+		CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x1320");
+	}
+	fr_symbolizer__delete(s);
+	fr_maps__delete(m);
+}
+
+/* Feed an MMAP2 of path at BASE for pid at time to the resolver. */
+static void feed_mmap_at(struct fr_resolver *r, const struct fr_file_event *sb, uint32_t pid,
+			 uint64_t time, uint64_t start, const char *path)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, gen;
+		uint32_t prot, flags;
+		char name[256];
+	} mm;
+	struct fr_rec rec = { 0, FR_STREAM_SIDEBAND, time, &mm.h, sb };
+
+	memset(&mm, 0, sizeof(mm));
+	mm.h.type = PERF_RECORD_MMAP2;
+	mm.h.size = (uint16_t)(offsetof(__typeof__(mm), name) + ((strlen(path) + 8) & ~7ul));
+	mm.pid = mm.tid = pid;
+	mm.addr = start;
+	mm.len = 0x10000;
+	mm.prot = PROT_READ | PROT_EXEC;
+	snprintf(mm.name, sizeof(mm.name), "%s", path);
+	CU_ASSERT_EQUAL(fr_resolver__sideband(r, &rec), 0);
+}
+
+static void feed_mmap(struct fr_resolver *r, const struct fr_file_event *sb, uint32_t pid,
+		      uint64_t time, const char *path)
+{
+	feed_mmap_at(r, sb, pid, time, BASE, path);
+}
+
+/* The names of the frames of a callchain sample of pid at time, ';'-joined. */
+static void stack_names(struct fr_resolver *r, const struct fr_file_event *ev, uint32_t pid,
+			uint64_t time, const uint64_t *ips, size_t nr, char *out, size_t len)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(h) };
+	struct fr_rec rec = { 0, FR_STREAM_SAMPLES, time, &h, ev };
+	struct fr_sample s = { .ip = ips[1], .pid = pid, .tid = pid, .time = time,
+			       .nr_ips = nr, .ips = ips };
+	struct fr_rsample rs;
+	size_t n = 0;
+
+	out[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(fr_resolver__sample(r, &rec, &s, true, &rs), 0);
+	for (size_t i = 0; i < rs.nr_frames; i++)
+		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? ";" : "",
+				      rs.frames[i].sym->name);
+}
+
+/* The resolver's cache of whole callchains: the same stack again is not
+ * resolved again; the same addresses in another process, or after the
+ * process mapped another file over them, are. */
+static void test_stack_cache(void)
+{
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" },
+			     sb = { .index = 1, .name = "sideband", .flags = FR_EVENT_SIDEBAND };
+	const uint64_t ips[] = { PERF_CONTEXT_USER, BASE + 0x1320, BASE + 0x1340 };
+	struct fr_resolver *r;
+	char a[512], b[512], c[512];
+	uint64_t hits, misses;
+
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			      PERF_SAMPLE_CALLCHAIN;
+	CU_ASSERT_FATAL(fr_resolver__new(NULL, NULL, &r) == 0);
+	feed_mmap(r, &sb, 1, 1, FIXTURES "/cxx.bin");
+	feed_mmap(r, &sb, 2, 1, FIXTURES "/missing.so");
+	stack_names(r, &ev, 1, 10, ips, 3, a, sizeof(a));
+	stack_names(r, &ev, 1, 20, ips, 3, b, sizeof(b));
+	fr_resolver__cache_stats(r, &hits, &misses);
+	CU_ASSERT_EQUAL(hits, 1);
+	CU_ASSERT_EQUAL(misses, 1);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT(strstr(a, "shapes::Grid::sum") != NULL);
+	/* another process, the same addresses: its own file */
+	stack_names(r, &ev, 2, 20, ips, 3, c, sizeof(c));
+	CU_ASSERT_STRING_EQUAL(c, "missing.so+0x1320;missing.so+0x133f");
+	/* a shorter stack with the same start is another stack */
+	stack_names(r, &ev, 1, 20, ips, 2, c, sizeof(c));
+	CU_ASSERT(strstr(a, c) == a && strcmp(a, c));
+	fr_resolver__cache_stats(r, &hits, &misses);
+	CU_ASSERT_EQUAL(misses, 3);
+	/* pid 1 maps another file over it at 100: each time its own answer */
+	feed_mmap(r, &sb, 1, 100, FIXTURES "/missing.so");
+	for (int i = 0; i < 3; i++) {
+		stack_names(r, &ev, 1, 150 + (uint64_t)i, ips, 3, c, sizeof(c));
+		CU_ASSERT_STRING_EQUAL(c, "missing.so+0x1320;missing.so+0x133f");
+		stack_names(r, &ev, 1, 50 + (uint64_t)i, ips, 3, c, sizeof(c));
+		CU_ASSERT_STRING_EQUAL(c, a);
+	}
+	fr_resolver__delete(r);
+}
+
+/* Whether the symbolizer looked at a file whose path ends in name. */
+static bool dso_seen(struct fr_resolver *r, const char *name)
+{
+	struct fr_symbolizer *s = fr_resolver__symbolizer(r);
+
+	for (size_t i = 0; i < fr_symbolizer__nr_dsos(s); i++) {
+		enum fr_dso_status st;
+		const char *path, *used;
+
+		if (!fr_symbolizer__dso_status(s, i, &path, &st, &used) && strstr(path, name) &&
+		    !strcmp(strstr(path, name), name))
+			return true;
+	}
+	return false;
+}
+
+/* Leaf only (the report without -g): the callchain's other addresses only
+ * open their files, for the notes; a cached callchain must still open the
+ * file an address is in at the sample's time. */
+static void test_stack_cache_leaf(void)
+{
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" },
+			     sb = { .index = 1, .name = "sideband", .flags = FR_EVENT_SIDEBAND };
+	const uint64_t far = BASE + 0x100000;
+	const uint64_t ips[] = { PERF_CONTEXT_USER, BASE + 0x1320, far + 0x11c0 };
+	struct fr_resolver *r;
+	char a[512], b[512];
+
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			      PERF_SAMPLE_CALLCHAIN;
+	CU_ASSERT_FATAL(fr_resolver__new(NULL, NULL, &r) == 0);
+	fr_resolver__leaf_only(r, true);
+	feed_mmap(r, &sb, 1, 1, FIXTURES "/cxx.bin");
+	feed_mmap_at(r, &sb, 1, 1, far, FIXTURES "/inline.bin");
+	feed_mmap_at(r, &sb, 1, 100, far, FIXTURES "/gone-later.so");
+	stack_names(r, &ev, 1, 50, ips, 3, a, sizeof(a));
+	CU_ASSERT(dso_seen(r, "/inline.bin"));
+	CU_ASSERT(!dso_seen(r, "/gone-later.so"));
+	stack_names(r, &ev, 1, 150, ips, 3, b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT(strstr(a, "shapes::Grid::sum") != NULL && !strchr(a, ';'));
+	CU_ASSERT(dso_seen(r, "/gone-later.so"));
+	fr_resolver__delete(r);
+}
+
 /* The value of a dynamic symbol of the ELF image at img, or 0. */
 static uint64_t dynsym_value(const void *img, size_t len, const char *want)
 {
@@ -517,12 +774,16 @@ static void test_procs_blob(void)
 
 static const struct fr_test tests[] = {
 	{ "maps over time", test_maps_time },
+	{ "maps: the time span of an answer", test_maps_span },
 	{ "kallsyms", test_kallsyms },
 	{ "inline fixture (golden)", test_inline_golden },
 	{ "C++ fixture: demangled, PLT (golden)", test_cxx_golden },
 	{ "--no-demangle", test_no_demangle },
 	{ "demangler", test_demangle },
 	{ "unknown addresses per file and offset", test_unknown_grouped },
+	{ "cache of (pid, address) answers", test_front_cache },
+	{ "cache of resolved callchains", test_stack_cache },
+	{ "cached callchains without -g still open their files", test_stack_cache_leaf },
 	{ "[vdso] from the saved image", test_vdso },
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
