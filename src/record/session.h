@@ -23,6 +23,8 @@ struct fr_session_opts {
 	const int *reader_cpus;    /* forward: --reader-cpus (NULL: readers unpinned) */
 	size_t nr_reader_cpus;
 	unsigned max_files;        /* --max-files: keep the newest N snapshots (0: all), the final one included */
+	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
+	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */
@@ -81,6 +83,9 @@ void fr_session__load_ksyms(struct fr_session *s);
 /* Processes held by the table (live and exited). */
 size_t fr_session__nr_procs(const struct fr_session *s);
 
+/* --keep: create the in-memory window, start the per-CPU readers draining
+ * the rings into it. Snapshots (fr_session__snapshot) then write the window. */
+int fr_session__keep_start(struct fr_session *s);
 /* Forward: create the file (path gets its name), start the per-CPU readers. */
 int fr_session__forward_start(struct fr_session *s, char *path, size_t len);
 /* Forward, from the main loop at least every flush_ms: drain the sideband

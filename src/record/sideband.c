@@ -201,6 +201,8 @@ static void maybe_gc(struct fr_session *s)
 		return;
 	if (s->o.forward)
 		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
+	else if (s->keep)   /* exited processes stay while the window shows them */
+		before = fr_keep__floor(s->keep);
 	else
 		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
 			 fr_session_window_floor(s);
