@@ -29,6 +29,11 @@ int fr_session__keep_start(struct fr_session *s)
 	return fr_forward__start(s->el, -1, &fo, fr_session_forward_record, s, &s->fwd);
 }
 
+uint64_t fr_session__keep_ns(const struct fr_session *s)
+{
+	return s->keep ? s->o.keep_ns : 0;
+}
+
 int fr_session_keep_begin(struct fr_session *s)
 {
 	int err = s->fwd ? fr_forward__sync(s->fwd, s->keep_drops) : 0;
@@ -67,6 +72,9 @@ int fr_session_keep_samples(struct fr_session *s, struct fr_writer *w, size_t ci
 		cs->lost_records += c->lost;
 	}
 	fr_keep__cpu(s->keep, ci, &kc);
+	st->keep = true;
+	st->keep_held += kc.bytes;
+	st->keep_evicted += kc.evicted_records;
 	if (kc.evicted_chunks)
 		cs->flags |= FR_CPU_FULL;   /* older records were dropped from the window */
 	return err;

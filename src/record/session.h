@@ -53,6 +53,9 @@ struct fr_snapshot_stats {
 	unsigned wrapped_cpus;     /* CPUs whose ring wrapped (FR_CPU_FULL) */
 	uint64_t kept_from_ns;     /* ... the latest first record among them */
 	uint64_t recorded_from_ns, recorded_to_ns; /* recording start, snapshot time */
+	bool keep;                 /* --keep: written from the window in memory, not a ring copy */
+	uint64_t keep_held;        /* ... bytes it held */
+	uint64_t keep_evicted;     /* ... records dropped from it by age or size so far */
 };
 
 struct fr_session;
@@ -86,6 +89,7 @@ size_t fr_session__nr_procs(const struct fr_session *s);
 /* --keep: create the in-memory window, start the per-CPU readers draining
  * the rings into it. Snapshots (fr_session__snapshot) then write the window. */
 int fr_session__keep_start(struct fr_session *s);
+uint64_t fr_session__keep_ns(const struct fr_session *s);   /* 0: not --keep */
 /* Forward: create the file (path gets its name), start the per-CPU readers. */
 int fr_session__forward_start(struct fr_session *s, char *path, size_t len);
 /* Forward, from the main loop at least every flush_ms: drain the sideband
