@@ -65,10 +65,10 @@ events=$((samples + dropped))
 awk -v r="$reads" -v g="$gaps" -v sp="$span" -v o="$oldest" -v hwm="$hwm" -v rss="$rss" \
     -v tm="$total_ms" -v dm="$drain_ms" -v wall="$(( (t1 - t0) / 1000000 ))" -v ev="$events" \
     -v c0="$c0" -v c1="$c1" -v c2="$c2" -v by="$bytes" -v lo="$lost" -v sn="$snaps" \
-    -v secs="$secs" -v keep="$keep" 'BEGIN {
+    -v secs="$secs" -v keep="$keep" -v sa="$samples" 'BEGIN {
 	printf "keep %s, %s s of a numbered read loop on one CPU, system-wide sys_enter_read\n", keep, secs
 	printf "window: %d reads of the loop, %d gaps, span %.3f s, oldest %.3f s before the snapshot\n", r, g, sp, o
-	printf "file: %.1f MiB (%.2f B/event), %d lost\n", by / 1048576, by / (ev ? ev : 1), lo
+	printf "file: %.1f MiB, %d samples (%.2f B/sample), %d lost\n", by / 1048576, sa, by / (sa ? sa : 1), lo
 	printf "recorder RSS: peak %.1f MiB (VmHWM), %.1f MiB at the end\n", hwm / 1024, rss / 1024
 	printf "trigger -> file closed: %.1f ms (recorder: drain %.1f ms), %d ms for flightrec snapshot; all snapshots: %s ms\n", tm, dm, wall, sn
 	printf "recorder CPU: %.2f s over %d events drained (%.3f s per million); the snapshot %.2f s\n", c1 - c0, ev, (c1 - c0) / (ev / 1e6), c2 - c1

@@ -19,6 +19,7 @@ int fr_session__keep_start(struct fr_session *s)
 	int err;
 
 	fr_session__load_ksyms(s);   /* before the readers note addresses in it */
+	fr_kallsyms__sticky(s->ksyms);   /* a chunk goes into every snapshot it is kept for */
 	s->keep_drops = calloc(ncpu, sizeof(*s->keep_drops));
 	if (!s->keep_drops)
 		return -ENOMEM;
