@@ -4,9 +4,11 @@
 # it) runs ~10 s under --keep 5s; the snapshot holds a gap-free run of its
 # reads spanning >= 5 s, none older than 5 s + one chunk (1 s flush) before the
 # snapshot. Tiny rings (-m 1) at a high rate lose records: the recorder's
-# stderr, dump and report say how many. Usage errors: one line each.
+# stderr, dump and report say how many. A process that ran and exited inside
+# the window is still named and symbolized (user and kernel frames) in a
+# second snapshot of the same window. Usage errors: one line each.
 . "$TESTLIB"
-mkdir -p "$T/out" "$T/lost"
+mkdir -p "$T/out" "$T/lost" "$T/sym"
 
 expect_error 64 'not with --forward or --backward' "$FLIGHTREC" record --keep 5s --forward -a
 expect_error 64 'not with --forward or --backward' "$FLIGHTREC" record --backward --keep 5s -a
@@ -20,7 +22,7 @@ record_bg kp --keep 5s -a -e syscalls:sys_enter_read -o "$T/out"
 grep -q 'keeping the last 5.000 s' "$T/record-kp.err" || fail "no keep status line: $(cat "$T/record-kp.err")"
 taskset -c $cpu "$HELPERS/read_loop" 2000000000 0 0 & LP=$!
 BGPIDS="$BGPIDS $LP"
-sleep 10
+sleep 9
 f=$("$FLIGHTREC" snapshot --name kp) || fail "snapshot exited $?: $(cat "$T/record-kp.err")"
 kill "$LP"
 kill -INT "$RECPID"
@@ -76,4 +78,22 @@ grep -q ' LOST ' "$T/kl.txt" || fail "no LOST record in the dump"
 "$FLIGHTREC" report "$f" >"$T/kl-report.txt" 2>&1 || fail "report exited $?"
 grep -qE 'lost: [1-9]' "$T/kl-report.txt" || fail "report does not show the losses: $(grep -i lost "$T/kl-report.txt")"
 pass "tiny rings: $said lost said by the recorder, $lost in dump's cpu lines, report says $(grep -oE 'lost: [0-9]+' "$T/kl-report.txt" | head -1)"
+
+# retention and symbols: cpuburn_fp runs ~1 s and exits; two snapshots of
+# the same window both name its functions and kernel ones
+record_bg ks --keep 8s -e cpu-clock -F 999 -g -a -o "$T/sym"
+"$HELPERS/cpuburn_fp" 100 >/dev/null
+sleep 0.5
+f1=$("$FLIGHTREC" snapshot --name ks) || fail "snapshot exited $?"
+f2=$("$FLIGHTREC" snapshot --name ks) || fail "second snapshot exited $?"
+kill -INT "$RECPID"
+wait "$RECPID"
+BGPIDS=""
+for f in "$f1" "$f2"; do
+	"$FLIGHTREC" report "$f" >"$T/ks.txt" 2>&1 || fail "report $f exited $?"
+	grep -qE 'cpuburn_fp .*\[\.\] hot_a' "$T/ks.txt" ||
+		fail "$f: the exited cpuburn_fp's hot_a is not named: $(head -20 "$T/ks.txt")"
+	grep -qE '\[k\] [a-z_]' "$T/ks.txt" || fail "$f: no kernel symbol: $(head -20 "$T/ks.txt")"
+done
+pass "exited process and kernel symbols named in two snapshots of one window"
 exit 0
