@@ -227,13 +227,13 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 	}
 	for (size_t i = 0; i < f->ncpu && !err; i++) {
 		struct fwd_cpu *c = &f->cpus[i];
-		int dfd = f->keep ? 0 : dup(fd);
+		int dfd = f->keep ? -1 : dup(fd);   /* --keep writes no file */
 
 		c->f = f;
 		c->ci = i;
 		c->st.cpu = (uint32_t)fr_evlist__cpu(el, i);
 		c->stop_fd = eventfd(0, EFD_CLOEXEC);
-		if (dfd < 0 || c->stop_fd < 0) {
+		if ((dfd < 0 && !f->keep) || c->stop_fd < 0) {
 			err = -errno;
 			if (dfd >= 0)
 				close(dfd);
@@ -244,7 +244,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 		else
 			err = fr_writer__appender(dfd, o->zstd_level, &c->app);
 		if (err) {
-			if (!f->keep)
+			if (dfd >= 0)
 				close(dfd);
 			break;
 		}
