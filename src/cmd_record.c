@@ -37,6 +37,7 @@ enum {
 	OPT_FILTER,
 	OPT_INCLUDE_SELF,
 	OPT_EXEC_ON_SNAPSHOT,
+	OPT_SWITCH_OUTPUT,
 	OPT_KEEP,
 };
 
@@ -47,8 +48,13 @@ static const struct argp_option record_options[] = {
 	  "(default: cycles, or cpu-clock without a PMU)", 0 },
 	{ "backward", OPT_BACKWARD, NULL, 0, "overwrite rings, written out on a trigger (default "
 	  "system-wide)", 0 },
-	{ "forward", OPT_FORWARD, NULL, 0, "stream every record into one file (per-CPU reader "
-	  "threads), instead of keeping a window (default with -p or -- COMMAND)", 0 },
+	{ "forward", OPT_FORWARD, NULL, 0, "stream every record into a file (per-CPU reader "
+	  "threads), instead of keeping a window (default with -p or -- COMMAND); a snapshot "
+	  "completes the file and recording goes on into the next", 0 },
+	{ "switch-output", OPT_SWITCH_OUTPUT, "SIZE|TIME", 0, "forward: complete the file and go "
+	  "on into the next when it reaches SIZE (unit B, K, M or G: 64M) or TIME (unit ms, s, m "
+	  "or h: 10s, 10m is ten minutes), or only on snapshots (signal); files are written "
+	  ".part and renamed when complete; implies --forward", 0 },
 	{ "keep", OPT_KEEP, "DURATION[,SIZE]", 0, "drain the rings continuously and keep the "
 	  "last DURATION compressed in memory, at most SIZE bytes (default 256M, or 1/8 of "
 	  "RAM if less), written out on a trigger as --backward's window is", 0 },
@@ -74,7 +80,8 @@ static const struct argp_option record_options[] = {
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N/PERIOD", 0, "at most N snapshots per PERIOD "
 	  "(e.g. 3/1m); further triggers are refused, and triggers during a pending snapshot "
 	  "join it", 0 },
-	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote", 0 },
+	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote "
+	  "(snapshots, or --forward's completed files)", 0 },
 	{ "reader-cpus", OPT_READER_CPUS, "LIST", 0, "forward: pin the reader threads to these "
 	  "CPUs (e.g. 3 or 2-3), e.g. away from the workload's; by default each is pinned "
 	  "to its ring's CPU", 0 },
@@ -93,7 +100,7 @@ static const struct argp_option record_options[] = {
 	  "under its mount, e.g. system.slice/nginx.service)", 0 },
 	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
 	  "system-wide tracepoints (left out by default)", 0 },
-	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file is "
+	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
 	  "written, run /bin/sh -c CMD with the file as $1 and in $FLIGHTREC_FILE", 0 },
 	{ 0 }
 };
@@ -137,6 +144,24 @@ static int parse_callgraph(const char *arg, struct fr_record_opts *o)
 		return -EINVAL;
 	o->stack_size = (uint32_t)v;
 	return 0;
+}
+
+/* --switch-output, as perf reads it: "signal" (snapshots only), a size when
+ * its unit is B, K, M or G (64M, 1GiB; k and g too), else a duration (10s,
+ * 500ms; 10m is ten minutes, as perf has it); a number needs its unit. */
+static int parse_switch(const char *arg, struct fr_record_opts *o)
+{
+	size_t n = strlen(arg);
+
+	o->switch_output = arg;
+	o->switch_bytes = o->switch_ns = 0;
+	if (!strcmp(arg, "signal"))
+		return 0;
+	if (!n || !strchr("BKMGbkmgsh", arg[n - 1]))
+		return -EINVAL;
+	if (strchr("BKMGbkg", arg[n - 1]))
+		return fr_parse__size(arg, &o->switch_bytes) || o->switch_bytes < 4096 ? -EINVAL : 0;
+	return fr_parse__duration(arg, &o->switch_ns) || o->switch_ns < 100000000ull ? -EINVAL : 0;
 }
 
 /* --keep DURATION[,SIZE]: DURATION > 0; SIZE at least 1M (a chunk). */
@@ -257,6 +282,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 	case 'G': o->cgroup = arg; break;
 	case OPT_INCLUDE_SELF: o->include_self = true; break;
 	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
+	case OPT_SWITCH_OUTPUT:
+		if (parse_switch(arg, o))
+			usage_error(st, o, "--switch-output", "expected a size like 64M (unit B, K, M "
+				    "or G; at least 4K), a time like 10s (unit ms, s, m or h; at least "
+				    "100ms) or signal");
+		break;
 	case OPT_KEEP:
 		if (parse_keep(arg, o))
 			usage_error(st, o, "--keep", "expected DURATION[,SIZE] like 60s or 60s,256M "
@@ -283,7 +314,8 @@ static const struct argp record_argp = {
 	"  flightrec record -e syscalls:sys_enter_read --backward\n"
 	"  flightrec record -F 999 -g -- ./server --port 8080\n"
 	"  flightrec record -e cpu-clock:u --backward -- ./server --port 8080\n"
-	"  flightrec record -e sched:sched_switch -p 1234 -m 4M -o /var/tmp/fr\n\n"
+	"  flightrec record -e sched:sched_switch -p 1234 -m 4M -o /var/tmp/fr\n"
+	"  flightrec record --forward -a -F 999 -g --switch-output 64M --max-files 10\n\n"
 	"Exit codes: 0 ok; 1 a snapshot failed (said on stderr); 2 runtime error;\n"
 	"3 denied or unsupported by the kernel (permission, no hardware PMU); 64 usage.",
 	NULL, NULL, NULL
@@ -423,13 +455,21 @@ static int validate(struct fr_record_opts *o, char *outdir)
 
 	if (o->usage_err)
 		return FR_EXIT_USAGE;
-	if (o->forward && (o->trigger || o->window_ns || o->rate_n || o->max_files)) {
-		fr_err("--forward", "streams every record into one file: --trigger, --window-time, "
-		       "--max-snapshots and --max-files apply to --backward only");
+	if (o->switch_output && o->mode_given && !o->forward) {
+		fr_err("--switch-output", "switches the files of --forward: not with --backward");
+		return FR_EXIT_USAGE;
+	}
+	if (o->switch_output && !o->mode_given) {
+		o->forward = true;
+		o->mode_given = true;
+	}
+	if (o->forward && (o->trigger || o->window_ns || o->rate_n)) {
+		fr_err(o->switch_output ? "--switch-output" : "--forward", "streams every record: "
+		       "--trigger, --window-time and --max-snapshots apply to --backward only");
 		return FR_EXIT_USAGE;
 	}
 	if (o->keep_ns && o->mode_given) {
-		fr_err("--keep", "is a mode of its own: not with --forward or --backward");
+		fr_err("--keep", "is a mode of its own: not with --forward, --backward or --switch-output");
 		return FR_EXIT_USAGE;
 	}
 	if (o->keep_ns && !o->keep_bytes)
@@ -452,10 +492,6 @@ static int validate(struct fr_record_opts *o, char *outdir)
 	}
 	if (o->cgroup && (o->cmd || o->pids)) {
 		fr_err("-G", "cgroup targeting is system-wide: not with -p or a command");
-		return FR_EXIT_USAGE;
-	}
-	if (o->exec_on_snapshot && o->forward) {
-		fr_err("--exec-on-snapshot", "applies to --backward snapshots only");
 		return FR_EXIT_USAGE;
 	}
 	if (!o->mode_given && !o->keep_ns && (o->cmd || o->pids) &&

@@ -50,11 +50,17 @@ struct fr_session {
 	struct fr_writer **sbw;    /* per CPU sideband appenders */
 	struct fr_forward *fwd;
 	uint64_t *sb_nr, *sb_lost; /* per CPU sideband counts */
+	char path[4096];           /* the file being written */
+	char fwd_final[4096];      /* its name once complete (--switch-output: path is .part), or "" */
+	uint64_t fwd_t0;           /* when it began (CLOCK_MONOTONIC) */
+	unsigned fwd_nr;           /* files begun */
+	uint64_t fwd_done_bytes;   /* bytes of the files completed */
+	uint64_t *lost_base;       /* per CPU PERF_FORMAT_LOST count when the file began */
+	struct fr_snapshot_stats fwd_total; /* samples, sideband, lost, bytes of every file */
 	/* --keep (keep_file.c): forward readers (fwd) into an in-memory window */
 	struct fr_keep *keep;
 	struct fr_keep_view *keep_view; /* the chunks a snapshot in progress writes */
 	uint64_t *keep_drops;      /* per CPU: records the window refused (no memory) */
-	char path[4096];
 };
 
 /* session.c */
@@ -100,6 +106,8 @@ int fr_session_keep_begin(struct fr_session *s);
 int fr_session_keep_samples(struct fr_session *s, struct fr_writer *w, size_t ci, uint64_t cutoff,
 			    struct fr_cpu_stat *cs, struct fr_snapshot_stats *st);
 void fr_session_keep_end(struct fr_session *s);
+/* A file written complete: keep the newest --max-files of them (oldest deleted). */
+void fr_session_rotate(struct fr_session *s, const char *path);
 /* A new file's name in outdir (flightrec-NAME-STAMP-SEQ.frec). */
 int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len);
 

@@ -1,7 +1,9 @@
 /* src/record_loop.c: the recorder's main loop (record_loop.h). Triggers
  * (SIGUSR2, `flightrec snapshot`, a trigger event) become one pending snapshot
- * that later triggers join until it is written; the rate limit refuses
- * snapshots beyond N per PERIOD (rotation, --max-files: snapshot.c).
+ * that later triggers join until it is written (forward mode: the switch to
+ * the next file); the rate limit refuses snapshots beyond N per PERIOD;
+ * --switch-output's limits switch forward files (rotation, --max-files:
+ * snapshot.c, forward_file.c).
  */
 #include "config.h"
 #include "src/record/loop.h"
@@ -45,6 +47,7 @@ struct loop {
 	uint64_t *history;          /* times of the last rate_n snapshots, a ring */
 	size_t hist_pos;
 	uint64_t refused;
+	uint64_t switch_retry;      /* forward: a failed --switch-output switch is retried then */
 };
 
 static uint64_t now_ns(void)
@@ -125,6 +128,23 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 	return 0;
 }
 
+/* Forward mode's snapshot: the file completed now, the next one begun. */
+static int switch_now(struct fr_session *s, const struct fr_trigger *tr, char *path, size_t len)
+{
+	struct fr_snapshot_stats st;
+	int err = fr_session__forward_switch(s, tr, path, len, &st);
+
+	if (err) {
+		fr_err("forward", "switching to the next file (%s): %s", tr->source, strerror(-err));
+		return err;
+	}
+	fr_info("forward: file complete (%s): %s (%llu samples, %llu sideband, %llu lost, "
+		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source, path,
+		(unsigned long long)st.samples, (unsigned long long)st.sideband,
+		(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms, st.total_ms);
+	return 0;
+}
+
 static bool rate_limited(struct loop *l, uint64_t now)
 {
 	/* the oldest of the last rate_n snapshots is within the period */
@@ -138,7 +158,10 @@ static void fire(struct loop *l)
 	int err;
 
 	l->p.active = false;
-	err = fr_record_snapshot_now(l->s, &l->p.tr, path, sizeof(path));
+	if (l->o->forward)
+		err = switch_now(l->s, &l->p.tr, path, sizeof(path));
+	else
+		err = fr_record_snapshot_now(l->s, &l->p.tr, path, sizeof(path));
 	if (err > 0) {          /* written, but some CPUs are missing from it */
 		l->status = FR_EXIT_PARTIAL;
 		err = 0;
@@ -207,10 +230,6 @@ static bool handle_signal(struct loop *l, int sfd)
 		return false;
 	switch (si.ssi_signo) {
 	case SIGUSR2:
-		if (l->o->forward) {
-			fr_info("forward mode streams every record: SIGUSR2 ignored");
-			return false;
-		}
 		tr.time = now_ns();
 		trigger(l, &tr, -1);
 		return false;
@@ -239,11 +258,6 @@ static void handle_request(void *ctx, int cl, const struct fr_control_req *req)
 
 	if (req->verb != FR_REQ_SNAPSHOT) {
 		fr_control__reply(cl, "error unknown request");
-		return;
-	}
-	if (l->o->forward) {
-		fr_control__reply(cl, "error this recorder runs in forward mode: every record "
-				  "streams into its file already");
 		return;
 	}
 	tr.time = now_ns();
@@ -315,7 +329,10 @@ static size_t build_fds(struct loop *l, int sfd, struct pollfd *sb, size_t nsb,
 
 static int poll_timeout(struct loop *l)
 {
-	int t = l->o->forward ? l->o->flush_ms : -1, c = fr_control__timeout_ms(l->ctl);
+	int t = l->o->forward ? l->o->flush_ms : -1, c = fr_control__timeout_ms(l->ctl), sw;
+
+	if (l->o->forward && fr_session__forward_due(l->s, &sw) == NULL && sw >= 0 && sw < t)
+		t = sw;     /* --switch-output: the time limit, or the next size check */
 
 	if (l->p.active) {
 		uint64_t now = now_ns(), ms = l->p.due > now ? (l->p.due - now + 999999) / 1000000 : 0;
@@ -357,19 +374,36 @@ static bool targets_gone(const struct pollfd *fds, size_t from, size_t n, int *p
 	return !live;
 }
 
-/* forward on a terminal: the bytes written, about every second */
-static void progress(const struct fr_loop_opts *o, uint64_t *last_ns, uint64_t *last_bytes)
+/* forward on a terminal: the bytes written (every file), about every second */
+static void progress(struct loop *l, uint64_t *last_ns, uint64_t *last_bytes)
 {
-	uint64_t now = now_ns();
-	struct stat sb;
+	uint64_t now = now_ns(), bytes;
 
-	if (!o->progress || !o->forward_path || now - *last_ns < 1000000000ull ||
-	    stat(o->forward_path, &sb))
+	if (!l->o->progress || now - *last_ns < 1000000000ull)
 		return;
-	o->progress((uint64_t)sb.st_size, *last_ns ? ((uint64_t)sb.st_size - *last_bytes) *
-		    1000000000ull / (now - *last_ns) : 0, false);
+	bytes = fr_session__forward_bytes(l->s);
+	l->o->progress(bytes, *last_ns && bytes >= *last_bytes ? (bytes - *last_bytes) *
+		       1000000000ull / (now - *last_ns) : 0, false);
 	*last_ns = now;
-	*last_bytes = (uint64_t)sb.st_size;
+	*last_bytes = bytes;
+}
+
+/* forward: --switch-output's size or time reached: the next file now (not
+ * a pending snapshot's trigger: a --after window does not delay it). */
+static void switch_output(struct loop *l)
+{
+	struct fr_trigger tr = { .time = now_ns() };
+	char path[PATH_MAX];
+	int wait;
+
+	if (tr.time < l->switch_retry || !(tr.source = fr_session__forward_due(l->s, &wait)))
+		return;
+	if (switch_now(l->s, &tr, path, sizeof(path))) {
+		l->status = FR_EXIT_PARTIAL;
+		l->switch_retry = tr.time + 10000000000ull;   /* said once per 10 s at most */
+	} else if (l->o->hooks) {
+		fr_hooks__run(l->o->hooks, path);   /* reaped on SIGCHLD */
+	}
 }
 
 /* Mark hung-up fds (their task exited) so they leave the poll set. */
@@ -435,7 +469,8 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 		}
 		if (o->forward) {
 			fr_session__forward_tick(s);
-			progress(o, &shown_ns, &shown_bytes);
+			switch_output(&l);
+			progress(&l, &shown_ns, &shown_bytes);
 		} else
 			fr_session__drain(s);
 		if (ntg)

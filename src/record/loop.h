@@ -23,7 +23,6 @@ struct fr_loop_opts {
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
 	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
 	struct fr_hooks *hooks;     /* --exec-on-snapshot, or NULL */
-	const char *forward_path;   /* forward: the file, for progress */
 	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);  /* or NULL */
 };
 

@@ -4,7 +4,8 @@
  * (system, pids, a command it spawns), the session (sideband drained into the
  * process table and per-CPU stores; snapshots: rings copied, cut to the
  * window, written as a file; forward mode: per-CPU reader threads appending
- * to one file), the control socket, and the loop that waits for triggers.
+ * to a file, switched to the next one by size, time or a snapshot), the
+ * control socket, and the loop that waits for triggers.
  *
  *   record.h   this header: what `flightrec record` hands over (run.c)
  *   session.h  the session (session.c, sideband.c, synth.c, snapshot.c,
@@ -59,6 +60,8 @@ struct fr_record_opts {
 	uint64_t trigger_after_ns;
 	uint64_t rate_n, rate_ns;
 	uint64_t max_files;
+	const char *switch_output; /* forward: --switch-output as given (SIZE, TIME or signal), or NULL */
+	uint64_t switch_bytes, switch_ns; /* ... its size or time (0: none) */
 	int *reader_cpus;         /* --reader-cpus (forward readers pinned there), or NULL */
 	size_t nr_reader_cpus;
 	const char *filters[FR_RECORD_MAX_EVENTS]; /* --filter of events[i], or NULL */

@@ -334,17 +334,26 @@ static void final_snapshot(struct fr_session *s, bool ended, int *status, struct
 		fr_hooks__run(h, path);
 }
 
-static int finish_forward(struct fr_session *s, int status)
+static int finish_forward(struct fr_session *s, bool ended, int status, struct fr_hooks *h)
 {
+	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
 	struct fr_snapshot_stats st;
-	int err = fr_session__forward_stop(s, &st);
+	char path[PATH_MAX];
+	struct timespec ts;
+	int err;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	err = fr_session__forward_stop(s, &tr, path, sizeof(path), &st);
 	if (err) {
-		fr_err("forward", "completing the file: %s", strerror(-err));
+		fr_err("forward", "completing the file %s: %s", path, strerror(-err));
 		return FR_EXIT_PARTIAL;
 	}
-	fr_info("forward: %llu samples, %llu sideband, %llu lost", (unsigned long long)st.samples,
-		(unsigned long long)st.sideband, (unsigned long long)st.lost);
+	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s", (unsigned long long)st.samples,
+		(unsigned long long)st.sideband, (unsigned long long)st.lost,
+		path[0] ? "; last file " : "", path);
+	if (path[0] && h)
+		fr_hooks__run(h, path);
 	return st.lost ? FR_EXIT_PARTIAL : status;
 }
 
@@ -397,8 +406,11 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	}
 	if (o->forward)
 		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
-			"streaming into %s", o->nr_events, desc, fr_evlist__nr_cpus(el),
-			o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, path);
+			"streaming into %s%s%s%s", o->nr_events, desc, fr_evlist__nr_cpus(el),
+			o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, path,
+			o->switch_bytes || o->switch_ns ? " (the next file at " : "",
+			o->switch_bytes || o->switch_ns ? o->switch_output : "",
+			o->switch_bytes || o->switch_ns ? ")" : "");
 	else if (o->keep_ns)
 		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
 			"keeping the last %.3f s (at most %llu MiB) in memory; snapshot: "
@@ -523,6 +535,9 @@ int fr_record__run(struct fr_record_opts *op)
 	so.reader_cpus = o.reader_cpus;
 	so.nr_reader_cpus = o.nr_reader_cpus;
 	so.max_files = (unsigned)o.max_files;
+	so.rotate = o.switch_output != NULL;
+	so.switch_bytes = o.switch_bytes;
+	so.switch_ns = o.switch_ns;
 	so.keep_ns = o.keep_ns;
 	so.keep_bytes = o.keep_bytes;
 	err = fr_session__new(el, &so, &s);
@@ -548,14 +563,13 @@ int fr_record__run(struct fr_record_opts *op)
 	lo.rate_ns = o.rate_ns;
 	lo.trigger_after_ns = o.trigger_after_ns;
 	lo.hooks = hooks;
-	lo.forward_path = fwd_path;
 	lo.progress = o.progress;
 	ret = fr_record_loop(s, ctl, &lo, &ended);
 	if (ended)
 		ch.pid = -1;   /* reaped by the loop */
 	fr_session__stop(s);
 	if (o.forward)
-		ret = finish_forward(s, ret);
+		ret = finish_forward(s, ended, ret, hooks);
 	else if (ended || !o.no_final)
 		final_snapshot(s, ended, &ret, hooks);
 	fr_hooks__wait(hooks, 10000);

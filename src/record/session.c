@@ -98,6 +98,7 @@ void fr_session__delete(struct fr_session *s)
 	free(s->sbw);
 	free(s->sb_nr);
 	free(s->sb_lost);
+	free(s->lost_base);
 	if (s->w)
 		fr_writer__abort(s->w);
 	if (s->fd >= 0)

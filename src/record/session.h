@@ -23,6 +23,9 @@ struct fr_session_opts {
 	const int *reader_cpus;    /* forward: --reader-cpus (NULL: readers unpinned) */
 	size_t nr_reader_cpus;
 	unsigned max_files;        /* --max-files: keep the newest N snapshots (0: all), the final one included */
+	bool rotate;               /* forward --switch-output: files written .part, renamed at the end */
+	uint64_t switch_bytes;     /* forward: next file when this one reaches this size (0: never) */
+	uint64_t switch_ns;        /* forward: ... or is this old (0: never) */
 	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
 	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
 };
@@ -95,7 +98,23 @@ int fr_session__forward_start(struct fr_session *s, char *path, size_t len);
 /* Forward, from the main loop at least every flush_ms: drain the sideband
  * into the file and write its chunks in progress. */
 int fr_session__forward_tick(struct fr_session *s);
-/* Forward: stop the readers and complete the file (process table, stats, END). */
-int fr_session__forward_stop(struct fr_session *s, struct fr_snapshot_stats *st);
+/* Forward: complete the file now (sideband, process table, kernel symbols,
+ * trigger, stats, END; renamed into place when written as .part; the oldest
+ * beyond --max-files deleted) and go on into the next one. The readers stop
+ * after a last drain of their rings and new ones go on from there on the next
+ * file: no record is in both files or in neither. path gets the completed
+ * file's name, st its counts (copy_ms: how long no reader ran). On an error the recording goes on: in the
+ * current file if the next could not be made. */
+int fr_session__forward_switch(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			       size_t len, struct fr_snapshot_stats *st);
+/* Forward: "size" or "time" once the file reached --switch-output's limit,
+ * else NULL; *wait_ms: how soon to ask again (-1: no limit). */
+const char *fr_session__forward_due(struct fr_session *s, int *wait_ms);
+/* Forward: bytes written so far, every file together. */
+uint64_t fr_session__forward_bytes(const struct fr_session *s);
+/* Forward: stop the readers and complete the file as a switch does (path gets
+ * its name); st: the counts of every file of the recording together. */
+int fr_session__forward_stop(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			     size_t len, struct fr_snapshot_stats *st);
 
 #endif

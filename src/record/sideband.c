@@ -199,13 +199,18 @@ static void maybe_gc(struct fr_session *s)
 
 	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
 		return;
-	if (s->o.forward)
+	if (s->o.forward) {
 		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
-	else if (s->keep)   /* exited processes stay while the window shows them */
+		/* rotating: the file being written names every process that ran
+		 * since it began (its PROCS blob is the whole table) */
+		if (s->o.rotate && s->fwd_t0 && s->fwd_t0 < before)
+			before = s->fwd_t0;
+	} else if (s->keep) {   /* exited processes stay while the window shows them */
 		before = fr_keep__floor(s->keep);
-	else
+	} else {
 		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
 			 fr_session_window_floor(s);
+	}
 	fr_proctable__gc(s->procs, before);
 	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
 }

@@ -518,3 +518,9 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	return 0;
 }
+
+/* forward_file.c's files count toward --max-files the same way */
+void fr_session_rotate(struct fr_session *s, const char *path)
+{
+	rotate(s, path);
+}
