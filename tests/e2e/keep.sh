@@ -10,8 +10,9 @@
 . "$TESTLIB"
 mkdir -p "$T/out" "$T/lost" "$T/sym"
 
-expect_error 64 'not with --forward or --backward' "$FLIGHTREC" record --keep 5s --forward -a
-expect_error 64 'not with --forward or --backward' "$FLIGHTREC" record --backward --keep 5s -a
+expect_error 64 'not with --forward, --backward or --switch-output' "$FLIGHTREC" record --keep 5s --forward -a
+expect_error 64 'not with --forward, --backward or --switch-output' "$FLIGHTREC" record --backward --keep 5s -a
+expect_error 64 'not with --forward, --backward or --switch-output' "$FLIGHTREC" record --keep 5s --switch-output 1M -a
 expect_error 64 'expected DURATION\[,SIZE\]' "$FLIGHTREC" record --keep 0 -a
 expect_error 64 'expected DURATION\[,SIZE\]' "$FLIGHTREC" record --keep 5s,100K -a
 expect_error 64 'expected DURATION\[,SIZE\]' "$FLIGHTREC" record --keep 5s,12Q -a
