@@ -160,8 +160,11 @@ rec_start() {
 		REC_PID=$!
 		wait_for "$d/out" '^ready' "$REC_PID" 20 || return 2
 		;;
-	backward | forward)
-		if [ "$cfg" = forward ] && [ "$FORWARD" != yes ]; then
+	backward | forward | forward-any)
+		local mode=${cfg%-any}
+		local -a rextra=()
+		[ "$cfg" = forward-any ] && rextra=(--reader-cpus any)
+		if [ "$mode" = forward ] && [ "$FORWARD" != yes ]; then
 			echo "$FORWARD" >"$d/na"
 			return 1
 		fi
@@ -169,11 +172,11 @@ rec_start() {
 		# shellcheck disable=SC2086
 		pin_cmd "$rcpu"
 		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$FLIGHTREC" record -a -e "$ev" $opts \
-			"--$cfg" -m "$RING" -o "$d/files" --name "frbench$$" --run-dir "$d/run" \
+			"--$mode" "${rextra[@]}" -m "$RING" -o "$d/files" --name "frbench$$" --run-dir "$d/run" \
 			>"$d/out" 2>"$d/err" &
 		REC_PID=$!
 		if ! wait_for "$d/err" 'recording' "$REC_PID" 20; then
-			if [ "$cfg" = forward ] && grep -q 'not supported' "$d/err"; then
+			if [ "$mode" = forward ] && grep -q 'not supported' "$d/err"; then
 				FORWARD="not available: $(head -n 1 "$d/err")"
 				echo "$FORWARD" >"$d/na"
 				wait "$REC_PID" 2>/dev/null || true
@@ -236,7 +239,7 @@ rec_stop() {
 		floor | minfloor)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
-		backward | forward)
+		backward | forward | forward-any)
 			samples=$(num_before "$d/err" samples)
 			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)

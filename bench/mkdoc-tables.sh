@@ -41,6 +41,7 @@ config_desc() {
 	minfloor) echo "the minimal floor: one backward ring per CPU holding the samples and the COMM/MMAP2/TASK records, never read, no sideband ring (bench/floor --minimal): what \`perf record --overwrite\` asks of the kernel" ;;
 	backward) echo "flightrec record --backward" ;;
 	forward) echo "flightrec record --forward" ;;
+	forward-any) echo "flightrec record --forward --reader-cpus any (readers neither pinned nor raised)" ;;
 	perf) echo "perf record" ;;
 	perf-overwrite) echo "perf record --overwrite" ;;
 	perf-z) echo "perf record -z" ;;

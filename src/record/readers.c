@@ -46,8 +46,9 @@ struct fr_forward {
 	void *ctx;
 	struct fr_keep *keep;       /* --keep: chunks go there instead of the file */
 	cpu_set_t allowed;          /* the recorder's affinity when it started */
-	const int *reader_cpus;     /* --reader-cpus, or none: unpinned */
+	const int *reader_cpus;     /* --reader-cpus, or none: one per ring's CPU */
 	size_t nr_reader_cpus;
+	bool unpinned;              /* --reader-cpus any */
 	struct fwd_cpu *cpus;
 };
 
@@ -149,13 +150,16 @@ static void *reader(void *arg)
 	 * in a sanitizer build (doc/design-notes.md). --reader-cpus pins them to
 	 * the CPUs named instead, e.g. away from the workload's. */
 	CPU_ZERO(&one);
-	if (f->nr_reader_cpus)
+	if (f->unpinned)
+		;   /* --reader-cpus any: where the scheduler puts it, at nice 0 */
+	else if (f->nr_reader_cpus)
 		CPU_SET(f->reader_cpus[c->ci % f->nr_reader_cpus], &one);
 	else if (CPU_ISSET(cpu, &f->allowed))
 		CPU_SET(cpu, &one);
 	if (CPU_COUNT(&one))
 		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
+	if (!f->unpinned)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
 	for (;;) {
 		int r = poll(p, n, f->flush_ms);
 		bool stop = r > 0 && (p[0].revents & POLLIN);
@@ -211,6 +215,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 	f->flush_ms = o->flush_ms;
 	f->reader_cpus = o->reader_cpus;
 	f->nr_reader_cpus = o->nr_reader_cpus;
+	f->unpinned = o->unpinned;
 	if (sched_getaffinity(0, sizeof(f->allowed), &f->allowed))
 		CPU_ZERO(&f->allowed);
 	f->record_fn = record_fn;

@@ -29,6 +29,7 @@ struct fr_forward_opts {
 	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: unpinned */
 	size_t nr_reader_cpus;
 	struct fr_keep *keep;       /* --keep: chunks go to this in-memory window, fd unused */
+	bool unpinned;              /* --reader-cpus any: neither pinned nor raised */
 };
 
 int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,

@@ -26,5 +26,16 @@ for _ in $(seq 1 40); do readers $RECPID >"$T/rb.txt"; [ "$(wc -l <"$T/rb.txt")"
 kill -INT $RECPID; wait $RECPID; BGPIDS=""
 [ "$(grep -c '^B 0$' "$T/rb.txt")" -ge "$ncpu" ] || fail "--reader-cpus 0: $(cat "$T/rb.txt")"
 pass "--reader-cpus 0: every reader on CPU 0"
+# any: nice 0, the recorder's whole affinity
+mkdir -p "$T/c"
+record_bg fc --forward --reader-cpus any -a -e syscalls:sys_enter_read -o "$T/c"
+sleep 0.5
+raised=$(readers $RECPID | wc -l)
+pinned=$(for t in /proc/$RECPID/task/*; do awk '/^Cpus_allowed_list/ {print $2}' "$t/status"; done | grep -vcx "$all")
+kill -INT $RECPID; wait $RECPID; BGPIDS=""
+[ "$raised" -eq 0 ] || fail "--reader-cpus any: $raised threads at nice -10"
+[ "$pinned" -eq 0 ] || fail "--reader-cpus any: $pinned threads narrower than $all"
+pass "--reader-cpus any: no thread raised or pinned"
 expect_error 64 'reader-cpus' "$FLIGHTREC" record --reader-cpus 0 -a -e cpu-clock
+expect_error 64 'reader-cpus' "$FLIGHTREC" record --reader-cpus any -a -e cpu-clock
 expect_error 64 'reader-cpus' "$FLIGHTREC" record --forward --reader-cpus 0- -a -e cpu-clock
