@@ -38,6 +38,7 @@ enum {
 	OPT_INCLUDE_SELF,
 	OPT_EXEC_ON_SNAPSHOT,
 	OPT_SWITCH_OUTPUT,
+	OPT_KEEP,
 };
 
 static const struct argp_option record_options[] = {
@@ -54,6 +55,9 @@ static const struct argp_option record_options[] = {
 	  "on into the next when it reaches SIZE (unit B, K, M or G: 64M) or TIME (unit ms, s, m "
 	  "or h: 10s, 10m is ten minutes), or only on snapshots (signal); files are written "
 	  ".part and renamed when complete; implies --forward", 0 },
+	{ "keep", OPT_KEEP, "DURATION[,SIZE]", 0, "drain the rings continuously and keep the "
+	  "last DURATION compressed in memory, at most SIZE bytes (default 256M, or 1/8 of "
+	  "RAM if less), written out on a trigger as --backward's window is", 0 },
 	{ "all-cpus", 'a', NULL, 0, "system-wide (the default without -p or a command)", 0 },
 	{ "pid", 'p', "PID[,PID]", 0, "record existing processes (all threads, and children)", 0 },
 	{ "freq", 'F', "HZ", 0, "sampling frequency of software/hardware events (default 4000)", 0 },
@@ -160,6 +164,34 @@ static int parse_switch(const char *arg, struct fr_record_opts *o)
 	return fr_parse__duration(arg, &o->switch_ns) || o->switch_ns < 100000000ull ? -EINVAL : 0;
 }
 
+/* --keep DURATION[,SIZE]: DURATION > 0; SIZE at least 1M (a chunk). */
+static int parse_keep(const char *arg, struct fr_record_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	char dur[64];
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (n >= sizeof(dur))
+		return -EINVAL;
+	memcpy(dur, arg, n);
+	dur[n] = '\0';
+	if (fr_parse__duration(dur, &o->keep_ns) || !o->keep_ns)
+		return -EINVAL;
+	o->keep_bytes = 0;
+	if (comma && (fr_parse__size(comma + 1, &o->keep_bytes) || o->keep_bytes < (1u << 20)))
+		return -EINVAL;
+	return 0;
+}
+
+/* --keep's default SIZE: 256M, or an eighth of the machine's memory if less. */
+static uint64_t keep_default_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t eighth = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 8 : 0;
+
+	return eighth && eighth < FR_KEEP_DEFAULT_BYTES ? eighth : FR_KEEP_DEFAULT_BYTES;
+}
+
 static error_t record_parse(int key, char *arg, struct argp_state *st)
 {
 	struct fr_record_opts *o = st->input;
@@ -258,6 +290,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 			usage_error(st, o, "--switch-output", "expected a size like 64M (unit B, K, M "
 				    "or G; at least 4K), a time like 10s (unit ms, s, m or h; at least "
 				    "100ms) or signal");
+		break;
+	case OPT_KEEP:
+		if (parse_keep(arg, o))
+			usage_error(st, o, "--keep", "expected DURATION[,SIZE] like 60s or 60s,256M "
+				    "(DURATION > 0, at most 7 days; SIZE at least 1M)");
 		break;
 	case ARGP_KEY_ARG:
 		/* the command and its own options: stop parsing ours */
@@ -434,8 +471,14 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		       "--trigger, --window-time and --max-snapshots apply to --backward only");
 		return FR_EXIT_USAGE;
 	}
-	if ((o->reader_cpus || o->readers_unpinned) && !o->forward) {
-		fr_err("--reader-cpus", "places the reader threads of --forward only");
+	if (o->keep_ns && o->mode_given) {
+		fr_err("--keep", "is a mode of its own: not with --forward, --backward or --switch-output");
+		return FR_EXIT_USAGE;
+	}
+	if (o->keep_ns && !o->keep_bytes)
+		o->keep_bytes = keep_default_bytes();
+	if ((o->reader_cpus || o->readers_unpinned) && !o->forward && !o->keep_ns) {
+		fr_err("--reader-cpus", "places the reader threads of --forward and --keep only");
 		return FR_EXIT_USAGE;
 	}
 	if ((o->trigger_filter || o->trigger_after_ns) && !o->trigger) {
@@ -454,7 +497,7 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		fr_err("-G", "cgroup targeting is system-wide: not with -p or a command");
 		return FR_EXIT_USAGE;
 	}
-	if (!o->mode_given && (o->cmd || o->pids) &&
+	if (!o->mode_given && !o->keep_ns && (o->cmd || o->pids) &&
 	    !(o->trigger || o->window_ns || o->rate_n || o->max_files))
 		o->forward = true;   /* a command or pids: the whole run, as perf keeps it */
 	if (o->freq && check_max_rate(o->freq))

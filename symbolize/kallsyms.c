@@ -40,6 +40,7 @@ struct fr_kallsyms {
 	struct kmod *mods;
 	size_t nmods;
 	uint64_t *noted;   /* record side: one bit per symbol */
+	bool sticky;       /* serialize leaves the notes set (fr_kallsyms__sticky) */
 };
 
 void fr_kallsyms__delete(struct fr_kallsyms *ks)
@@ -343,6 +344,12 @@ static long find(const struct fr_kallsyms *ks, uint64_t addr)
 	return addr - ks->syms[lo].addr < ks->syms[lo].size ? (long)lo : -1;
 }
 
+void fr_kallsyms__sticky(struct fr_kallsyms *ks)
+{
+	if (ks)
+		ks->sticky = true;
+}
+
 void fr_kallsyms__note(struct fr_kallsyms *ks, uint64_t addr)
 {
 	long i;
@@ -379,7 +386,8 @@ int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len)
 		return -ENOMEM;
 	/* take the notes (and clear them) word by word: threads may note meanwhile */
 	for (size_t w = 0; w < words; w++)
-		noted[w] = __atomic_exchange_n(&ks->noted[w], 0, __ATOMIC_RELAXED);
+		noted[w] = ks->sticky ? __atomic_load_n(&ks->noted[w], __ATOMIC_RELAXED)
+				      : __atomic_exchange_n(&ks->noted[w], 0, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < ks->nmods; i++)
 		size += 18 + strlen(ks->mods[i].name);
 	for (size_t w = 0; w < words; w++) {

@@ -22,6 +22,9 @@ void fr_kallsyms__note(struct fr_kallsyms *ks, uint64_t addr);
  * takes and clears the notes (notes made meanwhile go to the next one).
  * *data is malloc'd. */
 int fr_kallsyms__serialize(struct fr_kallsyms *ks, void **data, size_t *len);
+/* Serialize leaves the notes set from now on: record --keep notes addresses
+ * when it reads records, and one window's records go into several snapshots. */
+void fr_kallsyms__sticky(struct fr_kallsyms *ks);
 
 /* Report side: a table from one or more blobs. */
 int fr_kallsyms__parse(const void *data, size_t len, struct fr_kallsyms **inout);

@@ -115,6 +115,16 @@ int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out);
  * writing resumes once space is freed: how many records and chunks it dropped
  * so far, and -errno of the newest failure (0 once a later write succeeded). */
 int fr_writer__dropped(const struct fr_writer *w, uint64_t *records, uint64_t *chunks);
+/* A sink appender: like an appender, but each whole chunk (its 32-byte
+ * header and zstd frame, as it would go to the file) is handed to fn instead
+ * of written to an fd, e.g. to keep it in memory (record --keep). fn returns
+ * 0 or -errno; a refusal other than -ENOMEM drops the chunk as a refused
+ * write does (fr_writer__dropped). */
+typedef int (*fr_chunk_sink_fn)(void *ctx, const void *chunk, size_t len);
+int fr_writer__sink(fr_chunk_sink_fn fn, void *ctx, int zstd_level, struct fr_writer **out);
+/* Write a whole RECORDS chunk a sink appender produced, as it is (no
+ * recompression); counted for END. -EINVAL if it is not one. */
+int fr_writer__raw_chunk(struct fr_writer *w, const void *chunk, size_t len);
 /* Write the records chunk in progress now (so a crash loses at most what
  * came after); the stream stays open. */
 int fr_writer__flush(struct fr_writer *w);

@@ -36,6 +36,8 @@ struct fr_writer {
 	bool shared;            /* one of several writers of an O_APPEND file */
 	uint64_t dropped_records, dropped_chunks; /* appender: chunks a write refused */
 	int drop_err;           /* -errno of the newest refused write, 0 once one succeeds */
+	fr_chunk_sink_fn sink;  /* a sink appender: whole chunks go here, not to fd */
+	void *sink_ctx;
 };
 
 /* Writers of one O_APPEND file (forward mode) take this lock for each
@@ -106,8 +108,11 @@ static int emit_chunk(struct fr_writer *w, uint16_t type, uint32_t stream, uint3
 	ch.comp_size = comp;
 	ch.raw_size = len;
 	memcpy(w->out, &ch, sizeof(ch));
-	err = w->shared ? write_shared(w, w->out, FR_CHUNK_HDR_SIZE + comp)
-			: write_all(w, w->out, FR_CHUNK_HDR_SIZE + comp);
+	if (w->sink)
+		err = w->sink(w->sink_ctx, w->out, FR_CHUNK_HDR_SIZE + comp);
+	else
+		err = w->shared ? write_shared(w, w->out, FR_CHUNK_HDR_SIZE + comp)
+				: write_all(w, w->out, FR_CHUNK_HDR_SIZE + comp);
 	if (!err)
 		w->nr_chunks++;
 out:
@@ -231,6 +236,40 @@ int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out)
 
 	if (!err)
 		(*out)->shared = true;
+	return err;
+}
+
+int fr_writer__sink(fr_chunk_sink_fn fn, void *ctx, int zstd_level, struct fr_writer **out)
+{
+	int err = writer_new(-1, zstd_level, true, out);
+
+	if (!err) {
+		(*out)->sink = fn;
+		(*out)->sink_ctx = ctx;
+	}
+	return err;
+}
+
+int fr_writer__raw_chunk(struct fr_writer *w, const void *chunk, size_t len)
+{
+	struct fr_disk_chunk ch;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->in_records || len < FR_CHUNK_HDR_SIZE)
+		return -EINVAL;
+	memcpy(&ch, chunk, sizeof(ch));
+	if (ch.magic != FR_CHUNK_MAGIC || ch.type != FR_CHUNK_RECORDS ||
+	    ch.comp_size != len - FR_CHUNK_HDR_SIZE)
+		return -EINVAL;
+	err = flush_meta(w);
+	if (!err)
+		err = w->shared ? write_shared(w, chunk, len) : write_all(w, chunk, len);
+	if (err)
+		w->err = err;
+	else
+		w->nr_chunks++;
 	return err;
 }
 
@@ -513,7 +552,7 @@ int fr_writer__close(struct fr_writer *w)
 		err = w->err ? w->err : (w->in_records ? fr_writer__records_end(w) : 0);
 	else
 		err = w->err ? w->err : write_end(w);
-	if (close(w->fd) && !err && errno != EINTR)
+	if (w->fd >= 0 && close(w->fd) && !err && errno != EINTR)
 		err = -errno;
 	writer_free(w);
 	return err;
@@ -523,7 +562,8 @@ void fr_writer__abort(struct fr_writer *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
+	if (w->fd >= 0)
+		close(w->fd);
 	if (w->path)
 		unlink(w->path);
 	writer_free(w);

@@ -8,6 +8,7 @@
 #define FR_SESSION_INTERNAL_H
 
 #include "src/file/file.h"
+#include "src/record/keep.h"
 #include "src/record/readers.h"
 #include "src/proc/proctable.h"
 #include "src/record/session.h"
@@ -56,6 +57,10 @@ struct fr_session {
 	uint64_t fwd_done_bytes;   /* bytes of the files completed */
 	uint64_t *lost_base;       /* per CPU PERF_FORMAT_LOST count when the file began */
 	struct fr_snapshot_stats fwd_total; /* samples, sideband, lost, bytes of every file */
+	/* --keep (keep_file.c): forward readers (fwd) into an in-memory window */
+	struct fr_keep *keep;
+	struct fr_keep_view *keep_view; /* the chunks a snapshot in progress writes */
+	uint64_t *keep_drops;      /* per CPU: records the window refused (no memory) */
 };
 
 /* session.c */
@@ -94,6 +99,13 @@ int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint
  * kernel addresses noted for the KSYMS blob. */
 uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h);
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w);
+/* keep_file.c: a snapshot of --keep's window. begin: drain every ring into
+ * the window and hold its chunks; samples: CPU ci's held chunks as they are
+ * (whole chunks older than cutoff left out), its stats; end: let them go. */
+int fr_session_keep_begin(struct fr_session *s);
+int fr_session_keep_samples(struct fr_session *s, struct fr_writer *w, size_t ci, uint64_t cutoff,
+			    struct fr_cpu_stat *cs, struct fr_snapshot_stats *st);
+void fr_session_keep_end(struct fr_session *s);
 /* A file written complete: keep the newest --max-files of them (oldest deleted). */
 void fr_session_rotate(struct fr_session *s, const char *path);
 /* A new file's name in outdir (flightrec-NAME-STAMP-SEQ.frec). */

@@ -65,6 +65,27 @@ static void reply_all(struct pending *p, const char *line)
 	p->nr_waiters = 0;
 }
 
+/* --keep: what the window held, and how much of DURATION it covered. */
+static void keep_status(const struct fr_trigger *tr, const char *path,
+			const struct fr_snapshot_stats *st, uint64_t keep_ns)
+{
+	double kept = (double)(st->recorded_to_ns - st->kept_from_ns) / 1e9;
+
+	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
+		"drain %.2f ms, total %.2f ms, from the --keep window: %.1f MiB held, %llu records "
+		"dropped by age or size so far)", tr->source, tr->coalesced ? ", coalesced " : "",
+		tr->coalesced ? "more" : "", path, (unsigned long long)st->samples,
+		(unsigned long long)st->sideband, (unsigned long long)st->lost,
+		(unsigned long long)st->bytes, st->copy_ms, st->total_ms,
+		(double)st->keep_held / 1048576.0, (unsigned long long)st->keep_evicted);
+	if (st->wrapped_cpus && st->kept_from_ns > st->recorded_from_ns &&
+	    st->recorded_to_ns > st->kept_from_ns && kept < (double)keep_ns / 1e9 * 0.99)
+		fr_info("keep: the window holds %.3f s of the %.3f s asked: its SIZE filled first "
+			"(a larger --keep DURATION,SIZE keeps more)", kept, (double)keep_ns / 1e9);
+	if (st->warning[0])
+		fr_info("window: %s", st->warning);
+}
+
 int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			   size_t len)
 {
@@ -79,6 +100,10 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 	}
 	if (!stat(path, &sb))
 		st.bytes = (uint64_t)sb.st_size;
+	if (st.keep) {
+		keep_status(tr, path, &st, fr_session__keep_ns(s));
+		return 0;
+	}
 	fr_copy_stats__format(&st.copy, how, sizeof(how));
 	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
 		"copy %.2f ms, total %.2f ms, copied %s)", tr->source, tr->coalesced ? ", coalesced " : "",

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ring/record.h"
+#include "src/record/keep.h"
 #include "src/util.h"
 
 #define READER_NICE (-10)
@@ -33,6 +34,8 @@ struct fwd_cpu {
 	int err;
 	bool pinned;
 	int said_err;               /* the write failure said, until writes resume */
+	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
+	struct fr_keep_chunk pend;  /* --keep: what the chunk in progress holds */
 };
 
 struct fr_forward {
@@ -41,6 +44,7 @@ struct fr_forward {
 	int flush_ms;
 	fr_record_fn record_fn;
 	void *ctx;
+	struct fr_keep *keep;       /* --keep: chunks go there instead of the file */
 	cpu_set_t allowed;          /* the recorder's affinity when it started */
 	const int *reader_cpus;     /* --reader-cpus, or none: one per ring's CPU */
 	size_t nr_reader_cpus;
@@ -56,16 +60,46 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* --keep: the chunk in progress gets this record (after it was appended: a
+ * full chunk went to the sink before it, with what it held). */
+static void keep_note(struct fwd_cpu *c, uint64_t t, uint64_t lost)
+{
+	if (t) {
+		if (!c->pend.first_ns)
+			c->pend.first_ns = t;
+		c->pend.last_ns = t;
+	}
+	c->pend.nr_records++;
+	c->pend.lost += lost;
+}
+
+/* --keep: a whole chunk, kept in memory; refused (no memory) it counts as
+ * dropped, as a refused write does. */
+static int keep_sink(void *ctx, const void *chunk, size_t len)
+{
+	struct fwd_cpu *c = ctx;
+	struct fr_keep_chunk kc = c->pend;
+	int err;
+
+	memset(&c->pend, 0, sizeof(c->pend));
+	kc.data = chunk;
+	kc.len = len;
+	err = fr_keep__add(c->f->keep, c->ci, &kc);
+	return err == -ENOMEM ? -ENOBUFS : err;
+}
+
 static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fwd_cpu *c = ctx;
-	uint64_t t = c->f->record_fn(c->f->ctx, h);
+	uint64_t t = c->f->record_fn(c->f->ctx, h), lost = 0;
+	int err;
 
 	if (h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
 
 		if (!fr_record__lost(h, &l))
-			c->st.lost_records += l.lost;
+			lost = l.lost;
+		c->st.lost_records += lost;
 	}
 	if (t) {
 		if (!c->st.first_time)
@@ -73,7 +107,10 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 		c->st.last_time = t;
 	}
 	c->st.nr_samples++;
-	return fr_writer__record(c->app, h);
+	err = fr_writer__record(c->app, h);
+	if (!err && c->f->keep)
+		keep_note(c, t, lost);
+	return err;
 }
 
 /* A refused write (a full disk) drops chunks until writes succeed again: say
@@ -131,23 +168,23 @@ static void *reader(void *arg)
 			c->err = -errno;
 			break;
 		}
+		pthread_mutex_lock(&c->lock);
 		c->err = fr_evlist__read_samples(f->el, c->ci, record_cb, c);
 		if (c->err == -EBADMSG) {
 			c->err = 0;   /* corrupt ring: skipped to head, flagged in the file */
 			c->st.flags |= FR_CPU_CORRUPT;
 		}
 		watch_writes(c);
+		if (!c->err && !stop && mono_ms() - last_flush >= (uint64_t)f->flush_ms) {
+			c->err = fr_writer__flush(c->app);
+			last_flush = mono_ms();
+		}
+		pthread_mutex_unlock(&c->lock);
 		if (c->err || stop)
 			break;
 		/* a task target that exited hangs up: stop polling it */
 		if (n == 2 && (p[1].revents & (POLLHUP | POLLERR)))
 			n = 1;
-		if (mono_ms() - last_flush >= (uint64_t)f->flush_ms) {
-			c->err = fr_writer__flush(c->app);
-			last_flush = mono_ms();
-			if (c->err)
-				break;
-		}
 	}
 	return NULL;
 }
@@ -159,6 +196,7 @@ static void free_forward(struct fr_forward *f)
 			close(f->cpus[i].stop_fd);
 		if (f->cpus[i].app)
 			fr_writer__close(f->cpus[i].app);
+		pthread_mutex_destroy(&f->cpus[i].lock);
 	}
 	free(f->cpus);
 	free(f);
@@ -182,30 +220,37 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 		CPU_ZERO(&f->allowed);
 	f->record_fn = record_fn;
 	f->ctx = ctx;
+	f->keep = o->keep;
 	f->cpus = calloc(f->ncpu, sizeof(*f->cpus));
 	if (!f->cpus) {
 		free(f);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < f->ncpu; i++)
+	for (size_t i = 0; i < f->ncpu; i++) {
 		f->cpus[i].stop_fd = -1;
+		pthread_mutex_init(&f->cpus[i].lock, NULL);
+	}
 	for (size_t i = 0; i < f->ncpu && !err; i++) {
 		struct fwd_cpu *c = &f->cpus[i];
-		int dfd = dup(fd);
+		int dfd = f->keep ? -1 : dup(fd);   /* --keep writes no file */
 
 		c->f = f;
 		c->ci = i;
 		c->st.cpu = (uint32_t)fr_evlist__cpu(el, i);
 		c->stop_fd = eventfd(0, EFD_CLOEXEC);
-		if (dfd < 0 || c->stop_fd < 0) {
+		if ((dfd < 0 && !f->keep) || c->stop_fd < 0) {
 			err = -errno;
 			if (dfd >= 0)
 				close(dfd);
 			break;
 		}
-		err = fr_writer__appender(dfd, o->zstd_level, &c->app);
+		if (f->keep)
+			err = fr_writer__sink(keep_sink, c, o->zstd_level, &c->app);
+		else
+			err = fr_writer__appender(dfd, o->zstd_level, &c->app);
 		if (err) {
-			close(dfd);
+			if (dfd >= 0)
+				close(dfd);
 			break;
 		}
 		err = fr_writer__records_begin(c->app, c->st.cpu, FR_STREAM_SAMPLES);
@@ -221,6 +266,33 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 	}
 	*out = f;
 	return 0;
+}
+
+int fr_forward__sync(struct fr_forward *f, uint64_t *drops)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < f->ncpu; i++) {
+		struct fwd_cpu *c = &f->cpus[i];
+		int e;
+
+		if (!c->started)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		e = fr_evlist__read_samples(f->el, c->ci, record_cb, c);
+		if (e == -EBADMSG) {
+			e = 0;
+			c->st.flags |= FR_CPU_CORRUPT;
+		}
+		if (!e)
+			e = fr_writer__flush(c->app);
+		if (drops)
+			fr_writer__dropped(c->app, &drops[i], NULL);
+		pthread_mutex_unlock(&c->lock);
+		if (e && !err)
+			err = e;
+	}
+	return err;
 }
 
 size_t fr_forward__unpinned(const struct fr_forward *f)

@@ -11,6 +11,8 @@
 #include "ring/evlist.h"
 #include "src/file/file.h"
 
+struct fr_keep;
+
 struct fr_forward;
 
 /* Called by the reader threads for every record (must be thread-safe):
@@ -26,6 +28,7 @@ struct fr_forward_opts {
 	int flush_ms;               /* a chunk in progress is written at least this often */
 	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: unpinned */
 	size_t nr_reader_cpus;
+	struct fr_keep *keep;       /* --keep: chunks go to this in-memory window, fd unused */
 	bool unpinned;              /* --reader-cpus any: neither pinned nor raised */
 };
 
@@ -36,6 +39,10 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
  * error (-errno) any thread met. Frees f. */
 int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *drops,
 		      uint64_t *chunks);
+/* --keep, before a snapshot: read what is still in every ring and hand the
+ * chunks in progress to the window now (the threads wait meanwhile); drops:
+ * per CPU, records the window refused (no memory) so far, or NULL. */
+int fr_forward__sync(struct fr_forward *f, uint64_t *drops);
 /* Threads not pinned to their ring's CPU (outside the recorder's affinity,
  * or refused). */
 size_t fr_forward__unpinned(const struct fr_forward *f);

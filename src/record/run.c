@@ -378,7 +378,7 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 
 	/* the socket says "recording": forward mode's readers need kallsyms
 	 * first, so it is loaded before the socket appears, not after */
-	if (o->forward)
+	if (o->forward || o->keep_ns)
 		fr_session__load_ksyms(s);
 	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
 	if (err == -EEXIST) {
@@ -391,6 +391,10 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	}
 	if (o->forward && (err = fr_session__forward_start(s, path, PATH_MAX))) {
 		fr_err("forward", "%s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
+	if (o->keep_ns && (err = fr_session__keep_start(s))) {
+		fr_err("--keep", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
 	if ((t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP) &&
@@ -407,6 +411,14 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 			o->switch_bytes || o->switch_ns ? " (the next file at " : "",
 			o->switch_bytes || o->switch_ns ? o->switch_output : "",
 			o->switch_bytes || o->switch_ns ? ")" : "");
+	else if (o->keep_ns)
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
+			"keeping the last %.3f s (at most %llu MiB) in memory; snapshot: "
+			"flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
+			fr_evlist__nr_cpus(el), o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+			(double)o->keep_ns / 1e9, (unsigned long long)(o->keep_bytes >> 20),
+			strcmp(o->name, "default") ? " --name " : "",
+			strcmp(o->name, "default") ? o->name : "", (int)getpid());
 	else
 		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
 			"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
@@ -493,10 +505,11 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	pages_given = o.data_pages != 0;
 	if (!o.data_pages)
-		o.data_pages = o.forward ? FR_RECORD_FORWARD_PAGES : FR_RECORD_BACKWARD_PAGES;
+		o.data_pages = o.forward || o.keep_ns ? FR_RECORD_FORWARD_PAGES
+						      : FR_RECORD_BACKWARD_PAGES;
 	fit_mlock(&o, pages_given, &eo.sb_pages);
 	eo.data_pages = o.data_pages;
-	eo.backward = !o.forward;
+	eo.backward = !o.forward && !o.keep_ns;   /* --keep drains forward rings */
 	err = fr_evlist__open(el, &t, &eo, &oe);
 	if (err && retry_user_only(el, &t, &oe)) {
 		ret = build_all(&o, &el, true);
@@ -526,6 +539,8 @@ int fr_record__run(struct fr_record_opts *op)
 	so.rotate = o.switch_output != NULL;
 	so.switch_bytes = o.switch_bytes;
 	so.switch_ns = o.switch_ns;
+	so.keep_ns = o.keep_ns;
+	so.keep_bytes = o.keep_bytes;
 	err = fr_session__new(el, &so, &s);
 	el = NULL;
 	if (err) {

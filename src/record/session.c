@@ -89,6 +89,10 @@ void fr_session__delete(struct fr_session *s)
 
 		fr_forward__stop(s->fwd, NULL, NULL, &chunks);
 	}
+	if (s->keep_view)
+		fr_keep_view__release(s->keep, s->keep_view);
+	fr_keep__delete(s->keep);
+	free(s->keep_drops);
 	for (size_t i = 0; s->sbw && i < fr_evlist__nr_cpus(s->el); i++)
 		fr_writer__close(s->sbw[i]);
 	free(s->sbw);

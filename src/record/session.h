@@ -27,6 +27,8 @@ struct fr_session_opts {
 	bool rotate;               /* forward --switch-output: files written .part, renamed at the end */
 	uint64_t switch_bytes;     /* forward: next file when this one reaches this size (0: never) */
 	uint64_t switch_ns;        /* forward: ... or is this old (0: never) */
+	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
+	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */
@@ -55,6 +57,9 @@ struct fr_snapshot_stats {
 	unsigned wrapped_cpus;     /* CPUs whose ring wrapped (FR_CPU_FULL) */
 	uint64_t kept_from_ns;     /* ... the latest first record among them */
 	uint64_t recorded_from_ns, recorded_to_ns; /* recording start, snapshot time */
+	bool keep;                 /* --keep: written from the window in memory, not a ring copy */
+	uint64_t keep_held;        /* ... bytes it held */
+	uint64_t keep_evicted;     /* ... records dropped from it by age or size so far */
 };
 
 struct fr_session;
@@ -85,6 +90,10 @@ void fr_session__load_ksyms(struct fr_session *s);
 /* Processes held by the table (live and exited). */
 size_t fr_session__nr_procs(const struct fr_session *s);
 
+/* --keep: create the in-memory window, start the per-CPU readers draining
+ * the rings into it. Snapshots (fr_session__snapshot) then write the window. */
+int fr_session__keep_start(struct fr_session *s);
+uint64_t fr_session__keep_ns(const struct fr_session *s);   /* 0: not --keep */
 /* Forward: create the file (path gets its name), start the per-CPU readers. */
 int fr_session__forward_start(struct fr_session *s, char *path, size_t len);
 /* Forward, from the main loop at least every flush_ms: drain the sideband

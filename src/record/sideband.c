@@ -205,10 +205,12 @@ static void maybe_gc(struct fr_session *s)
 		 * since it began (its PROCS blob is the whole table) */
 		if (s->o.rotate && s->fwd_t0 && s->fwd_t0 < before)
 			before = s->fwd_t0;
-	}
-	else
+	} else if (s->keep) {   /* exited processes stay while the window shows them */
+		before = fr_keep__floor(s->keep);
+	} else {
 		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
 			 fr_session_window_floor(s);
+	}
 	fr_proctable__gc(s->procs, before);
 	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
 }

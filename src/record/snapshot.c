@@ -53,7 +53,7 @@ void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char
 	put_meta(w, "nr_cpus_online", "%zu", fr_evlist__nr_cpus(s->el));
 	put_meta(w, "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	put_meta(w, "name", "%s", s->o.name);
-	put_meta(w, "mode", "%s", s->o.forward ? "forward" : "backward");
+	put_meta(w, "mode", "%s", s->o.forward ? "forward" : s->keep ? "keep" : "backward");
 	put_meta(w, "target", "%s", s->o.target_desc ? s->o.target_desc : "");
 	put_meta(w, "cmdline", "%s", s->o.cmdline ? s->o.cmdline : "");
 	put_meta(w, "trigger", "%s", trigger);
@@ -64,8 +64,12 @@ void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char
 		 (long long)(fr_session_now(CLOCK_REALTIME) - fr_session_now(CLOCK_MONOTONIC)));
 	if (s->o.window_ns)
 		put_meta(w, "window_time_ns", "%llu", (unsigned long long)s->o.window_ns);
-	if (!s->o.forward)
+	if (s->keep) {
+		put_meta(w, "keep_ns", "%llu", (unsigned long long)s->o.keep_ns);
+		put_meta(w, "keep_bytes", "%llu", (unsigned long long)s->o.keep_bytes);
+	} else if (!s->o.forward) {
 		put_meta(w, "pinned_copy", "%s", pinned ? "yes" : "no");
+	}
 }
 
 int fr_session_write_events(struct fr_session *s, struct fr_writer *w)
@@ -351,7 +355,7 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 	if (!cs)
 		return -ENOMEM;
 	/* sideband older than every CPU's window is kept only by the table */
-	floor = fr_session_window_floor(s);
+	floor = s->keep ? fr_keep__floor(s->keep) : fr_session_window_floor(s);
 	if (c->cutoff > floor)
 		floor = c->cutoff;
 	fr_session_write_meta(s, c->w, tr->source, t0, pinned);
@@ -361,7 +365,10 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 	st->sideband += s->synth.nr;
 	for (size_t ci = 0; ci < ncpu && !err; ci++) {
 		cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
-		err = write_samples(c, ci, &cs[ci]);
+		if (s->keep_view)   /* --keep: the window's chunks as they are */
+			err = fr_session_keep_samples(s, c->w, ci, c->cutoff, &cs[ci], st);
+		else
+			err = write_samples(c, ci, &cs[ci]);
 		fr_sb_store__trim_before(&s->sb[ci], floor, sb_type);
 		if (!err)
 			err = fr_sb_store__write(c->w, cs[ci].cpu, &s->sb[ci], c->cutoff, sb_type);
@@ -369,7 +376,8 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
 		st->samples += cs[ci].nr_samples;
 		st->sideband += cs[ci].nr_sideband;
-		st->lost += fr_session_cpu_lost(&cs[ci], s->sb[ci].lost, 0);
+		st->lost += fr_session_cpu_lost(&cs[ci], s->sb[ci].lost,
+						s->keep_drops ? s->keep_drops[ci] : 0);
 		st->raced_bytes += cs[ci].raced_bytes;
 		if (cs[ci].flags & FR_CPU_FULL) {   /* the kernel overwrote older records */
 			st->wrapped_cpus++;
@@ -472,19 +480,26 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	if (s->o.forward)
 		return -EOPNOTSUPP;
 	/* copy first, then drain: every process a copied sample names has
-	 * its COMM/MMAP2 in the sideband by then */
-	err = fr_evlist__snapshot(s->el, s->snaps, NULL, &st->copy);
+	 * its COMM/MMAP2 in the sideband by then (--keep: the rings drained
+	 * into the window, its chunks held) */
+	if (s->keep)
+		err = fr_session_keep_begin(s);
+	else
+		err = fr_evlist__snapshot(s->el, s->snaps, NULL, &st->copy);
 	if (err)
 		return err;
-	st->pinned = !st->copy.paused && !st->copy.skipped;
+	st->pinned = !s->keep && !st->copy.paused && !st->copy.skipped;
 	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
 	fr_session_drain(s, false);   /* the file's write collects the table */
 	if (s->o.window_ns && t0 > s->o.window_ns)
 		c.cutoff = t0 - s->o.window_ns;
 	err = open_new(s, path, len, part, sizeof(part), &c.w);
-	if (err)
+	if (!err)
+		err = write_file(&c, tr, t0, st->pinned);
+	if (s->keep_view)
+		fr_session_keep_end(s);
+	if (err && !c.w)
 		return err;
-	err = write_file(&c, tr, t0, st->pinned);
 	free(c.pids.keys);
 	st->bytes = fr_writer__bytes(c.w);
 	if (err) {

@@ -1,6 +1,8 @@
 /* tests/helpers/read_loop.c: N x read(1 byte, or COUNT bytes) from
  * /dev/zero, then optionally sleep, so a recorder can see a known process do
- * known reads. Usage: read_loop N [SLEEP_MS [COUNT]]
+ * known reads. Usage: read_loop N [SLEEP_MS [COUNT]]. COUNT 0 numbers the
+ * reads: read i asks for (i % 16) + 1 bytes at buf + (i / 16) % 2^20, so
+ * (buf, count) of consecutive reads tell a gap (modulo 2^24 reads).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,13 +15,16 @@ int main(int argc, char **argv)
 	long ms = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 	long count = argc > 3 ? strtol(argv[3], NULL, 10) : 1;
 	int fd = open("/dev/zero", O_RDONLY);
-	char c[4096];
+	static char c[(1 << 20) + 4096];
 
-	if (fd < 0 || n < 0 || count < 1 || count > (long)sizeof(c))
+	if (fd < 0 || n < 0 || count < 0 || count > 4096)
 		return 1;
-	for (long i = 0; i < n; i++)
-		if (read(fd, c, (size_t)count) != count)
+	for (long i = 0; i < n; i++) {
+		long k = count ? count : (i & 15) + 1;
+
+		if (read(fd, c + (count ? 0 : (i >> 4) & 0xfffff), (size_t)k) != k)
 			return 1;
+	}
 	if (ms > 0) {
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
