@@ -59,17 +59,10 @@ wl_unit() {
 
 # ---- helpers ----------------------------------------------------------------
 
-# on_cpu CPU CMD...: CMD pinned to CPU with taskset, or as it is when CPU is
-# empty (the sets "user" and "free": the recorder started as users start it).
-# Foreground only: a function behind & would be a subshell, and $! its pid.
-on_cpu() {
-	local c=$1
-	shift
-	if [ -n "$c" ]; then taskset -c "$c" "$@"; else "$@"; fi
-}
-
-# pin_cmd CPU: the command prefix that pins to CPU, or nothing (for use as
-# "${PIN[@]}" CMD & so that $! is the recorder itself)
+# pin_cmd CPU: PIN, the command prefix that pins to CPU with taskset, or
+# nothing when CPU is empty (the sets "user" and "free": as users start it).
+# An array, not a function around CMD: with CMD & in the background, $! is
+# then the command itself, not a subshell.
 pin_cmd() {
 	PIN=()
 	[ -z "$1" ] || PIN=(taskset -c "$1")

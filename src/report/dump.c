@@ -119,7 +119,20 @@ static struct fr_proctable *load_procs(struct fr_reader *rd)
 	return pt;
 }
 
-static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_sample *s,
+/* The pid and tid a sideband record carries in its body, where the sideband's
+ * sample_id_all trailer has none (TIME alone: doc/format.md). */
+static void body_tid(struct fr_sample *s, uint32_t pid, uint32_t tid)
+{
+	if (s->has_tid)
+		return;
+	s->pid = pid;
+	s->tid = tid;
+	s->has_tid = true;
+}
+
+/* The record's details, each body decoded once: it also names the process
+ * (COMM) and fills in the pid and tid from the body where s has none. */
+static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample *s,
 		    char *buf, size_t len)
 {
 	const struct perf_event_header *h = r->h;
@@ -145,19 +158,25 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_
 		break;
 	}
 	case PERF_RECORD_COMM:
-		if (!fr_record__comm(h, &cm))
+		if (!fr_record__comm(h, &cm)) {
+			body_tid(s, cm.pid, cm.tid);
+			comm_set(&c->comms, cm.pid, cm.tid, cm.comm);
 			snprintf(buf, len, "comm=%s exec=%d", cm.comm, cm.exec);
+		}
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		if (!fr_record__task(h, &tk))
+		if (!fr_record__task(h, &tk)) {
+			body_tid(s, tk.pid, tk.tid);
 			snprintf(buf, len, "pid=%u ppid=%u tid=%u ptid=%u", tk.pid, tk.ppid, tk.tid,
 				 tk.ptid);
+		}
 		break;
 	case PERF_RECORD_MMAP2:
 		if (!fr_record__mmap2(h, &mm)) {
 			char bid[41] = "";
 
+			body_tid(s, mm.pid, mm.tid);
 			for (unsigned i = 0; mm.has_build_id && i < mm.build_id_size; i++)
 				snprintf(bid + 2 * i, 3, "%02x", mm.build_id[i]);
 			snprintf(buf, len, "addr=0x%llx len=0x%llx pgoff=0x%llx prot=%u file=%s%s%s",
@@ -173,29 +192,6 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, const struct fr_
 	default:
 		break;
 	}
-}
-
-/* The pid and tid a sideband record carries in its body: the sideband's
- * sample_id_all trailer holds TIME alone (doc/format.md). */
-static void body_tid(const struct perf_event_header *h, struct fr_sample *s)
-{
-	struct fr_comm cm;
-	struct fr_task tk;
-	struct fr_mmap2 mm;
-	uint32_t pid, tid;
-
-	if (h->type == PERF_RECORD_COMM && !fr_record__comm(h, &cm))
-		pid = cm.pid, tid = cm.tid;
-	else if ((h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) &&
-		 !fr_record__task(h, &tk))
-		pid = tk.pid, tid = tk.tid;
-	else if (h->type == PERF_RECORD_MMAP2 && !fr_record__mmap2(h, &mm))
-		pid = mm.pid, tid = mm.tid;
-	else
-		return;
-	s->pid = pid;
-	s->tid = tid;
-	s->has_tid = true;
 }
 
 static int dump_cb(void *ctx, const struct fr_rec *r)
@@ -217,14 +213,6 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		err = fr_record__parse_id(h, st, &s);
 	if (err)
 		memset(&s, 0, sizeof(s));
-	if (r->event && !s.has_tid)
-		body_tid(h, &s);
-	if (h->type == PERF_RECORD_COMM && r->event) {
-		struct fr_comm cm;
-
-		if (!fr_record__comm(h, &cm))
-			comm_set(&c->comms, cm.pid, cm.tid, cm.comm);
-	}
 	if (r->cpu == FR_CPU_NONE)
 		snprintf(cpu, sizeof(cpu), "[---]");
 	else
