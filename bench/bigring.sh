@@ -4,9 +4,11 @@
 # fill the rings with a read(2) storm on every CPU (kept running through the
 # trigger unless --idle), trigger `flightrec snapshot`, and take the
 # trigger -> file time (the client's round trip: it returns once the file is
-# renamed into place), the recorder's own copy/total ms, and the recorder's
-# peak RSS (VmHWM) minus the mapped sample rings (nproc x SIZE). Each run is a
-# fresh recorder. Prints one line per run and the medians. Not in make check.
+# renamed into place), the recorder's own copy/total ms, the recorder's CPU
+# time during the snapshot (utime + stime, all threads: steadier than wall
+# time on a loaded machine), and the recorder's peak RSS (VmHWM; also minus
+# the sample rings, nproc x SIZE, though perf's ring pages are not counted
+# in RSS here). Each run is a fresh recorder. Prints one line per run and the medians. Not in make check.
 # Run as root from a built tree: bench/bigring.sh [--runs N] [--fill SECONDS] [--idle] [SIZE...]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +48,9 @@ bytes() {   # 64M -> bytes
 	*) echo "$1" ;;
 	esac
 }
+hz=$(getconf CLK_TCK)
+# utime + stime of a process, in clock ticks (its threads included)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 storm_start() {
@@ -79,9 +84,11 @@ one_run() {   # SIZE RUN -> one line "ms hwm_mib copy_ms total_ms mib_written"
 	# the storm writes ~0.5M records/s of ~72 bytes here: 20 s fills 2 x 256M
 	sleep "${fill:-$(( $(bytes "$size") / (256 << 20) * 20 > 5 ? $(bytes "$size") / (256 << 20) * 20 : 5 ))}"
 	[ "$idle" -eq 1 ] && storm_stop
+	c0=$(cpu_ticks "$rec")
 	t0=$(date +%s%N)
 	f=$("$FLIGHTREC" snapshot --name "$name") || { echo "snapshot failed" >&2; exit 1; }
 	t1=$(date +%s%N)
+	c1=$(cpu_ticks "$rec")
 	storm_stop
 	hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$rec/status")
 	kill -INT "$rec"
@@ -91,13 +98,13 @@ one_run() {   # SIZE RUN -> one line "ms hwm_mib copy_ms total_ms mib_written"
 	st=$(sed -n 's/.*copy \([0-9.]*\) ms, total \([0-9.]*\) ms.*/\1 \2/p' "$T/rec.err" | head -n 1)
 	fsz=$(stat -c %s "$f")
 	smp=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$T/rec.err" | head -n 1)
-	echo "$ms $(( (hwm - ring_kib) / 1024 )) ${st:-? ?} $(( fsz >> 20 )) $(( hwm / 1024 )) ${smp:-?}"
-	[ -n "${VERBOSE:-}" ] && grep written "$T/rec.err" >&2
+	echo "$ms $(( (hwm - ring_kib) / 1024 )) ${st:-? ?} $(( fsz >> 20 )) $(( hwm / 1024 )) ${smp:-?} $(( (c1 - c0) * 1000 / hz ))"
+	[ -n "${VERBOSE:-}" ] && grep -E "written|DBG" "$T/rec.err" >&2
 	rm -rf "$out"
 }
 
 echo "# $ncpu CPUs, storm $( [ "$idle" -eq 1 ] && echo 'stopped before' || echo 'running through') the trigger, fill ${fill:-auto}s, $runs runs"
-echo "# size run trigger->file_ms rss_above_rings_MiB copy_ms total_ms file_MiB VmHWM_MiB samples"
+echo "# size run trigger->file_ms rss_above_rings_MiB copy_ms total_ms file_MiB VmHWM_MiB samples recorder_cpu_ms"
 for size in "$@"; do
 	: >"$T/res"
 	for r in $(seq 1 "$runs"); do
@@ -109,5 +116,5 @@ for size in "$@"; do
 	     "RSS above rings $(awk '{ print $2 }' "$T/res" | med) MiB," \
 	     "copy $(awk '{ print $3 }' "$T/res" | med) ms, total $(awk '{ print $4 }' "$T/res" | med) ms," \
 	     "file $(awk '{ print $5 }' "$T/res" | med) MiB, VmHWM $(awk '{ print $6 }' "$T/res" | med) MiB," \
-	     "samples $(awk '{ print $7 }' "$T/res" | med)"
+	     "samples $(awk '{ print $7 }' "$T/res" | med), recorder CPU $(awk '{ print $8 }' "$T/res" | med) ms"
 done
