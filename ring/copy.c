@@ -1,8 +1,7 @@
 /* ring/copy.c: exact streamed copies of every CPU's backward ring (ring.h):
  * per-CPU copy threads that sleep until a snapshot, then stream their ring
- * on their own CPU through the caller's chunk function (SCHED_FIFO until
- * the ring's head is taken); the paused stream for CPUs no thread began in
- * time.
+ * on their own CPU through the caller's chunk function, raised to
+ * SCHED_FIFO meanwhile; the paused stream for CPUs no thread began in time.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -116,8 +115,6 @@ static bool on_cpu(const struct fr_copy_ring *cr)
 	return sched_getcpu() == cr->cpu.cpu;
 }
 
-static void set_prio(struct fr_copier *c, struct worker *w, bool raise);
-
 /* Hand one chunk of ring i to fn; 1 when the stream of ring i is to stop
  * (fn wants no more, or another ring's fn failed). Thread-safe. */
 static int deliver(struct fr_copier *c, size_t i, const uint8_t *recs, size_t len, size_t nr)
@@ -140,9 +137,10 @@ static int deliver(struct fr_copier *c, size_t i, const uint8_t *recs, size_t le
 }
 
 /* Stream ring i on its CPU through fn; 0 or -errno (-EXDEV: the thread was
- * not on the ring's CPU, the rest is for the paused stream). Once the head
- * is taken the newest records are fixed: the rest runs at normal priority
- * (falling behind the kernel costs only the oldest records, counted). */
+ * not on the ring's CPU, the rest is for the paused stream). It stays at
+ * SCHED_FIFO to the end: a pinned thread at normal priority is starved by
+ * anything pinned there at a real-time priority (a snapshot then took a
+ * minute), and falling behind the kernel costs the oldest records. */
 static int worker_stream(struct worker *w, struct fr_copy_ring *cr)
 {
 	struct fr_copier *c = w->c;
@@ -156,7 +154,6 @@ static int worker_stream(struct worker *w, struct fr_copy_ring *cr)
 		return err ? err : -EXDEV;
 	}
 	w->t_begun = now_ns();
-	set_prio(c, w, false);
 	for (;;) {
 		struct fr_ring_stream before = *w->st;
 		const uint8_t *recs;

@@ -71,8 +71,8 @@ void fr_copier__delete(struct fr_copier *c);
 typedef int (*fr_copy_chunk_fn)(void *ctx, size_t i, const uint8_t *recs, size_t len, size_t nr);
 
 /* Stream every ring through fn: wake the threads (raised to SCHED_FIFO
- * until they have taken their ring's head, normal priority for the rest),
- * each streaming its ring on its own CPU and calling fn there; then stream
+ * meanwhile, where allowed), each streaming its ring on its own CPU and
+ * calling fn there; then stream
  * paused, one ring at a time on the caller's thread, what no thread began by
  * the deadline (and the rest of a ring whose thread left its CPU). Memory:
  * one chunk per thread and two per ring (ring.c's), one for the paused
