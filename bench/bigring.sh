@@ -1,15 +1,16 @@
 #!/bin/sh
 # bench/bigring.sh: what a snapshot of big backward rings costs (issue 10,
 # item 6). For each -m size: record syscalls:sys_enter_read on every CPU,
-# fill the rings with a read(2) storm on every CPU (kept running through the
-# trigger unless --idle), trigger `flightrec snapshot`, and take the
+# fill the rings with 1.25 rings' worth of reads on every CPU (all wrap),
+# keep a read(2) storm running on every CPU through the trigger (unless
+# --idle), trigger `flightrec snapshot`, and take the
 # trigger -> file time (the client's round trip: it returns once the file is
 # renamed into place), the recorder's own copy/total ms, the recorder's CPU
 # time during the snapshot (utime + stime, all threads: steadier than wall
 # time on a loaded machine), and the recorder's peak RSS (VmHWM; also minus
 # the sample rings, nproc x SIZE, though perf's ring pages are not counted
 # in RSS here). Each run is a fresh recorder. Prints one line per run and the medians. Not in make check.
-# Run as root from a built tree: bench/bigring.sh [--runs N] [--fill SECONDS] [--idle] [SIZE...]
+# Run as root from a built tree: bench/bigring.sh [--runs N] [--fill READS_PER_CPU] [--idle] [SIZE...]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 FLIGHTREC=${FLIGHTREC:-$top/src/flightrec}
@@ -18,7 +19,7 @@ runs=7 fill="" idle=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
-	--fill) fill=$2; shift 2 ;;
+	--fill) fill=$2; shift 2 ;;   # reads per CPU
 	--idle) idle=1; shift ;;
 	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
 	-*) echo "bigring.sh: $1: unknown option" >&2; exit 64 ;;
@@ -80,10 +81,20 @@ one_run() {   # SIZE RUN -> one line "ms hwm_mib copy_ms total_ms mib_written"
 		sleep 0.1
 	done
 	[ -S "$FLIGHTREC_RUN_DIR/$name.sock" ] || { echo "recorder did not start: $(cat "$T/rec.err")" >&2; exit 1; }
-	storm_start
-	# the storm writes ~0.5M records/s of ~72 bytes here: 20 s fills 2 x 256M
-	sleep "${fill:-$(( $(bytes "$size") / (256 << 20) * 20 > 5 ? $(bytes "$size") / (256 << 20) * 20 : 5 ))}"
-	[ "$idle" -eq 1 ] && storm_stop
+	# fill: 1.25 rings' worth of reads (records of 72 bytes) on every CPU, so
+	# every ring has wrapped, whatever the machine's speed
+	n=${fill:-$(( $(bytes "$size") / 72 * 5 / 4 ))}
+	FILLP=""
+	for c in $(seq 0 $((ncpu - 1))); do
+		taskset -c "$c" "$READ_LOOP" "$n" >/dev/null 2>&1 &
+		FILLP="$FILLP $!"
+	done
+	BG="$BG $FILLP"
+	for p in $FILLP; do wait "$p"; done
+	if [ "$idle" -eq 0 ]; then
+		storm_start
+		sleep 0.5
+	fi
 	c0=$(cpu_ticks "$rec")
 	t0=$(date +%s%N)
 	f=$("$FLIGHTREC" snapshot --name "$name") || { echo "snapshot failed" >&2; exit 1; }
@@ -103,7 +114,7 @@ one_run() {   # SIZE RUN -> one line "ms hwm_mib copy_ms total_ms mib_written"
 	rm -rf "$out"
 }
 
-echo "# $ncpu CPUs, storm $( [ "$idle" -eq 1 ] && echo 'stopped before' || echo 'running through') the trigger, fill ${fill:-auto}s, $runs runs"
+echo "# $ncpu CPUs, full rings, storm $( [ "$idle" -eq 1 ] && echo 'stopped before' || echo 'running through') the trigger, $runs runs"
 echo "# size run trigger->file_ms rss_above_rings_MiB copy_ms total_ms file_MiB VmHWM_MiB samples recorder_cpu_ms"
 for size in "$@"; do
 	: >"$T/res"
