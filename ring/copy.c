@@ -26,6 +26,7 @@ struct worker {
 	pthread_t th;
 	bool alive;
 	bool pinned;             /* alive and pinned to the ring's CPU */
+	bool prepared;           /* its buffers are touched (under c->mu) */
 	enum wstate state;       /* under c->mu */
 	int err;
 	uint64_t t_begun;        /* when its stream's head was taken and walked */
@@ -179,7 +180,10 @@ static void *worker_main(void *arg)
 
 	/* first touch on this CPU: the first snapshot pays no page faults */
 	memset(w->buf, 0, chunk_size(cr));
+	fr_ring__stream_prepare(cr->ring, chunk_size(cr));
 	pthread_mutex_lock(&c->mu);
+	w->prepared = true;   /* the ring's buffers are no longer touched here */
+	pthread_cond_broadcast(&c->done);
 	for (;;) {
 		int err;
 
@@ -288,6 +292,7 @@ int fr_copier__new(const struct fr_copy_ring *rings, size_t n, struct fr_copier 
 			err = start_worker(c, i, mine, sz);
 		CPU_FREE(mine);
 	}
+
 	if (err) {
 		fr_copier__delete(c);
 		return err;
@@ -454,6 +459,12 @@ static int copy_paused(struct fr_copier *c, struct fr_ring_stream *streams,
 
 		if (paths[i] != FR_COPY_NONE || !cr->ring)
 			continue;
+		/* a thread still preparing the ring's buffers (just started)
+		 * must be done before this thread uses them */
+		pthread_mutex_lock(&c->mu);
+		while (c->w[i].alive && !c->w[i].prepared)
+			pthread_cond_wait(&c->done, &c->mu);
+		pthread_mutex_unlock(&c->mu);
 		err = fr_ring__pause(cr->ring, cr->fd, true);
 		if (err) {
 			skip(st, &paths[i], cr->cpu, err);

@@ -53,7 +53,8 @@ struct fr_copy_ring {
 struct fr_copier;
 
 /* Start one copy thread per ring that the caller may run on, pinned to the
- * ring's CPU, its copy buffers pre-faulted there; it sleeps until a
+ * ring's CPU, its chunk buffers (its own, the ring's) pre-faulted there;
+ * it sleeps until a
  * snapshot. rings is copied. Returns 0, -ENOMEM. A thread that cannot be
  * created or pinned is no error: its CPU is copied paused. */
 int fr_copier__new(const struct fr_copy_ring *rings, size_t n, struct fr_copier **out);

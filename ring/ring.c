@@ -372,28 +372,41 @@ static void stream_walk(struct fr_ring *r, uint64_t h1, struct fr_ring_stream *s
 	st->wend = off;
 }
 
-int fr_ring__stream_begin(struct fr_ring *r, size_t chunk_max, struct fr_ring_stream *st)
+int fr_ring__stream_prepare(struct fr_ring *r, size_t chunk_max)
 {
 	size_t nb_max;
 	int err;
 
-	memset(st, 0, sizeof(*st));
 	if (!r->backward || chunk_max < FR_RING_CHUNK_MIN || chunk_max > UINT32_MAX)
 		return -EINVAL;
+	if (r->stage_cap >= chunk_max)
+		return 0;
 	/* every chunk but the last holds more than chunk_max - 64 KiB >= chunk_max / 2 */
 	nb_max = r->size / (chunk_max / 2) + 2;
 	err = grow_u32(&r->bounds, &r->bounds_cap, nb_max);
 	if (!err)
 		err = grow_u32(&r->offs, &r->offs_cap,
 			       chunk_max / sizeof(struct perf_event_header) + 1);
-	if (!err && r->stage_cap < chunk_max) {
-		free(r->stage);
-		r->stage_cap = 0;
-		if (!(r->stage = malloc(chunk_max)))
-			err = -ENOMEM;
-		else
-			r->stage_cap = chunk_max;
-	}
+	if (err)
+		return err;
+	free(r->stage);
+	r->stage_cap = 0;
+	if (!(r->stage = malloc(chunk_max)))
+		return -ENOMEM;
+	r->stage_cap = chunk_max;
+	/* touch every page now, not in the first snapshot */
+	memset(r->stage, 0, chunk_max);
+	memset(r->bounds, 0, r->bounds_cap * sizeof(*r->bounds));
+	memset(r->offs, 0, r->offs_cap * sizeof(*r->offs));
+	return 0;
+}
+
+int fr_ring__stream_begin(struct fr_ring *r, size_t chunk_max, struct fr_ring_stream *st)
+{
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	err = fr_ring__stream_prepare(r, chunk_max);
 	if (err)
 		return err;
 	st->chunk_max = chunk_max;

@@ -138,6 +138,10 @@ struct fr_ring_stream {
 /* Start streaming: walk the written region (see above). Returns 0, -EINVAL
  * (forward ring, chunk_max < FR_RING_CHUNK_MIN), -ENOMEM, -EAGAIN. */
 int fr_ring__stream_begin(struct fr_ring *ring, size_t chunk_max, struct fr_ring_stream *st);
+/* Allocate the stream's buffers for chunk_max (a chunk, its offsets, the
+ * bounds) and touch them, so that the first stream pays no page faults
+ * (call it on the thread that will stream). 0, -EINVAL as begin, -ENOMEM. */
+int fr_ring__stream_prepare(struct fr_ring *ring, size_t chunk_max);
 /* Copy the next chunk (oldest first) into buf (chunk_max bytes): *recs points
  * into buf at *len bytes of *nr whole records, oldest first. Returns 1 with a
  * chunk (*nr may be 0 when the kernel overwrote all of it), 0 at the end,
