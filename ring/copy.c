@@ -1,6 +1,7 @@
-/* ring/copy.c: exact copies of every CPU's backward ring (ring.h): per-CPU
- * copy threads that sleep until a snapshot and copy on their own CPU, raised
- * to SCHED_FIFO meanwhile; the paused copy for CPUs no thread copied in time.
+/* ring/copy.c: exact streamed copies of every CPU's backward ring (ring.h):
+ * per-CPU copy threads that sleep until a snapshot, then stream their ring
+ * on their own CPU through the caller's chunk function, raised to
+ * SCHED_FIFO meanwhile; the paused stream for CPUs no thread began in time.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -25,10 +26,12 @@ struct worker {
 	pthread_t th;
 	bool alive;
 	bool pinned;             /* alive and pinned to the ring's CPU */
+	bool prepared;           /* its buffers are touched (under c->mu) */
 	enum wstate state;       /* under c->mu */
 	int err;
-	bool on_cpu;             /* the copy began and ended on the ring's CPU */
-	struct fr_ring_snapshot snap;
+	uint64_t t_begun;        /* when its stream's head was taken and walked */
+	struct fr_ring_stream *st;   /* the caller's, during a stream */
+	uint8_t *buf;            /* one chunk */
 };
 
 struct fr_copier {
@@ -40,6 +43,11 @@ struct fr_copier {
 	size_t n;
 	struct fr_copy_ring *rings;
 	struct worker *w;
+	uint8_t *pbuf;           /* the paused stream's chunk */
+	/* the stream under way */
+	fr_copy_chunk_fn fn;
+	void *ctx;
+	int fatal;               /* fn's first -errno: every stream stops */
 };
 
 static uint64_t now_ns(void)
@@ -92,6 +100,78 @@ static int pin(pthread_t th, struct fr_cpu cpu)
 	return err;
 }
 
+/* A ring's chunk: FR_COPY_CHUNK_MAX, or a small ring's size (its buffers
+ * then cost no more than the ring). */
+static size_t chunk_size(const struct fr_copy_ring *cr)
+{
+	size_t sz = cr->ring ? fr_ring__data_size(cr->ring) : 0;
+
+	if (sz < FR_RING_CHUNK_MIN)
+		return FR_RING_CHUNK_MIN;
+	return sz < FR_COPY_CHUNK_MAX ? sz : FR_COPY_CHUNK_MAX;
+}
+
+static bool on_cpu(const struct fr_copy_ring *cr)
+{
+	return sched_getcpu() == cr->cpu.cpu;
+}
+
+/* Hand one chunk of ring i to fn; 1 when the stream of ring i is to stop
+ * (fn wants no more, or another ring's fn failed). Thread-safe. */
+static int deliver(struct fr_copier *c, size_t i, const uint8_t *recs, size_t len, size_t nr)
+{
+	int rc, fatal;
+
+	pthread_mutex_lock(&c->mu);
+	fatal = c->fatal;
+	pthread_mutex_unlock(&c->mu);
+	if (fatal)
+		return 1;
+	rc = c->fn(c->ctx, i, recs, len, nr);
+	if (rc < 0) {
+		pthread_mutex_lock(&c->mu);
+		if (!c->fatal)
+			c->fatal = rc;
+		pthread_mutex_unlock(&c->mu);
+	}
+	return rc ? 1 : 0;
+}
+
+/* Stream ring i on its CPU through fn; 0 or -errno (-EXDEV: the thread was
+ * not on the ring's CPU, the rest is for the paused stream). It stays at
+ * SCHED_FIFO to the end: a pinned thread at normal priority is starved by
+ * anything pinned there at a real-time priority (a snapshot then took a
+ * minute), and falling behind the kernel costs the oldest records. */
+static int worker_stream(struct worker *w, struct fr_copy_ring *cr)
+{
+	struct fr_copier *c = w->c;
+	int err;
+
+	if (!on_cpu(cr))
+		return -EXDEV;
+	err = fr_ring__stream_begin(cr->ring, chunk_size(cr), w->st);
+	if (err || !on_cpu(cr)) {
+		memset(w->st, 0, sizeof(*w->st));   /* redone paused from scratch */
+		return err ? err : -EXDEV;
+	}
+	w->t_begun = now_ns();
+	for (;;) {
+		struct fr_ring_stream before = *w->st;
+		const uint8_t *recs;
+		size_t len, nr;
+		int rc = fr_ring__stream_next(cr->ring, w->st, w->buf, &recs, &len, &nr);
+
+		if (rc <= 0)
+			return rc;
+		if (!on_cpu(cr)) {
+			*w->st = before;   /* not exact: the paused stream redoes it */
+			return -EXDEV;
+		}
+		if (deliver(c, w->i, recs, len, nr))
+			return 0;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -99,10 +179,13 @@ static void *worker_main(void *arg)
 	struct fr_copy_ring *cr = &c->rings[w->i];
 
 	/* first touch on this CPU: the first snapshot pays no page faults */
-	fr_ring__prepare(cr->ring);
+	memset(w->buf, 0, chunk_size(cr));
+	fr_ring__stream_prepare(cr->ring, chunk_size(cr));
 	pthread_mutex_lock(&c->mu);
+	w->prepared = true;   /* the ring's buffers are no longer touched here */
+	pthread_cond_broadcast(&c->done);
 	for (;;) {
-		int cpu0, cpu1, err;
+		int err;
 
 		while (!c->quit && w->state != W_REQUESTED)
 			pthread_cond_wait(&c->go, &c->mu);
@@ -110,12 +193,9 @@ static void *worker_main(void *arg)
 			break;
 		w->state = W_COPYING;
 		pthread_mutex_unlock(&c->mu);
-		cpu0 = sched_getcpu();
-		err = fr_ring__snapshot(cr->ring, &w->snap);
-		cpu1 = sched_getcpu();
+		err = worker_stream(w, cr);
 		pthread_mutex_lock(&c->mu);
 		w->err = err;
-		w->on_cpu = cpu0 == cr->cpu.cpu && cpu1 == cr->cpu.cpu;
 		w->state = W_DONE;
 		pthread_cond_broadcast(&c->done);
 	}
@@ -135,6 +215,8 @@ static int start_worker(struct fr_copier *c, size_t i, const cpu_set_t *mine, si
 	w->i = i;
 	if (!c->rings[i].ring || !fr_cpuset__has(mine, sz, c->rings[i].cpu))
 		return 0;
+	if (!(w->buf = malloc(chunk_size(&c->rings[i]))))
+		return -ENOMEM;
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, 64 * 1024);
 	/* signals stay with the caller (signalfd) */
@@ -195,11 +277,22 @@ int fr_copier__new(const struct fr_copy_ring *rings, size_t n, struct fr_copier 
 	pthread_cond_init(&c->go, &ca);
 	pthread_cond_init(&c->done, &ca);
 	pthread_condattr_destroy(&ca);
-	if (fr_cpuset__affinity(&mine, &sz) == 0) {
+	{
+		size_t max = FR_RING_CHUNK_MIN;
+
+		for (size_t i = 0; i < n; i++)
+			if (chunk_size(&rings[i]) > max)
+				max = chunk_size(&rings[i]);
+		c->pbuf = malloc(max);
+		if (!c->pbuf)
+			err = -ENOMEM;
+	}
+	if (!err && fr_cpuset__affinity(&mine, &sz) == 0) {
 		for (size_t i = 0; i < n && !err; i++)
 			err = start_worker(c, i, mine, sz);
 		CPU_FREE(mine);
 	}
+
 	if (err) {
 		fr_copier__delete(c);
 		return err;
@@ -213,6 +306,9 @@ void fr_copier__delete(struct fr_copier *c)
 	if (!c)
 		return;
 	stop_threads(c);
+	for (size_t i = 0; i < c->n; i++)
+		free(c->w[i].buf);
+	free(c->pbuf);
 	pthread_cond_destroy(&c->go);
 	pthread_cond_destroy(&c->done);
 	pthread_mutex_destroy(&c->mu);
@@ -245,11 +341,12 @@ static void set_prio(struct fr_copier *c, struct worker *w, bool raise)
 		c->rt_ok = false;
 }
 
-/* Request a copy from every usable thread and wait for them until the
- * deadline; those not started by then are abandoned. Under no lock. */
-static void run_threads(struct fr_copier *c, struct fr_copy_stats *st)
+/* Request a stream from every usable thread and wait for them; those not
+ * started by the deadline are abandoned. Under no lock. */
+static void run_threads(struct fr_copier *c, struct fr_ring_stream *streams,
+			struct fr_copy_stats *st, uint64_t t0)
 {
-	uint64_t t0 = now_ns(), dl = t0 + c->deadline_ns;
+	uint64_t dl = t0 + c->deadline_ns;
 	struct timespec ts = { (time_t)(dl / 1000000000ull), (long)(dl % 1000000000ull) };
 	bool any = false;
 
@@ -264,9 +361,16 @@ static void run_threads(struct fr_copier *c, struct fr_copy_stats *st)
 	if (!any)
 		return;
 	pthread_mutex_lock(&c->mu);
-	for (size_t i = 0; i < c->n; i++)
-		if (c->w[i].pinned && c->w[i].state == W_IDLE)
-			c->w[i].state = W_REQUESTED;
+	for (size_t i = 0; i < c->n; i++) {
+		struct worker *w = &c->w[i];
+
+		if (w->pinned && w->state == W_IDLE) {
+			w->state = W_REQUESTED;
+			w->st = &streams[i];
+			w->err = 0;
+			w->t_begun = 0;
+		}
+	}
 	pthread_cond_broadcast(&c->go);
 	for (;;) {
 		bool requested = false, copying = false;
@@ -283,7 +387,7 @@ static void run_threads(struct fr_copier *c, struct fr_copy_stats *st)
 					c->w[i].state = W_ABANDONED;
 			continue;
 		}
-		/* a copy under way is bounded work: wait for it without deadline */
+		/* a stream under way is bounded work: wait for it without deadline */
 		if (requested)
 			pthread_cond_timedwait(&c->done, &c->mu, &ts);
 		else
@@ -306,44 +410,73 @@ static void skip(struct fr_copy_stats *st, enum fr_copy_path *path, struct fr_cp
 	*path = FR_COPY_SKIPPED;
 }
 
-/* The paused copy of every ring whose path is still NONE: pause them all,
- * one grace period, then copy and resume each. Returns -errno only when a
- * ring could not be resumed. */
-static int copy_paused(struct fr_copier *c, struct fr_ring_snapshot *snaps,
-		       enum fr_copy_path *paths, struct fr_copy_stats *st)
+static void note_begun(struct fr_copy_stats *st, uint64_t t0, uint64_t t)
 {
-	bool any = false;
+	double ms = (double)(t - t0) / 1e6;
+
+	if (ms > st->begin_ms)
+		st->begin_ms = ms;
+}
+
+/* Stream ring i (paused by the caller) through fn from where its stream
+ * stands (begun or not). Returns the ring's -errno. */
+static int stream_paused(struct fr_copier *c, size_t i, struct fr_ring_stream *rs,
+			 struct fr_copy_stats *st, uint64_t t0)
+{
+	struct fr_ring *ring = c->rings[i].ring;
+	int err = 0, rc;
+
+	if (!rs->begun) {
+		err = fr_ring__stream_begin(ring, chunk_size(&c->rings[i]), rs);
+		if (err)
+			return err;
+		note_begun(st, t0, now_ns());
+	}
+	for (;;) {
+		const uint8_t *recs;
+		size_t len, nr;
+
+		rc = fr_ring__stream_next(ring, rs, c->pbuf, &recs, &len, &nr);
+		if (rc <= 0)
+			return rc;
+		if (deliver(c, i, recs, len, nr))
+			return 0;
+	}
+}
+
+/* The paused stream of every ring whose path is still NONE, one ring at a
+ * time: pause it, one grace period, stream, resume. Returns fn's -errno, or
+ * -errno when a ring could not be resumed; a ring that cannot be paused or
+ * streamed is skipped. */
+static int copy_paused(struct fr_copier *c, struct fr_ring_stream *streams,
+		       enum fr_copy_path *paths, struct fr_copy_stats *st, uint64_t t0)
+{
 	int ret = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < c->n && !ret && !c->fatal; i++) {
 		struct fr_copy_ring *cr = &c->rings[i];
-		int err;
+		int err, rerr;
 
 		if (paths[i] != FR_COPY_NONE || !cr->ring)
 			continue;
+		/* a thread still preparing the ring's buffers (just started)
+		 * must be done before this thread uses them */
+		pthread_mutex_lock(&c->mu);
+		while (c->w[i].alive && !c->w[i].prepared)
+			pthread_cond_wait(&c->done, &c->mu);
+		pthread_mutex_unlock(&c->mu);
 		err = fr_ring__pause(cr->ring, cr->fd, true);
 		if (err) {
 			skip(st, &paths[i], cr->cpu, err);
 			continue;
 		}
 		paths[i] = FR_COPY_PAUSED;
-		any = true;
-	}
-	if (!any)
-		return 0;
-	fr_ring__wait_writers();
-	for (size_t i = 0; i < c->n; i++) {
-		struct fr_copy_ring *cr = &c->rings[i];
-		int err, rerr;
-
-		if (paths[i] != FR_COPY_PAUSED)
-			continue;
-		err = fr_ring__snapshot(cr->ring, &snaps[i]);
+		fr_ring__wait_writers();
+		err = stream_paused(c, i, &streams[i], st, t0);
 		rerr = fr_ring__pause(cr->ring, cr->fd, false);
-		if (rerr && (rerr = fr_ring__pause(cr->ring, cr->fd, false)) && !ret)
+		if (rerr && (rerr = fr_ring__pause(cr->ring, cr->fd, false)))
 			ret = rerr;
 		if (err) {
-			memset(&snaps[i], 0, sizeof(snaps[i]));
 			skip(st, &paths[i], cr->cpu, err);
 			continue;
 		}
@@ -352,42 +485,50 @@ static int copy_paused(struct fr_copier *c, struct fr_ring_snapshot *snaps,
 	return ret;
 }
 
-int fr_copier__snapshot(struct fr_copier *c, struct fr_ring_snapshot *snaps,
-			enum fr_copy_path *paths, struct fr_copy_stats *st)
+int fr_copier__stream(struct fr_copier *c, struct fr_ring_stream *streams,
+		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
+		      void *ctx)
 {
 	enum fr_copy_path *p = paths;
+	uint64_t t0 = now_ns();
+	int err;
 
 	memset(st, 0, sizeof(*st));
 	if (!p && !(p = calloc(c->n ? c->n : 1, sizeof(*p))))
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n; i++) {
-		memset(&snaps[i], 0, sizeof(snaps[i]));
+		memset(&streams[i], 0, sizeof(streams[i]));
 		p[i] = FR_COPY_NONE;
 	}
-	run_threads(c, st);
+	c->fn = fn;
+	c->ctx = ctx;
+	c->fatal = 0;
+	run_threads(c, streams, st, t0);
 	pthread_mutex_lock(&c->mu);
 	for (size_t i = 0; i < c->n; i++) {
 		struct worker *w = &c->w[i];
 
-		if (w->state == W_DONE && !w->err && w->on_cpu) {
-			snaps[i] = w->snap;
+		if (w->state == W_DONE && !w->err) {
 			p[i] = FR_COPY_PINNED;
 			st->pinned++;
 		} else if (w->state == W_DONE || w->state == W_ABANDONED) {
+			/* the paused stream goes on from where it stands */
 			st->late++;
 		}
+		if (w->t_begun)
+			note_begun(st, t0, w->t_begun);
 		/* abandoned: the thread goes back to sleep when it wakes */
 		if (w->state == W_DONE || w->state == W_ABANDONED)
 			w->state = W_IDLE;
+		w->st = NULL;
 	}
 	pthread_mutex_unlock(&c->mu);
-	{
-		int err = copy_paused(c, snaps, p, st);
-
-		if (p != paths)
-			free(p);
-		return err;
-	}
+	err = copy_paused(c, streams, p, st, t0);
+	if (c->fatal)
+		err = c->fatal;
+	if (p != paths)
+		free(p);
+	return err;
 }
 
 int fr_copy_stats__format(const struct fr_copy_stats *st, char *buf, size_t len)

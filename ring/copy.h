@@ -1,5 +1,6 @@
-/* ring/copy.h: copying every CPU's backward ring exactly (ring.h, "pinned"
- * or "paused"), fast on busy CPUs: one sleeping copy thread per CPU.
+/* ring/copy.h: streaming every CPU's backward ring exactly (ring.h, "pinned"
+ * or "paused"), fast on busy CPUs, in bounded memory: one sleeping copy
+ * thread per CPU hands chunks to the caller's thread.
  * Library code: returns 0 or -errno, never prints, never exits.
  */
 #ifndef FR_COPY_H
@@ -21,8 +22,8 @@ struct fr_cpu {
 enum fr_copy_path {
 	FR_COPY_NONE,     /* no ring on this CPU */
 	FR_COPY_PINNED,   /* by its copy thread, on that CPU, unpaused */
-	FR_COPY_PAUSED,   /* from elsewhere, with the ring paused */
-	FR_COPY_SKIPPED,  /* neither was possible: not copied (snap is empty) */
+	FR_COPY_PAUSED,   /* from elsewhere, with the ring paused (all or the rest of it) */
+	FR_COPY_SKIPPED,  /* neither was possible: not copied (or only its oldest chunks) */
 };
 
 #define FR_COPY_MAX_LISTED 16
@@ -34,6 +35,8 @@ struct fr_copy_stats {
 	struct fr_cpu skipped_cpus[FR_COPY_MAX_LISTED]; /* the first skipped CPUs */
 	int skip_err;    /* -errno of the first skip */
 	double wait_ms;  /* request to the last copy thread done (or deadline) */
+	double begin_ms; /* request to the last ring's head taken and walked: the
+			  * newest records of every ring are fixed from then on */
 };
 
 /* One ring to copy: the CPU it belongs to, the ring, and the fd to pause it. */
@@ -50,18 +53,37 @@ struct fr_copy_ring {
 struct fr_copier;
 
 /* Start one copy thread per ring that the caller may run on, pinned to the
- * ring's CPU, its copy buffers pre-faulted there; it sleeps until a
+ * ring's CPU, its chunk buffers (its own, the ring's) pre-faulted there;
+ * it sleeps until a
  * snapshot. rings is copied. Returns 0, -ENOMEM. A thread that cannot be
  * created or pinned is no error: its CPU is copied paused. */
 int fr_copier__new(const struct fr_copy_ring *rings, size_t n, struct fr_copier **out);
 void fr_copier__delete(struct fr_copier *c);
-/* Copy every ring: wake the threads (raised to SCHED_FIFO for the copy,
- * where allowed, so they preempt normal tasks), copy paused what no thread
- * copied on its CPU by the deadline. snaps[i] (n entries) and paths[i]
- * (NULL or n entries) describe ring i. Returns 0 (skipped CPUs are in st),
- * or -errno on a failure that stops the snapshot (a ring left paused). */
-int fr_copier__snapshot(struct fr_copier *c, struct fr_ring_snapshot *snaps,
-			enum fr_copy_path *paths, struct fr_copy_stats *st);
+/* Bytes of records per streamed chunk at most (one file RECORDS chunk); a
+ * ring smaller than that streams in chunks of its size (at least
+ * FR_RING_CHUNK_MIN). */
+#define FR_COPY_CHUNK_MAX (1u << 20)
+/* Called with chunk after chunk of ring i's records (oldest first, ring.h
+ * "Streaming"), on ring i's copy thread, or on fr_copier__stream's caller's
+ * thread for a paused stream: calls for different rings may run at the same
+ * time, each ring's come in order. recs is valid until return. Returns 0 to
+ * go on, 1 when it wants no more of ring i, -errno to stop every stream
+ * (fr_copier__stream returns it). */
+typedef int (*fr_copy_chunk_fn)(void *ctx, size_t i, const uint8_t *recs, size_t len, size_t nr);
+
+/* Stream every ring through fn: wake the threads (raised to SCHED_FIFO
+ * meanwhile, where allowed), each streaming its ring on its own CPU and
+ * calling fn there; then stream
+ * paused, one ring at a time on the caller's thread, what no thread began by
+ * the deadline (and the rest of a ring whose thread left its CPU). Memory:
+ * one chunk per thread and two per ring (ring.c's), one for the paused
+ * stream, never a whole ring. streams[i] (n entries) holds ring i's results (head,
+ * raced, nr, len, full, corrupt); paths NULL or n entries. Returns 0
+ * (skipped CPUs are in st), fn's -errno, or -errno when a ring could not
+ * be resumed. */
+int fr_copier__stream(struct fr_copier *c, struct fr_ring_stream *streams,
+		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
+		      void *ctx);
 /* Threads running (CPUs that can be copied pinned). */
 size_t fr_copier__nr_threads(const struct fr_copier *c);
 

@@ -619,14 +619,15 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
 	return ret;
 }
 
-int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps,
-			enum fr_copy_path *paths, struct fr_copy_stats *st)
+int fr_evlist__stream(struct fr_evlist *el, struct fr_ring_stream *streams,
+		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
+		      void *ctx)
 {
 	if (!el->copier) {
 		memset(st, 0, sizeof(*st));
 		return -EINVAL;
 	}
-	return fr_copier__snapshot(el->copier, snaps, paths, st);
+	return fr_copier__stream(el->copier, streams, paths, st, fn, ctx);
 }
 
 int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost)

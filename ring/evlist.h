@@ -99,15 +99,17 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t c
 int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx);
 int fr_evlist__read_samples(struct fr_evlist *el, size_t cpu_idx, fr_sideband_cb cb, void *ctx);
 
-/* Snapshot every backward sample ring exactly (ring.h, copy.h): by the
+/* Stream every backward sample ring exactly through fn (ring.h, copy.h:
+ * chunk by chunk, oldest first per ring, on the caller's thread): by the
  * per-CPU copy threads that open started (pinned, unpaused), or paused from
- * the caller's thread for CPUs no copy thread could copy by the deadline;
- * a CPU neither way could copy is skipped and listed in *st. snaps (and
- * paths, if not NULL) must hold fr_evlist__nr_cpus entries; each snap stays
- * valid until the next snapshot. Returns 0, -EINVAL on forward rings, or
- * -errno when a paused ring could not be resumed. */
-int fr_evlist__snapshot(struct fr_evlist *el, struct fr_ring_snapshot *snaps,
-			enum fr_copy_path *paths, struct fr_copy_stats *st);
+ * the caller's thread for CPUs no copy thread began by the deadline; a CPU
+ * neither way could copy is skipped and listed in *st. streams (and paths,
+ * if not NULL) must hold fr_evlist__nr_cpus entries. Returns 0, -EINVAL on
+ * forward rings, fn's -errno, or -errno when a paused ring could not be
+ * resumed. */
+int fr_evlist__stream(struct fr_evlist *el, struct fr_ring_stream *streams,
+		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
+		      void *ctx);
 
 /* Samples the kernel dropped on this CPU (PERF_FORMAT_LOST of the sample
  * events), 0 when the kernel does not count them. */

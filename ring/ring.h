@@ -89,16 +89,65 @@ struct fr_ring_snapshot {
 	bool corrupt;        /* the walk stopped at a malformed header */
 };
 
-/* Copy a backward ring without pausing it (protocol above). snap->buf is
- * owned by the ring and valid until the next snapshot or delete.
+/* Copy a backward ring without pausing it (protocol above), in one buffer
+ * of the ring's size: only the written region is copied, but for big rings
+ * use the stream below. snap->buf is owned by the ring and valid until the
+ * next snapshot or delete.
  * Returns 0, -EAGAIN if the kernel overwrote the whole ring during three
  * copies, -EINVAL on a forward ring, -ENOMEM. */
 int fr_ring__snapshot(struct fr_ring *ring, struct fr_ring_snapshot *snap);
 
-/* Allocate the snapshot buffers and touch every page, so that the first
- * snapshot pays no page faults (call it on the thread that will copy).
- * Returns 0 or -ENOMEM. */
-int fr_ring__prepare(struct fr_ring *ring);
+/*
+ * Streaming a backward ring (what a snapshot uses): the same protocol as
+ * fr_ring__snapshot, in bounded chunks straight from the mapped pages, with
+ * no copy of the whole ring and only the written region read.
+ *   begin: h1 = acquire data_head; walk the record headers from the newest
+ *     up to the bytes ever written (min(size, -h1): a ring that has not
+ *     wrapped is read only as far as it was written), noting a chunk bound
+ *     every <= chunk_max bytes (the walk keeps no per-record table);
+ *     -EAGAIN if the kernel wrote a whole ring meanwhile (three tries).
+ *   next: the next chunk, OLDEST chunk first: its records are copied one by
+ *     one into buf, oldest first (file order), then data_head is read again
+ *     and every record the kernel may have overwritten since h1 (rotated
+ *     offset + size > size - (h1 - head)) is dropped and counted in raced.
+ *     Oldest first because the kernel overwrites the oldest end: what was
+ *     copied before the kernel reached it is exact and stays in the stream.
+ *   A header read during the walk is trusted only if the check of the chunk
+ *   holding it passes (the trusted length only shrinks). Both calls must run
+ *   pinned to the ring's CPU or with the ring paused (above): each head
+ *   check is then exact.
+ */
+struct fr_ring_stream {
+	uint64_t head;        /* data_head at begin: the newest record streamed */
+	uint64_t raced;       /* bytes of records overwritten before they were copied (dropped) */
+	size_t nr, len;       /* records and bytes handed out so far */
+	bool full;            /* older data was overwritten (the ring had wrapped, or raced) */
+	bool corrupt;         /* the walk stopped at a malformed header */
+	/* iterator state (ring.c's) */
+	size_t chunk_max;
+	size_t wend;          /* rotated offset where the walk stopped */
+	size_t bad_at;        /* offset of the malformed header the walk met, or SIZE_MAX */
+	size_t nb, next;      /* chunk bounds (owned by the ring); next counts down */
+	const uint32_t *bounds;
+	bool begun, done;
+};
+
+/* Smallest chunk_max: the largest record (64 KiB) must fit twice. */
+#define FR_RING_CHUNK_MIN (128u * 1024u)
+
+/* Start streaming: walk the written region (see above). Returns 0, -EINVAL
+ * (forward ring, chunk_max < FR_RING_CHUNK_MIN), -ENOMEM, -EAGAIN. */
+int fr_ring__stream_begin(struct fr_ring *ring, size_t chunk_max, struct fr_ring_stream *st);
+/* Allocate the stream's buffers for chunk_max (a chunk, its offsets, the
+ * bounds) and touch them, so that the first stream pays no page faults
+ * (call it on the thread that will stream). 0, -EINVAL as begin, -ENOMEM. */
+int fr_ring__stream_prepare(struct fr_ring *ring, size_t chunk_max);
+/* Copy the next chunk (oldest first) into buf (chunk_max bytes): *recs points
+ * into buf at *len bytes of *nr whole records, oldest first. Returns 1 with a
+ * chunk (*nr may be 0 when the kernel overwrote all of it), 0 at the end,
+ * -EINVAL before begin. */
+int fr_ring__stream_next(struct fr_ring *ring, struct fr_ring_stream *st, uint8_t *buf,
+			 const uint8_t **recs, size_t *len, size_t *nr);
 
 /* PERF_EVENT_IOC_PAUSE_OUTPUT on fd, the ring's leader: the ring buffer is
  * shared by every event SET_OUTPUT into it, so one ioctl pauses them all.

@@ -109,6 +109,11 @@ int fr_writer__close(struct fr_writer *w);
  * writer's END must count every chunk: fr_writer__add_chunks(main,
  * fr_writer__chunks(appender)) before fr_writer__close(main). */
 int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out);
+/* An appender on a dup of w's fd, at w's zstd level: for threads that add
+ * RECORDS chunks to w's file (each compressing its own) while w itself
+ * writes nothing; the appender's chunks go at the end of the file, and w
+ * goes on writing after them. Count them into w's END as above. */
+int fr_writer__appender_of(struct fr_writer *w, struct fr_writer **out);
 /* Writers of one O_APPEND file write each chunk under one process-wide lock
  * (never per record); a write that fails half way is cut off again. An
  * appender whose write fails (ENOSPC, EIO) drops that chunk and goes on, so

@@ -32,6 +32,7 @@ struct fr_writer {
 	uint32_t kind;
 	char *meta;             /* pending "key=value\n" lines */
 	size_t meta_len, meta_cap;
+	int level;              /* zstd level, for appenders of this file */
 	bool appender;          /* records chunks only: no header, no END */
 	bool shared;            /* one of several writers of an O_APPEND file */
 	uint64_t dropped_records, dropped_chunks; /* appender: chunks a write refused */
@@ -208,6 +209,7 @@ static int writer_new(int fd, int zstd_level, bool appender, struct fr_writer **
 	err = setup_cctx(w->cctx, zstd_level);
 	if (err)
 		goto out;
+	w->level = zstd_level;
 	w->appender = appender;
 	memcpy(hdr.magic, FR_FILE_MAGIC, sizeof(hdr.magic));
 	if (!appender)
@@ -270,6 +272,22 @@ int fr_writer__raw_chunk(struct fr_writer *w, const void *chunk, size_t len)
 		w->err = err;
 	else
 		w->nr_chunks++;
+	return err;
+}
+
+int fr_writer__appender_of(struct fr_writer *w, struct fr_writer **out)
+{
+	int fd, err;
+
+	*out = NULL;
+	if (w->err)
+		return w->err;
+	fd = fcntl(w->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	err = fr_writer__appender(fd, w->level, out);
+	if (err)
+		close(fd);
 	return err;
 }
 

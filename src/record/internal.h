@@ -30,7 +30,8 @@ struct fr_session {
 	struct fr_session_opts o;
 	struct sb_store *sb;       /* per CPU (backward) */
 	struct sb_store synth;     /* COMM records of tasks that predate the recording */
-	struct fr_ring_snapshot *snaps;
+	struct fr_ring_stream *streams; /* per CPU: the last stream of its sample ring */
+	uint64_t *oldest;          /* per CPU: time of the oldest record that stream held (0: none) */
 	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */
 	unsigned seq;
 	uint64_t start_ns;
@@ -80,8 +81,8 @@ void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sam
 /* The store as one sideband stream of cpu, records older than cutoff left out. */
 int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
 		       uint64_t cutoff, uint64_t sample_type);
-/* The oldest time every CPU's copied ring still holds (0: some ring has not
- * wrapped, so its window reaches back to the start). */
+/* The oldest time every CPU's streamed ring still held (0: some ring had
+ * not wrapped, so its window reaches back to the start). */
 uint64_t fr_session_window_floor(struct fr_session *s);
 
 /* snapshot.c: the pieces of a file, shared with forward_file.c */

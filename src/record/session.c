@@ -52,8 +52,9 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->o = *o;
 	s->fd = -1;
 	s->sb = calloc(ncpu, sizeof(*s->sb));
-	s->snaps = calloc(ncpu, sizeof(*s->snaps));
-	if (!s->sb || !s->snaps || build_id_map(s)) {
+	s->streams = calloc(ncpu, sizeof(*s->streams));
+	s->oldest = calloc(ncpu, sizeof(*s->oldest));
+	if (!s->sb || !s->streams || !s->oldest || build_id_map(s)) {
 		fr_session__delete(s);
 		return -ENOMEM;
 	}
@@ -77,7 +78,8 @@ void fr_session__delete(struct fr_session *s)
 		free(s->sb[i].buf);
 	free(s->sb);
 	free(s->synth.buf);
-	free(s->snaps);
+	free(s->streams);
+	free(s->oldest);
 	fr_idmap__delete(s->ids);
 	free(s->pend.buf);
 	free(s->pend_refs);

@@ -47,7 +47,7 @@ struct fr_snapshot_stats {
 	uint64_t lost;             /* PERF_RECORD_LOST counts + PERF_FORMAT_LOST */
 	uint64_t raced_bytes;      /* overwritten during the copy */
 	uint64_t bytes;            /* file size */
-	double copy_ms;            /* trigger to rings copied */
+	double copy_ms;            /* trigger to every ring's head taken (its newest records fixed) */
 	double total_ms;           /* trigger to file closed */
 	int write_err;             /* -errno of the file write, 0 if fine */
 	bool pinned;               /* every CPU copied by its pinned copy thread */

@@ -175,13 +175,9 @@ uint64_t fr_session_window_floor(struct fr_session *s)
 	uint64_t floor = UINT64_MAX;
 
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
-		const struct fr_ring_snapshot *snap = &s->snaps[ci];
-		uint64_t t;
+		uint64_t t = s->oldest[ci];
 
-		if (!snap->full || !snap->nr)
-			return 0;
-		t = fr_session_record_time(s, fr_ring_snapshot__record(snap, snap->nr - 1));
-		if (!t)
+		if (!s->streams[ci].full || !s->streams[ci].nr || !t)
 			return 0;
 		if (t < floor)
 			floor = t;
@@ -189,9 +185,31 @@ uint64_t fr_session_window_floor(struct fr_session *s)
 	return floor == UINT64_MAX ? 0 : floor;
 }
 
+/* The gc's stream: the oldest chunk of each ring gives its oldest time. */
+static int oldest_cb(void *ctx, size_t ci, const uint8_t *recs, size_t len, size_t nr)
+{
+	struct fr_session *s = ctx;
+
+	(void)len;
+	for (size_t i = 0, off = 0; i < nr && !s->oldest[ci]; i++) {
+		const struct perf_event_header *h = (const void *)(recs + off);
+
+		s->oldest[ci] = fr_session_record_time(s, h);
+		off += h->size;
+	}
+	return s->oldest[ci] ? 1 : 0;
+}
+
+static int oldest_times(struct fr_session *s, struct fr_copy_stats *cs)
+{
+	memset(s->oldest, 0, fr_evlist__nr_cpus(s->el) * sizeof(*s->oldest));
+	return fr_evlist__stream(s->el, s->streams, NULL, cs, oldest_cb, s);
+}
+
 /* Many exited processes: drop those no window can show any more. In
- * backward mode that needs the oldest time the rings hold: copy them (a few
- * ms, once per gc_at exits). Forward mode streamed their records already. */
+ * backward mode that needs the oldest time the rings hold: stream them up
+ * to their first timed record (a walk of the headers, once per gc_at
+ * exits). Forward mode streamed their records already. */
 static void maybe_gc(struct fr_session *s)
 {
 	uint64_t before;
@@ -208,7 +226,7 @@ static void maybe_gc(struct fr_session *s)
 	} else if (s->keep) {   /* exited processes stay while the window shows them */
 		before = fr_keep__floor(s->keep);
 	} else {
-		before = fr_evlist__snapshot(s->el, s->snaps, NULL, &cs) || cs.skipped ? 0 :
+		before = oldest_times(s, &cs) || cs.skipped ? 0 :
 			 fr_session_window_floor(s);
 	}
 	fr_proctable__gc(s->procs, before);

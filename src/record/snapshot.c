@@ -1,7 +1,7 @@
 /* src/record/snapshot.c: composing a file from the session: meta, events,
- * each CPU's copied ring cut to the window, the sideband stores, the process
- * table of the samples' pids, kernel symbols, the vdso image, the trigger;
- * naming new files.
+ * each CPU's ring streamed chunk by chunk into the file, cut to the window,
+ * the sideband stores, the process table of the samples' pids, kernel
+ * symbols, the vdso image, the trigger; naming new files.
  */
 #include "config.h"
 
@@ -36,8 +36,10 @@ static void put_meta(struct fr_writer *w, const char *k, const char *fmt, ...)
 	fr_writer__meta(w, k, v);
 }
 
-void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
-			   uint64_t t_mono, bool pinned)
+/* The meta of every file, less pinned_copy (a snapshot knows it only once
+ * its rings are streamed). */
+static void write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
+		       uint64_t t_mono)
 {
 	struct utsname u;
 	char host[256] = "";
@@ -67,9 +69,15 @@ void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char
 	if (s->keep) {
 		put_meta(w, "keep_ns", "%llu", (unsigned long long)s->o.keep_ns);
 		put_meta(w, "keep_bytes", "%llu", (unsigned long long)s->o.keep_bytes);
-	} else if (!s->o.forward) {
-		put_meta(w, "pinned_copy", "%s", pinned ? "yes" : "no");
 	}
+}
+
+void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
+			   uint64_t t_mono, bool pinned)
+{
+	write_meta(s, w, trigger, t_mono);
+	if (!s->o.forward && !s->keep)
+		put_meta(w, "pinned_copy", "%s", pinned ? "yes" : "no");
 }
 
 int fr_session_write_events(struct fr_session *s, struct fr_writer *w)
@@ -201,12 +209,26 @@ static size_t pid_set_flatten(struct pid_set *ps)
 	return n;
 }
 
+/* a ring's streamed chunk becomes one RECORDS chunk of the file */
+_Static_assert(FR_COPY_CHUNK_MAX == FR_CHUNK_RAW_MAX, "ring chunks are file chunks");
+
+/* One CPU's part of the stream: its chunks are processed and compressed on
+ * its copy thread (ring/copy.h), in parallel with the other CPUs'. */
+struct cpu_ctx {
+	struct fr_writer *app;      /* RECORDS chunks of this CPU's samples */
+	struct pid_set pids;
+	uint64_t dropped_by_window;
+};
+
 struct write_ctx {
 	struct fr_session *s;
 	struct fr_writer *w;
 	uint64_t cutoff;            /* drop samples older than this (--window-time) */
 	struct pid_set pids;
 	struct fr_snapshot_stats *st;
+	struct fr_cpu_stat *cs;     /* per CPU */
+	struct cpu_ctx *cpus;       /* per CPU */
+	uint64_t app_bytes;         /* written by the appenders */
 };
 
 /* The ring could not hold the requested time: say how large it should be. */
@@ -228,9 +250,9 @@ static void ring_size_arg(double need, char *buf, size_t len)
 static void window_warning(struct write_ctx *c, size_t ci, uint64_t oldest, uint64_t newest,
 			   uint64_t n)
 {
-	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
+	const struct fr_ring_stream *rs = &c->s->streams[ci];
 	double held = (double)(newest - oldest) / 1e9, want = (double)c->s->o.window_ns / 1e9;
-	double need = held > 0 ? (double)snap->len * want / held : 0;
+	double need = held > 0 ? (double)rs->len * want / held : 0;
 	char size[32];
 
 	if (c->st->warning[0])
@@ -242,24 +264,29 @@ static void window_warning(struct write_ctx *c, size_t ci, uint64_t oldest, uint
 		 held > 0 ? (double)n / held : 0.0, size);
 }
 
-/* One CPU's sample stream, oldest first (within the window), and its stats. */
-static int write_samples(struct write_ctx *c, size_t ci, struct fr_cpu_stat *cs)
+/* One chunk of CPU ci's sample stream, oldest first (ring/copy.h), on that
+ * CPU's copy thread: the records within the window go to the file as one
+ * RECORDS chunk (the ring's chunks are the file's size), their stats to
+ * c->cs[ci]; touches nothing another CPU's call touches. */
+static int samples_chunk(void *ctx, size_t ci, const uint8_t *recs, size_t len, size_t nr)
 {
-	const struct fr_ring_snapshot *snap = &c->s->snaps[ci];
-	int err = fr_writer__records_begin(c->w, (uint32_t)fr_evlist__cpu(c->s->el, ci),
-					   FR_STREAM_SAMPLES);
-	uint64_t oldest = 0;
+	struct write_ctx *c = ctx;
+	struct fr_cpu_stat *cs = &c->cs[ci];
+	struct cpu_ctx *cc = &c->cpus[ci];
+	int err = fr_writer__records_begin(cc->app, cs->cpu, FR_STREAM_SAMPLES);
+	size_t off = 0;
 
-	for (size_t i = snap->nr; !err && i-- > 0;) {
-		const struct perf_event_header *h = fr_ring_snapshot__record(snap, i);
+	for (size_t i = 0; i < nr && !err && off < len; i++) {
+		const struct perf_event_header *h = (const void *)(recs + off);
 		const struct fr_event *ev = fr_session_record_event(c->s, h);
 		uint64_t t = 0;
 
+		off += h->size;
 		if (!fr_record__time(h, ev->attr.sample_type, &t) && t) {
-			if (!oldest)
-				oldest = t;
+			if (!c->s->oldest[ci])
+				c->s->oldest[ci] = t;
 			if (t < c->cutoff) {
-				c->st->dropped_by_window++;
+				cc->dropped_by_window++;
 				continue;
 			}
 			if (!cs->first_time)
@@ -275,18 +302,73 @@ static int write_samples(struct write_ctx *c, size_t ci, struct fr_cpu_stat *cs)
 			struct fr_sample smp;
 
 			if (!decode_sample(c->s, h, ev, &smp) && smp.has_tid)
-				pid_set_add(&c->pids, smp.pid);
+				pid_set_add(&cc->pids, smp.pid);
 		}
 		cs->nr_samples++;
-		err = fr_writer__record(c->w, h);
+		err = fr_writer__record(cc->app, h);
 	}
 	if (!err)
-		err = fr_writer__records_end(c->w);
-	if (c->s->o.window_ns && snap->full && oldest > c->cutoff)
-		window_warning(c, ci, oldest, cs->last_time, cs->nr_samples);
-	cs->raced_bytes = snap->raced;
-	cs->flags = (snap->full ? FR_CPU_FULL : 0) | (snap->corrupt ? FR_CPU_CORRUPT : 0);
+		err = fr_writer__records_end(cc->app);
 	return err;
+}
+
+/* An appender per CPU for the stream. */
+static int cpus_open(struct write_ctx *c, size_t ncpu)
+{
+	c->cpus = calloc(ncpu, sizeof(*c->cpus));
+	if (!c->cpus)
+		return -ENOMEM;
+	for (size_t ci = 0; ci < ncpu; ci++) {
+		int err = fr_writer__appender_of(c->w, &c->cpus[ci].app);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Fold the CPUs' parts into the file's: chunks into END's count, pids,
+ * counts; an appender that dropped a chunk (a failed write) fails the file. */
+static int cpus_close(struct write_ctx *c, size_t ncpu)
+{
+	int ret = 0;
+
+	for (size_t ci = 0; c->cpus && ci < ncpu; ci++) {
+		struct cpu_ctx *cc = &c->cpus[ci];
+		uint64_t chunks = 0;
+		int err;
+
+		if (cc->app) {
+			err = fr_writer__dropped(cc->app, NULL, &chunks);
+			if (chunks && !ret)
+				ret = err ? err : -EIO;
+			fr_writer__add_chunks(c->w, fr_writer__chunks(cc->app));
+			c->app_bytes += fr_writer__bytes(cc->app);
+			err = fr_writer__close(cc->app);
+			if (err && !ret)
+				ret = err;
+		}
+		for (size_t i = 0; i < cc->pids.cap; i++)
+			if (cc->pids.keys[i])
+				pid_set_add(&c->pids, cc->pids.keys[i] - 1);
+		free(cc->pids.keys);
+		c->st->dropped_by_window += cc->dropped_by_window;
+	}
+	free(c->cpus);
+	c->cpus = NULL;
+	return ret;
+}
+
+/* After the stream: what CPU ci's ring held, in its stats. */
+static void samples_done(struct write_ctx *c, size_t ci)
+{
+	const struct fr_ring_stream *rs = &c->s->streams[ci];
+	struct fr_cpu_stat *cs = &c->cs[ci];
+
+	if (c->s->o.window_ns && rs->full && c->s->oldest[ci] > c->cutoff)
+		window_warning(c, ci, c->s->oldest[ci], cs->last_time, cs->nr_samples);
+	cs->raced_bytes = rs->raced;
+	cs->flags = (rs->full ? FR_CPU_FULL : 0) | (rs->corrupt ? FR_CPU_CORRUPT : 0);
 }
 
 uint64_t fr_session_cpu_lost(struct fr_cpu_stat *cs, uint64_t sideband_lost, uint64_t dropped)
@@ -343,35 +425,61 @@ static int write_vdso(struct fr_writer *w)
 	return size > FR_CHUNK_RAW_MAX ? 0 : fr_writer__blob(w, FR_BLOB_VDSO, eh, size);
 }
 
-static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t t0, bool pinned)
+/* The file: meta, events, the synthesized stream, every CPU's samples
+ * streamed from its ring into the file as they are copied (memory:
+ * a few chunks per CPU, never a whole ring), then, with the sideband drained
+ * (every process a streamed sample names has its COMM/MMAP2 by then), the
+ * sideband streams, the process table, symbols, vdso, trigger, CPU stats. */
+static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t t0)
 {
 	struct fr_session *s = c->s;
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
 	uint64_t sb_type = fr_evlist__sideband_event(s->el)->attr.sample_type, floor;
-	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
 	struct fr_snapshot_stats *st = c->st;
+	struct fr_cpu_stat *cs = calloc(ncpu, sizeof(*cs));
 	int err;
 
 	if (!cs)
 		return -ENOMEM;
-	/* sideband older than every CPU's window is kept only by the table */
-	floor = s->keep ? fr_keep__floor(s->keep) : fr_session_window_floor(s);
-	if (c->cutoff > floor)
-		floor = c->cutoff;
-	fr_session_write_meta(s, c->w, tr->source, t0, pinned);
+	c->cs = cs;
+	for (size_t ci = 0; ci < ncpu; ci++)
+		cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
+	memset(s->oldest, 0, ncpu * sizeof(*s->oldest));
+	write_meta(s, c->w, tr->source, t0);
 	err = fr_session_write_events(s, c->w);
 	if (!err)
 		err = fr_sb_store__write(c->w, FR_CPU_NONE, &s->synth, 0, sb_type);
 	st->sideband += s->synth.nr;
-	for (size_t ci = 0; ci < ncpu && !err; ci++) {
-		cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
-		if (s->keep_view)   /* --keep: the window's chunks as they are */
+	if (!err && s->keep_view) {   /* --keep: the window's chunks as they are */
+		for (size_t ci = 0; ci < ncpu && !err; ci++)
 			err = fr_session_keep_samples(s, c->w, ci, c->cutoff, &cs[ci], st);
-		else
-			err = write_samples(c, ci, &cs[ci]);
-		fr_sb_store__trim_before(&s->sb[ci], floor, sb_type);
+	} else if (!err) {
+		double before = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+		int cerr;
+
+		err = cpus_open(c, ncpu);
+		if (!err) {
+			err = fr_evlist__stream(s->el, s->streams, NULL, &st->copy, samples_chunk, c);
+			st->pinned = !st->copy.paused && !st->copy.skipped;
+			st->copy_ms = before + st->copy.begin_ms;
+		}
+		cerr = cpus_close(c, ncpu);
 		if (!err)
-			err = fr_sb_store__write(c->w, cs[ci].cpu, &s->sb[ci], c->cutoff, sb_type);
+			err = cerr;
+	}
+	if (!err)
+		fr_session_drain(s, false);   /* the file's write collects the table */
+	if (!err && !s->keep)
+		put_meta(c->w, "pinned_copy", "%s", st->pinned ? "yes" : "no");
+	/* sideband older than every CPU's window is kept only by the table */
+	floor = s->keep ? fr_keep__floor(s->keep) : fr_session_window_floor(s);
+	if (c->cutoff > floor)
+		floor = c->cutoff;
+	for (size_t ci = 0; ci < ncpu && !err; ci++) {
+		if (!s->keep_view)
+			samples_done(c, ci);
+		fr_sb_store__trim_before(&s->sb[ci], floor, sb_type);
+		err = fr_sb_store__write(c->w, cs[ci].cpu, &s->sb[ci], c->cutoff, sb_type);
 		cs[ci].nr_sideband = s->sb[ci].nr;
 		fr_evlist__lost_samples(s->el, ci, &cs[ci].lost_samples);
 		st->samples += cs[ci].nr_samples;
@@ -400,6 +508,7 @@ static int write_file(struct write_ctx *c, const struct fr_trigger *tr, uint64_t
 	if (floor)
 		fr_proctable__gc(s->procs, floor);
 	free(cs);
+	c->cs = NULL;
 	return err;
 }
 
@@ -479,29 +588,25 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	memset(st, 0, sizeof(*st));
 	if (s->o.forward)
 		return -EOPNOTSUPP;
-	/* copy first, then drain: every process a copied sample names has
-	 * its COMM/MMAP2 in the sideband by then (--keep: the rings drained
-	 * into the window, its chunks held) */
-	if (s->keep)
+	/* --keep: the readers synced, the window's chunks held; the file's
+	 * write drains the sideband after the samples (write_file) */
+	if (s->keep) {
 		err = fr_session_keep_begin(s);
-	else
-		err = fr_evlist__snapshot(s->el, s->snaps, NULL, &st->copy);
-	if (err)
-		return err;
-	st->pinned = !s->keep && !st->copy.paused && !st->copy.skipped;
-	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
-	fr_session_drain(s, false);   /* the file's write collects the table */
+		if (err)
+			return err;
+		st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	}
 	if (s->o.window_ns && t0 > s->o.window_ns)
 		c.cutoff = t0 - s->o.window_ns;
 	err = open_new(s, path, len, part, sizeof(part), &c.w);
 	if (!err)
-		err = write_file(&c, tr, t0, st->pinned);
+		err = write_file(&c, tr, t0);
 	if (s->keep_view)
 		fr_session_keep_end(s);
 	if (err && !c.w)
 		return err;
 	free(c.pids.keys);
-	st->bytes = fr_writer__bytes(c.w);
+	st->bytes = fr_writer__bytes(c.w) + c.app_bytes;
 	if (err) {
 		fr_writer__abort(c.w);
 		return err;
