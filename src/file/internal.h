@@ -29,13 +29,17 @@ _Static_assert(sizeof(struct fr_disk_header) == FR_HEADER_SIZE, "file header is 
 struct fr_disk_chunk {
 	uint32_t magic;         /* FR_CHUNK_MAGIC */
 	uint16_t type;          /* enum fr_chunk_type */
-	uint16_t flags;         /* 0 in version 1 */
+	uint16_t flags;         /* 0 in version 1; RECORDS in version 2: FR_CHUNK_F_CODED */
 	uint32_t stream;        /* RECORDS: cpu, else 0 */
 	uint32_t kind;          /* RECORDS: enum fr_stream_kind, else 0 */
 	uint64_t comp_size;     /* bytes of the zstd frame that follows */
 	uint64_t raw_size;      /* bytes of the decompressed payload */
 };
 _Static_assert(sizeof(struct fr_disk_chunk) == FR_CHUNK_HDR_SIZE, "chunk header is 32 bytes");
+
+/* Chunk flags (version 2): a RECORDS chunk whose records are coded
+ * (src/file/delta.h; doc/format.md §4 "Record coding"). */
+#define FR_CHUNK_F_CODED 0x0001u
 
 /* Payload layouts (all little-endian, packed, no alignment assumed). */
 #define FR_RECORDS_HDR_SIZE 16u   /* u32 cpu, u32 kind, u64 nr_records */

@@ -9,6 +9,7 @@
 
 #include "ring/record.h"
 #include "src/util.h"
+#include "src/file/delta.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
 #include "src/file/reader.h"
@@ -62,15 +63,20 @@ static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_
 	if (fr_get32(s->buf) != s->cpu || fr_get32(s->buf + 4) != s->kind)
 		return -EBADMSG;
 	nr_records = fr_get64(s->buf + 8);
-	for (off = FR_RECORDS_HDR_SIZE; off < ref->raw; nr++) {
-		struct perf_event_header h;
+	if (ref->coded) {   /* version 2: decoding checks every record's size */
+		if (fr_delta__decode(s->buf + FR_RECORDS_HDR_SIZE, ref->raw - FR_RECORDS_HDR_SIZE, &nr))
+			return -EBADMSG;
+	} else {
+		for (off = FR_RECORDS_HDR_SIZE; off < ref->raw; nr++) {
+			struct perf_event_header h;
 
-		if (ref->raw - off < sizeof(h))
-			return -EBADMSG;
-		memcpy(&h, s->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > ref->raw - off)
-			return -EBADMSG;
-		off += h.size;
+			if (ref->raw - off < sizeof(h))
+				return -EBADMSG;
+			memcpy(&h, s->buf + off, sizeof(h));
+			if (h.size < sizeof(h) || h.size % 8 || h.size > ref->raw - off)
+				return -EBADMSG;
+			off += h.size;
+		}
 	}
 	if (nr != nr_records)
 		return -EBADMSG;

@@ -328,9 +328,12 @@ out:
 
 /* ---- the chunk index ---- */
 
-static bool chunk_header_ok(const struct fr_disk_chunk *ch)
+/* Version 1 has no chunk flags; version 2 one, on RECORDS chunks. */
+static bool chunk_header_ok(const struct fr_reader *r, const struct fr_disk_chunk *ch)
 {
-	if (ch->magic != FR_CHUNK_MAGIC || ch->flags || ch->type < FR_CHUNK_META ||
+	uint16_t flags_ok = r->version >= 2 && ch->type == FR_CHUNK_RECORDS ? FR_CHUNK_F_CODED : 0;
+
+	if (ch->magic != FR_CHUNK_MAGIC || (ch->flags & ~flags_ok) || ch->type < FR_CHUNK_META ||
 	    ch->type > FR_CHUNK_BLOB || ch->comp_size > FR_CHUNK_COMP_MAX ||
 	    ch->raw_size > fr_payload_max(ch->type))
 		return false;
@@ -497,8 +500,8 @@ static int scan_chunks(struct fr_reader *r)
 		if (err)
 			break;
 		ref = (struct chunk_ref){ off + FR_CHUNK_HDR_SIZE, ch.comp_size, ch.raw_size, nr,
-					  false };
-		if (!chunk_header_ok(&ch)) {
+					  false, (ch.flags & FR_CHUNK_F_CODED) != 0 };
+		if (!chunk_header_ok(r, &ch)) {
 			fr_reader_note_damage(r, &ref, 0, 0, 0, "bad chunk header",
 				    "the rest of the file is unread");
 			break;
@@ -574,6 +577,7 @@ static int check_header(struct fr_reader *r)
 		return -EBADMSG;
 	if (h.version > FR_FILE_VERSION || h.flags)
 		return -EPROTONOSUPPORT;
+	r->version = h.version;
 	return h.header_size == FR_HEADER_SIZE ? 0 : -EBADMSG;
 }
 

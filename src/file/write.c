@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "src/file/delta.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
 
@@ -25,6 +26,7 @@ struct fr_writer {
 	uint8_t *out;           /* chunk header + compressed frame */
 	size_t out_cap;
 	uint8_t *raw;           /* RECORDS payload being filled */
+	uint8_t *coded;         /* that payload, its records coded (delta.h) */
 	size_t raw_len;
 	uint64_t nr_records;
 	bool in_records;
@@ -89,10 +91,10 @@ static int zstd_errno(size_t code)
 }
 
 /* Compress payload into one frame and write header + frame. Sets w->err. */
-static int emit_chunk(struct fr_writer *w, uint16_t type, uint32_t stream, uint32_t kind,
-		      const void *payload, size_t len)
+static int emit_chunk(struct fr_writer *w, uint16_t type, uint16_t flags, uint32_t stream,
+		      uint32_t kind, const void *payload, size_t len)
 {
-	struct fr_disk_chunk ch = { .magic = FR_CHUNK_MAGIC, .type = type };
+	struct fr_disk_chunk ch = { .magic = FR_CHUNK_MAGIC, .type = type, .flags = flags };
 	size_t comp;
 	int err;
 
@@ -138,7 +140,7 @@ static int flush_meta(struct fr_writer *w)
 
 	if (w->err || !w->meta_len)
 		return w->err;
-	err = emit_chunk(w, FR_CHUNK_META, 0, 0, w->meta, w->meta_len);
+	err = emit_chunk(w, FR_CHUNK_META, 0, 0, 0, w->meta, w->meta_len);
 	if (!err)
 		w->meta_len = 0;
 	return err;
@@ -150,7 +152,7 @@ static int emit_data_chunk(struct fr_writer *w, uint16_t type, uint32_t stream, 
 {
 	int err = flush_meta(w);
 
-	return err ? err : emit_chunk(w, type, stream, kind, payload, len);
+	return err ? err : emit_chunk(w, type, 0, stream, kind, payload, len);
 }
 
 int fr_writer__blob(struct fr_writer *w, uint32_t kind, const void *data, size_t len)
@@ -182,6 +184,7 @@ static void writer_free(struct fr_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->out);
 	free(w->raw);
+	free(w->coded);
 	free(w->meta);
 	free(w->path);
 	free(w);
@@ -263,7 +266,7 @@ int fr_writer__raw_chunk(struct fr_writer *w, const void *chunk, size_t len)
 		return -EINVAL;
 	memcpy(&ch, chunk, sizeof(ch));
 	if (ch.magic != FR_CHUNK_MAGIC || ch.type != FR_CHUNK_RECORDS ||
-	    ch.comp_size != len - FR_CHUNK_HDR_SIZE)
+	    (ch.flags & ~FR_CHUNK_F_CODED) || ch.comp_size != len - FR_CHUNK_HDR_SIZE)
 		return -EINVAL;
 	err = flush_meta(w);
 	if (!err)
@@ -451,7 +454,21 @@ static int flush_records(struct fr_writer *w)
 	fr_put32(w->raw, w->cpu);
 	fr_put32(w->raw + 4, w->kind);
 	fr_put64(w->raw + 8, w->nr_records);
-	err = emit_data_chunk(w, FR_CHUNK_RECORDS, w->cpu, w->kind, w->raw, w->raw_len);
+	/* version 2: the records coded (delta.h), so zstd sees the repetition */
+	if (!w->coded && !(w->coded = malloc(FR_RECORDS_PAYLOAD_MAX)))
+		err = -ENOMEM;
+	else
+		err = fr_delta__encode(w->raw + FR_RECORDS_HDR_SIZE, w->coded + FR_RECORDS_HDR_SIZE,
+				       w->raw_len - FR_RECORDS_HDR_SIZE);
+	if (!err) {
+		memcpy(w->coded, w->raw, FR_RECORDS_HDR_SIZE);
+		err = flush_meta(w);
+	}
+	if (!err)
+		err = emit_chunk(w, FR_CHUNK_RECORDS, FR_CHUNK_F_CODED, w->cpu, w->kind, w->coded,
+				 w->raw_len);
+	else if (!w->err)
+		w->err = err;
 	w->raw_len = FR_RECORDS_HDR_SIZE;
 	w->nr_records = 0;
 	return err;
@@ -554,7 +571,7 @@ static int write_end(struct fr_writer *w)
 	if (err)
 		return err;
 	fr_put64(end, w->nr_chunks);
-	err = emit_chunk(w, FR_CHUNK_END, 0, 0, end, sizeof(end));
+	err = emit_chunk(w, FR_CHUNK_END, 0, 0, 0, end, sizeof(end));
 	if (!err && fsync(w->fd) && errno != EINVAL && errno != EROFS)
 		err = -errno;  /* EINVAL/EROFS: the fd cannot be synced (pipe, tty) */
 	return err;

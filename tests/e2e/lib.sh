@@ -65,3 +65,14 @@ expect_error() {
 
 # awk helper: hex("0x1f") -> 31 (mawk has no strtonum)
 AWKHEX='function hex(s,  i,c,v){v=0; s=tolower(s); sub(/^0x/,"",s); for(i=1;i<=length(s);i++){c=index("0123456789abcdef",substr(s,i,1)); if(!c) return -1; v=v*16+c-1} return v}'
+
+# The chunks of a flightrec file (doc/format.md §3), one line each:
+# OFFSET TYPE FLAGS COMP_SIZE (offset of the chunk header; decimal).
+# Usage: chunks FILE
+chunks() {
+	od -An -v -tu1 "$1" | tr -s ' \n' '\n\n' | grep -v '^$' | awk '
+	{ b[n++] = $1 }
+	function u(o, w,  v, i) { v = 0; for (i = w - 1; i >= 0; i--) v = v * 256 + b[o + i]; return v }
+	END { o = 32; while (o + 32 <= n) { c = u(o + 16, 8)
+		print o, u(o + 4, 2), u(o + 6, 2), c; o += 32 + c } }'
+}

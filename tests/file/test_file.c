@@ -2,6 +2,7 @@
  * kernel: hand-built perf records are written, read back and merged; files are cut,
  * corrupted and hand-crafted to check the trust rules of doc/format.md.
  */
+#include "src/file/delta.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
 
@@ -401,6 +402,14 @@ static size_t scan(const char *path, struct chunk_info *ci, size_t max)
 				  (ssize_t)c->ch.comp_size);
 			CU_ASSERT(ZSTD_decompress(raw, FR_RECORDS_PAYLOAD_MAX, comp, c->ch.comp_size) ==
 				  c->ch.raw_size);
+			/* version 2: every RECORDS chunk the writer makes is coded */
+			CU_ASSERT_EQUAL(c->ch.flags, FR_CHUNK_F_CODED);
+			if (c->ch.flags == FR_CHUNK_F_CODED) {
+				uint64_t nr = 0;
+
+				CU_ASSERT_EQUAL_FATAL(fr_delta__decode(raw + 16, c->ch.raw_size - 16, &nr), 0);
+				CU_ASSERT_EQUAL(nr, fr_get64(raw + 8));
+			}
 			for (pos = 16; pos < c->ch.raw_size; pos += ((struct perf_event_header *)(raw + pos))->size)
 				seqs[nseq++] = rec_seq((void *)(raw + pos));
 			c->nr = nseq - c->seq_first;
@@ -615,10 +624,10 @@ static void put_header(int fd, uint32_t version)
 	CU_ASSERT(write(fd, &h, sizeof(h)) == sizeof(h));
 }
 
-static void put_chunk(int fd, uint16_t type, uint32_t stream, uint32_t kind, const void *p,
-		      size_t len)
+static void put_chunk_flags(int fd, uint16_t type, uint16_t flags, uint32_t stream, uint32_t kind,
+			    const void *p, size_t len)
 {
-	struct fr_disk_chunk ch = { FR_CHUNK_MAGIC, type, 0, stream, kind, 0, len };
+	struct fr_disk_chunk ch = { FR_CHUNK_MAGIC, type, flags, stream, kind, 0, len };
 	ZSTD_CCtx *cc = ZSTD_createCCtx();
 	uint8_t *out = malloc(ZSTD_compressBound(len));
 
@@ -628,6 +637,12 @@ static void put_chunk(int fd, uint16_t type, uint32_t stream, uint32_t kind, con
 	CU_ASSERT(write(fd, out, ch.comp_size) == (ssize_t)ch.comp_size);
 	ZSTD_freeCCtx(cc);
 	free(out);
+}
+
+static void put_chunk(int fd, uint16_t type, uint32_t stream, uint32_t kind, const void *p,
+		      size_t len)
+{
+	put_chunk_flags(fd, type, 0, stream, kind, p, len);
 }
 
 static void put_records(int fd, uint64_t nr, uint16_t bad_size)
@@ -668,6 +683,85 @@ static void test_bad_records(void)
 		CU_ASSERT_TRUE(trunc);
 		CU_ASSERT_EQUAL(c.n, 3);  /* the first chunk only: the stream ends */
 		free(c.v);
+	}
+}
+
+/* Three COMMs in a RECORDS chunk with the given flags, coded when the flags
+ * say so; bad_size: the third's size before coding. */
+static void put_coded(int fd, uint16_t flags, uint16_t bad_size)
+{
+	uint8_t p[16 + 3 * 48], q[16 + 3 * 48];
+	struct perf_event_header *h;
+
+	fr_put32(p, 0);
+	fr_put32(p + 4, FR_STREAM_SIDEBAND);
+	fr_put64(p + 8, 3);
+	mk_comm(p + 16, 1, 1);
+	mk_comm(p + 64, 2, 2);
+	h = mk_comm(p + 112, 3, 3);
+	memcpy(q, p, sizeof(q));
+	CU_ASSERT_EQUAL(fr_delta__encode(p + 16, q + 16, sizeof(p) - 16), 0);
+	if (bad_size) {   /* code the third header so that it decodes to bad_size */
+		struct perf_event_header b = *h;
+		uint64_t want, prev, coded;
+
+		b.size = bad_size;
+		memcpy(&want, &b, 8);
+		memcpy(&prev, p + 64, 8);
+		coded = want ^ prev;
+		memcpy(q + 112, &coded, 8);
+	}
+	put_chunk_flags(fd, FR_CHUNK_RECORDS, flags, 0, FR_STREAM_SIDEBAND,
+			flags & FR_CHUNK_F_CODED ? q : p, sizeof(p));
+}
+
+/* Version 1 has no chunk flags; version 2 has FR_CHUNK_F_CODED on RECORDS
+ * only: a coded chunk reads back as written, a flag a version does not
+ * define (or a coding that breaks a record's size) ends the stream there. */
+static void test_chunk_flags(void)
+{
+	/* rc: a bad chunk header ends the scan at open (the rest unread, the
+	 * file truncated, the walk fine); a bad coding ends the stream in the walk */
+	static const struct { uint32_t version; uint16_t flags, bad_size; size_t n; int rc; } cases[] = {
+		{ 2, FR_CHUNK_F_CODED, 0, 9, 0 },        /* plain, coded, plain */
+		{ 1, 0, 0, 9, 0 },
+		{ 1, FR_CHUNK_F_CODED, 0, 3, 0 },        /* v1: no flags */
+		{ 2, 0x2, 0, 3, 0 },                     /* an unknown flag */
+		{ 2, FR_CHUNK_F_CODED, 4, 3, -EBADMSG }, /* decodes to a size < 8 */
+		{ 2, FR_CHUNK_F_CODED, 52, 3, -EBADMSG },/* not a multiple of 8 */
+		{ 2, FR_CHUNK_F_CODED, 56, 3, -EBADMSG },/* past the end */
+	};
+	char path[256];
+	struct coll c;
+	bool trunc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		put_header(fd, cases[i].version);
+		put_records(fd, 3, 0);
+		put_coded(fd, cases[i].flags, cases[i].bad_size);
+		put_records(fd, 3, 0);
+		close(fd);
+		CU_ASSERT_EQUAL(read_all(path, &c, &trunc), cases[i].rc);
+		CU_ASSERT_TRUE(trunc);   /* no END in any */
+		CU_ASSERT_EQUAL(c.n, cases[i].n);
+		for (size_t k = 0; k < c.n; k++)
+			CU_ASSERT_EQUAL(c.v[k].seq, (uint64_t)(k % 3 + 1));
+		free(c.v);
+	}
+	/* a flag on a chunk other than RECORDS */
+	{
+		int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+		struct fr_reader *r = NULL;
+
+		put_header(fd, 2);
+		put_chunk_flags(fd, FR_CHUNK_META, FR_CHUNK_F_CODED, 0, 0, "a=b\n", 4);
+		close(fd);
+		CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &r), 0);
+		CU_ASSERT_TRUE(fr_reader__truncated(r));
+		CU_ASSERT_PTR_NULL(fr_reader__meta(r, "a"));
+		fr_reader__close(r);
 	}
 }
 
@@ -734,12 +828,15 @@ static void test_bad_header(void)
 	CU_ASSERT_EQUAL(fr_reader__open(path, &r), 0);
 	CU_ASSERT_FALSE(r && fr_reader__truncated(r));
 	fr_reader__close(r);
-	v = 2;
+	v = 3;
 	patch(path, 8, &v, 4);
 	CU_ASSERT_EQUAL(fr_reader__open(path, &r), -EPROTONOSUPPORT);
 	CU_ASSERT_PTR_NULL(r);
-	v = 1;
+	v = 1;   /* version 1 still reads */
 	patch(path, 8, &v, 4);
+	CU_ASSERT_EQUAL(fr_reader__open(path, &r), 0);
+	fr_reader__close(r);
+	r = NULL;
 	patch(path, 0, "FLIGHTRX", 8);
 	CU_ASSERT_EQUAL(fr_reader__open(path, &r), -EBADMSG);
 	CU_ASSERT_EQUAL(fr_reader__open("/nonexistent/x.frec", &r), -ENOENT);
@@ -1086,7 +1183,8 @@ static const struct fr_test tests[] = {
 	{ "flipped byte in a compressed payload", test_flipped_byte },
 	{ "bad records: count, size, alignment", test_bad_records },
 	{ "event with a shorter or longer attr", test_attr_size },
-	{ "bad magic, version 2, missing file", test_bad_header },
+	{ "bad magic, version 3, version 1, missing file", test_bad_header },
+	{ "chunk flags by version: coded records, unknown flags, bad coding", test_chunk_flags },
 	{ "writer: mode 0600, O_EXCL, EINVAL, abort unlinks", test_mode_excl_abort },
 	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },
 	{ "writer: short write then EFBIG; partial file reads", test_short_write_efbig },

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "src/file/delta.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
 #include "src/report/report.h"
@@ -101,7 +102,10 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 {
 	static uint8_t raw[FR_RECORDS_PAYLOAD_MAX + 4096];
 	static uint8_t comp[FR_CHUNK_COMP_MAX + 4096];
+	static uint8_t coded_buf[FR_RECORDS_PAYLOAD_MAX + 4096];
 	size_t off[256], n, o, rawn, compn, tail;
+	uint64_t nr;
+	bool coded;
 	struct fr_disk_chunk ch;
 	ZSTD_CCtx *cc;
 
@@ -115,7 +119,18 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 			       ch.comp_size);
 	if (ZSTD_isError(rawn))
 		return LLVMFuzzerMutate(data, size, max_size);
+	/* a coded RECORDS chunk (version 2): mutate the records, not their
+	 * coding, half of the time (a decoded chunk that no longer codes is
+	 * left coded as mutated) */
+	coded = ch.type == FR_CHUNK_RECORDS && (ch.flags & FR_CHUNK_F_CODED) &&
+		rawn >= FR_RECORDS_HDR_SIZE && rand() % 2 &&
+		!fr_delta__decode(raw + FR_RECORDS_HDR_SIZE, rawn - FR_RECORDS_HDR_SIZE, &nr);
 	rawn = LLVMFuzzerMutate(raw, rawn, rawn + 64 < sizeof(raw) ? rawn + 64 : rawn);
+	if (coded && rawn >= FR_RECORDS_HDR_SIZE &&
+	    !fr_delta__encode(raw + FR_RECORDS_HDR_SIZE, coded_buf + FR_RECORDS_HDR_SIZE,
+			      rawn - FR_RECORDS_HDR_SIZE))
+		memcpy(raw + FR_RECORDS_HDR_SIZE, coded_buf + FR_RECORDS_HDR_SIZE,
+		       rawn - FR_RECORDS_HDR_SIZE);
 	cc = ZSTD_createCCtx();
 	if (!cc)
 		return size;

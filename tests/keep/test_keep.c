@@ -209,8 +209,9 @@ static void test_sink_to_file(void)
 	const uint64_t total = 200000;   /* 32 B each: several 1 MiB chunks */
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	/* keep 2 MiB: the oldest chunks go, the rest is one gap-free run */
-	CU_ASSERT_FATAL(fr_keep__new(1, 0, 2u << 20, &sink_keep) == 0);
+	/* keep 1 MiB (the 200k records code and compress to about 1.7 MB):
+	 * the oldest chunks go, the rest is one gap-free run */
+	CU_ASSERT_FATAL(fr_keep__new(1, 0, 1u << 20, &sink_keep) == 0);
 	CU_ASSERT_FATAL(fr_writer__sink(sink, NULL, 1, &app) == 0);
 	CU_ASSERT_FATAL(fr_writer__records_begin(app, 0, FR_STREAM_SAMPLES) == 0);
 	for (uint64_t i = 0; i < total; i++) {
