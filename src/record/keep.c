@@ -134,6 +134,7 @@ static void evict_all(struct fr_keep *k, const struct kchunk *added)
 		}
 		if (best == k->ncpu)
 			break;
+		k->cpus[best].st.evicted_by_size++;
 		evict(k, best);
 	}
 }

@@ -25,6 +25,7 @@ struct fr_keep_chunk {
 struct fr_keep_cpu {
 	uint64_t chunks, bytes, records, lost;                 /* held now */
 	uint64_t evicted_chunks, evicted_records, evicted_lost; /* dropped so far */
+	uint64_t evicted_by_size;  /* of those chunks, dropped because SIZE was full */
 	uint64_t oldest_ns;        /* first_ns of the oldest chunk held (0: none) */
 };
 

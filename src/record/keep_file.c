@@ -77,6 +77,7 @@ int fr_session_keep_samples(struct fr_session *s, struct fr_writer *w, size_t ci
 	st->keep = true;
 	st->keep_held += kc.bytes;
 	st->keep_evicted += kc.evicted_records;
+	st->keep_size_evicted += kc.evicted_by_size;
 	if (kc.evicted_chunks)
 		cs->flags |= FR_CPU_FULL;   /* older records were dropped from the window */
 	return err;

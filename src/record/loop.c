@@ -78,7 +78,9 @@ static void keep_status(const struct fr_trigger *tr, const char *path,
 		(unsigned long long)st->sideband, (unsigned long long)st->lost,
 		(unsigned long long)st->bytes, st->copy_ms, st->total_ms,
 		(double)st->keep_held / 1048576.0, (unsigned long long)st->keep_evicted);
-	if (st->wrapped_cpus && st->kept_from_ns > st->recorded_from_ns &&
+	/* (a window short of DURATION without SIZE evictions is a CPU that had
+	 * nothing to record at its start, not a loss) */
+	if (st->wrapped_cpus && st->keep_size_evicted && st->kept_from_ns > st->recorded_from_ns &&
 	    st->recorded_to_ns > st->kept_from_ns && kept < (double)keep_ns / 1e9 * 0.99)
 		fr_info("keep: the window holds %.3f s of the %.3f s asked: its SIZE filled first "
 			"(a larger --keep DURATION,SIZE keeps more)", kept, (double)keep_ns / 1e9);

@@ -60,6 +60,7 @@ struct fr_snapshot_stats {
 	bool keep;                 /* --keep: written from the window in memory, not a ring copy */
 	uint64_t keep_held;        /* ... bytes it held */
 	uint64_t keep_evicted;     /* ... records dropped from it by age or size so far */
+	uint64_t keep_size_evicted; /* ... chunks dropped from it because SIZE was full */
 };
 
 struct fr_session;

@@ -40,6 +40,7 @@ static void test_age(void)
 	CU_ASSERT_EQUAL(st.records, 20);
 	CU_ASSERT_EQUAL(st.lost, 3 + 4);
 	CU_ASSERT_EQUAL(st.evicted_chunks, 3);
+	CU_ASSERT_EQUAL(st.evicted_by_size, 0);   /* all by age */
 	CU_ASSERT_EQUAL(st.evicted_records, 30);
 	CU_ASSERT_EQUAL(st.evicted_lost, 0 + 1 + 2);
 	CU_ASSERT_EQUAL(st.oldest_ns, 30);
@@ -94,6 +95,8 @@ static void test_size(void)
 	fr_keep__cpu(k, 1, &b);
 	CU_ASSERT_EQUAL(a.chunks, 0);
 	CU_ASSERT_EQUAL(a.evicted_chunks, 2);
+	CU_ASSERT_EQUAL(a.evicted_by_size, 2);
+	CU_ASSERT_EQUAL(b.evicted_by_size, 1);
 	CU_ASSERT_EQUAL(a.evicted_lost, 1);
 	CU_ASSERT_EQUAL(b.chunks, 2);
 	CU_ASSERT_EQUAL(fr_keep__bytes(k), 250);
