@@ -153,10 +153,12 @@ rec_start() {
 		REC_PID=$!
 		wait_for "$d/out" '^ready' "$REC_PID" 20 || return 2
 		;;
-	backward | forward | forward-any)
+	backward | forward | forward-any | keep)
 		local mode=${cfg%-any}
 		local -a rextra=()
 		[ "$cfg" = forward-any ] && rextra=(--reader-cpus any)
+		# --keep: the in-memory window users ask for ("the last minute")
+		[ "$cfg" = keep ] && mode=keep rextra=(60s)
 		if [ "$mode" = forward ] && [ "$FORWARD" != yes ]; then
 			echo "$FORWARD" >"$d/na"
 			return 1
@@ -232,7 +234,7 @@ rec_stop() {
 		floor | minfloor)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
-		backward | forward | forward-any)
+		backward | forward | forward-any | keep)
 			samples=$(num_before "$d/err" samples)
 			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)

@@ -42,6 +42,7 @@ config_desc() {
 	backward) echo "flightrec record --backward" ;;
 	forward) echo "flightrec record --forward" ;;
 	forward-any) echo "flightrec record --forward --reader-cpus any (readers neither pinned nor raised)" ;;
+	keep) echo "flightrec record --keep 60s (forward readers into the in-memory window; one snapshot at the stop)" ;;
 	perf) echo "perf record" ;;
 	perf-overwrite) echo "perf record --overwrite" ;;
 	perf-z) echo "perf record -z" ;;
@@ -252,13 +253,16 @@ targets_section() {
 		target_excess "$OUT/results-min.csv" "$set/read" backward 1 "the minimal floor"
 		target_excess "$OUT/results-min.csv" "$set/comm" backward 3 "the minimal floor"
 		target_excess "$OUT/results-min.csv" "$set/read" forward 3 "the minimal floor"
+		target_excess "$OUT/results-min.csv" "$set/read" keep 3 "the minimal floor"
 		target_vs "$res" "$set/comm" forward perf-z
+		target_vs "$res" "$set/comm" keep perf-z
 		for cfg in backward:1 forward:3; do
 			for wl in comm read; do
 				target_excess "$res" "$set/$wl" "${cfg%:*}" "${cfg#*:}" "the floor"
 			done
 		done
 		target_lost forward
+		target_lost keep
 		target_bpe
 	fi
 	target_snapshot
@@ -311,7 +315,7 @@ target_lost() {
 target_bpe() {
 	local f=$OUT/side-bpe.csv cfg wl v
 	[ -s "$f" ] || return 0
-	for cfg in backward forward; do
+	for cfg in backward forward keep; do
 		for wl in comm read; do
 			v=$(awk -F, -v c="$cfg" -v w="$wl" '$2 == c && $1 ~ ("/" w "$") {print $4; exit}' "$f")
 			[ -n "$v" ] || continue
