@@ -56,7 +56,7 @@ static char *debuginfo_path;   /* NULL: libdw's default search path */
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = fr_debugcache__find,   /* the standard search, cached decompressed */
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -130,9 +130,20 @@ static void load_image(struct fr_dso *d, bool image)
 	d->has_img = image && d->img.nr_load > 0;
 }
 
+/* Where fr_debugcache__find keeps this module's decompressed debuginfo: the
+ * build-id cache, unless the lookup must not depend on the machine. */
+static void set_cache(Dwfl_Module *mod, const struct fr_symbolizer_opts *o)
+{
+	void **ud = NULL;
+
+	if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
+		*ud = o && !o->only_given_dirs ? (void *)o->cache_dir : NULL;
+}
+
 /* Open path as a module at its own addresses; 0, -ENOENT, -EBADMSG (not ELF)
  * or -ESTALE (build id differs). */
-static int try_file(const char *path, const struct fr_dso_id *id, bool image, struct fr_dso **out)
+static int try_file(const char *path, const struct fr_dso_id *id, bool image,
+		    const struct fr_symbolizer_opts *o, struct fr_dso **out)
 {
 	struct fr_dso *d;
 	Dwfl_Module *mod;
@@ -159,6 +170,7 @@ static int try_file(const char *path, const struct fr_dso_id *id, bool image, st
 		return -ESTALE;
 	}
 	d->mod = mod;
+	set_cache(mod, o);
 	load_image(d, image);
 	*out = d;
 	return 0;
@@ -166,7 +178,8 @@ static int try_file(const char *path, const struct fr_dso_id *id, bool image, st
 
 /* Let libdwfl find the file by build id alone: the main file under
  * .build-id/ of the debuginfo path, or from debuginfod (DEBUGINFOD_URLS). */
-static int try_build_id(const struct fr_dso_id *id, struct fr_dso **out, char **used)
+static int try_build_id(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
+			struct fr_dso **out, char **used)
 {
 	struct fr_dso *d = calloc(1, sizeof(*d));
 	const char *mainfile = NULL;
@@ -181,6 +194,8 @@ static int try_build_id(const struct fr_dso_id *id, struct fr_dso **out, char **
 	if (d->mod && dwfl_module_report_build_id(d->mod, id->build_id, id->build_id_size, 0))
 		d->mod = NULL;
 	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (d->mod)
+		set_cache(d->mod, o);
 	if (!d->mod || !dwfl_module_getelf(d->mod, &bias) || !build_id_matches(d->mod, id)) {
 		fr_dso__delete(d);
 		return -ENOENT;
@@ -197,9 +212,10 @@ static int try_build_id(const struct fr_dso_id *id, struct fr_dso **out, char **
 }
 
 static int try_path(const char *path, const struct fr_dso_id *id, bool image,
-		    struct fr_dso **out, char **used, enum fr_dso_status *st)
+		    const struct fr_symbolizer_opts *o, struct fr_dso **out, char **used,
+		    enum fr_dso_status *st)
 {
-	int err = try_file(path, id, image, out);
+	int err = try_file(path, id, image, o, out);
 
 	if (!err) {
 		*used = strdup(path);
@@ -239,7 +255,7 @@ static int try_caches(const struct fr_dso_id *id, const struct fr_symbolizer_opt
 
 		if (!dir || build_id_path(path, sizeof(path), dir, id))
 			continue;
-		err = try_path(path, id, true, out, used, st);
+		err = try_path(path, id, true, o, out, used, st);
 		if (err != -ENOENT && err != -ESTALE && err != -EBADMSG)
 			return err;
 	}
@@ -268,7 +284,7 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 	base = strrchr(rec, '/') + 1;
 	if ((size_t)snprintf(path, sizeof(path), "%s%s", o->symfs ? o->symfs : "", rec) <
 	    sizeof(path)) {
-		err = try_path(path, id, true, out, used, st);
+		err = try_path(path, id, true, o, out, used, st);
 		if (err != -ENOENT && err != -ESTALE && err != -EBADMSG)
 			goto done;
 	}
@@ -276,7 +292,7 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", o->symdirs[i], base) >=
 		    sizeof(path))
 			continue;
-		err = try_path(path, id, true, out, used, st);
+		err = try_path(path, id, true, o, out, used, st);
 		if (err != -ENOENT && err != -ESTALE && err != -EBADMSG)
 			goto done;
 	}
@@ -287,7 +303,7 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 		goto done;
 	if (o->only_given_dirs)
 		return 0;
-	err = try_build_id(id, out, used);
+	err = try_build_id(id, o, out, used);
 	if (err != -ENOENT)
 		goto done;
 	/* last: separate debuginfo by build id: symbols and lines, no unwind tables */
@@ -295,7 +311,7 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 	for (size_t i = 1; i < id->build_id_size; i++)
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", id->build_id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
-	err = try_path(path, id, false, out, used, st);
+	err = try_path(path, id, false, o, out, used, st);
 	if (!err)
 		*st = FR_DSO_DEBUG_ONLY;
 	return err == -ENOMEM ? err : 0;

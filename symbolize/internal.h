@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include <elfutils/libdwfl.h>
 
 #include "symbolize/maps.h"
 #include "symbolize/symbolize.h"
@@ -44,6 +45,13 @@ struct fr_dso;
 int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 		 struct fr_dso **out, enum fr_dso_status *st, char **used);
 void fr_dso__delete(struct fr_dso *d);
+/* libdwfl's find_debuginfo (debugcache.c): the module's userdata names the
+ * build-id cache (NULL: none); separate debuginfo with compressed sections
+ * is stored there decompressed, CACHE/.build-id/xx/yyyy.debug, and read
+ * from there once it is (checked: ours, not writable by others, its build id). */
+int fr_debugcache__find(Dwfl_Module *mod, void **userdata, const char *modname,
+			Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			GElf_Word debuglink_crc, char **debuginfo_file_name);
 const struct fr_dso_image *fr_dso__image(const struct fr_dso *d);
 /* addr = file address + bias in mapping mp (from the program headers, also
  * of a debuginfo-only file). */

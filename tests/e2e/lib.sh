@@ -6,6 +6,7 @@ set -u
 : "${HELPERS:?HELPERS must point at tests/helpers}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/fr-e2e.XXXXXX")
 export FLIGHTREC_RUN_DIR="$T/run"
+export XDG_CACHE_HOME="$T/xdg-cache"   # report's build-id cache: never the machine's
 BGPIDS=""
 cleanup() {
 	for p in $BGPIDS; do kill "$p" 2>/dev/null; done

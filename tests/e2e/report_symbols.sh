@@ -66,3 +66,26 @@ record_fg -q -F 999 -e cpu-clock -m 4M -o "$T/flat" -- "$HELPERS/cpuburn_fp" 5 >
 	fail "record exited $?"
 set -- "$T"/flat/*.frec
 expect_error 64 "no call chains" "$FLIGHTREC" report -g "$1"
+
+# separate debuginfo shipped compressed (Debian's libc6-dbg): the first report
+# keeps a decompressed copy in the build-id cache, later ones read it (the
+# output does not change); without libc's debuginfo there is nothing to cache
+libc=$(ldd /bin/dd | awk '/libc\.so/ {print $3}')
+id=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ {print $3}')
+dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+if [ -n "$id" ] && [ -f "$dbg" ] && readelf -S -W "$dbg" 2>/dev/null | grep -q ' \.debug_info .* C '; then
+	mkdir -p "$T/libc"
+	record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/libc" -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=400000 2>/dev/null || fail "record dd: rc $?"
+	set -- "$T"/libc/*.frec
+	XDG_CACHE_HOME=$T/xdg "$FLIGHTREC" report -g "$1" >"$T/libc1.txt" || fail "report (filling)"
+	entry=$T/xdg/flightrec/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+	[ -f "$entry" ] || fail "no decompressed copy of $dbg in the cache"
+	readelf -S -W "$entry" 2>/dev/null | grep -q ' \.debug_info .* C ' && fail "the cached copy is still compressed"
+	XDG_CACHE_HOME=$T/xdg "$FLIGHTREC" report -g "$1" >"$T/libc2.txt" || fail "report (cached)"
+	cmp -s "$T/libc1.txt" "$T/libc2.txt" || fail "the report changed once the cache was filled"
+	grep -q 'libc.so.6' "$T/libc2.txt" || fail "no libc frame: $(head -20 "$T/libc2.txt")"
+	pass "libc's compressed debuginfo cached decompressed ($(du -k "$entry" | cut -f1) KiB); reports equal"
+else
+	pass "no compressed separate debuginfo for $libc here (libc6-dbg): nothing to cache"
+fi
