@@ -11,6 +11,7 @@ b=${1:?builddir}; minutes=${2:-30}; out=${3:-bench/out/soak}
 fr="$b/src/flightrec"; rl="$b/tests/helpers/read_loop"
 [ -x "$fr" ] && [ -x "$rl" ] || { echo "soak: build first (make && make check-build)" >&2; exit 2; }
 mkdir -p "$out/files"
+rm -f "$out"/files/*.frec   # the files column counts this run's (a rerun would add to it)
 run=$(mktemp -d); export FLIGHTREC_RUN_DIR="$run"
 "$fr" record -a -g -e cpu-clock -F 999 --backward -o "$out/files" --max-files 20 \
 	--name soak -q 2>"$out/recorder.err" &
