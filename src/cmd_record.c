@@ -5,6 +5,7 @@
 
 #include <argp.h>
 #include <errno.h>
+#include <malloc.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -548,6 +549,13 @@ int cmd_record(int argc, char **argv)
 	o.cmdline = cmdline;
 	if (o.forward && !fr_quiet && isatty(STDERR_FILENO))
 		o.progress = show_progress;
+	/* A recorder runs for days: buffers of 256 KiB and more (the 1 MiB
+	 * chunk buffers each snapshot's writers take) always come from mmap and
+	 * go back to the system when freed. glibc's default threshold rises to
+	 * the largest block freed, after which such buffers land in the heap
+	 * between long-lived allocations and RSS steps up (the 30-minute soak:
+	 * +2 MiB at minute 12, +0.5 MiB at 19). */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
 	ret = fr_record__run(&o);
 out:
 	free(o.reader_cpus);
