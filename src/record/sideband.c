@@ -43,9 +43,23 @@ static void sb_drop(struct sb_store *st, size_t min_bytes, uint64_t cutoff, uint
 	st->len -= off;
 }
 
+/* A store shrinks once a trim leaves it under a quarter full, to twice what
+ * it holds: its memory follows the window's sideband, not the largest burst
+ * ever seen (a fork storm's peak stayed in RSS for good). */
+#define SB_SHRINK_MIN (1u << 20)
+
 void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type)
 {
 	sb_drop(st, 0, cutoff, sample_type);
+	if (st->cap > SB_SHRINK_MIN && st->len < st->cap / 4) {
+		size_t n = st->len * 2 > SB_SHRINK_MIN ? st->len * 2 : SB_SHRINK_MIN;
+		uint8_t *p = realloc(st->buf, n);
+
+		if (p) {
+			st->buf = p;
+			st->cap = n;
+		}
+	}
 }
 
 /* Append a record; beyond cap bytes the oldest half goes (bounded memory:
