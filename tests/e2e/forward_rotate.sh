@@ -46,28 +46,28 @@ check_union() {
 }
 
 # --- by size: every file reaches it (but the last), the union is complete
-record_fg --switch-output 128K -e syscalls:sys_enter_read -o "$T/size" -- \
-	"$HELPERS/numbered_reads" $N 20000 50 || fail "record --switch-output 128K exited $?: $(cat "$T/record.err")"
+record_fg --switch-output 32K -e syscalls:sys_enter_read -o "$T/size" -- \
+	"$HELPERS/numbered_reads" $N 20000 50 || fail "record --switch-output 32K exited $?: $(cat "$T/record.err")"
 ls "$T"/size/*.part 2>/dev/null && fail "a .part file is left: $(ls "$T/size")"
 set -- "$T"/size/*.frec
-[ $# -ge 3 ] || fail "--switch-output 128K: $# files for ~1 MB: $(cat "$T/record.err")"
+[ $# -ge 3 ] || fail "--switch-output 32K: $# files for ~250 KB (version-2 files, ~1.3 B/read): $(cat "$T/record.err")"
 n=$(grep -c 'file complete (size)' "$T/record.err")
 [ "$n" -eq $(($# - 1)) ] || fail "$n size switches said for $# files: $(cat "$T/record.err")"
 i=0
 for f in "$@"; do
 	i=$((i + 1))
 	[ $i -eq $# ] && break
-	[ "$(stat -c %s "$f")" -ge 131072 ] || fail "$f: $(stat -c %s "$f") bytes, switched before 128K"
+	[ "$(stat -c %s "$f")" -ge 32768 ] || fail "$f: $(stat -c %s "$f") bytes, switched before 32K"
 	[ "$(stat -c %a "$f")" = 600 ] || fail "$f: mode $(stat -c %a "$f")"
 done
 check_alone "$@"
 numbers "$@" >"$T/size.seq"
-check_union "$T/size.seq" "--switch-output 128K" $N 1
+check_union "$T/size.seq" "--switch-output 32K" $N 1
 sum=0
 for f in "$@"; do sum=$((sum + $("$FLIGHTREC" dump "$f" | awk '$4=="SAMPLE"' | wc -l))); done
 grep -q "forward: $sum samples, .* 0 lost" "$T/record.err" ||
 	fail "the files hold $sum samples, the recorder counted: $(tail -1 "$T/record.err")"
-pass "--switch-output 128K: $# files, each >= 128K but the last, each alone complete; reads 1..$N once each ($sum samples in all, as counted)"
+pass "--switch-output 32K: $# files, each >= 32K but the last, each alone complete; reads 1..$N once each ($sum samples in all, as counted)"
 
 # --- by time, --max-files 2: two files left, the newest, contiguous up to N
 record_fg --switch-output 300ms --max-files 2 -e syscalls:sys_enter_read -o "$T/time" -- \
@@ -114,7 +114,7 @@ pass "forward snapshot: $p1 complete ($n1 reads), SIGUSR2 the next, recording we
 
 # --- --exec-on-snapshot: the hook gets every completed file, the last included
 mkdir -p "$T/hook"
-record_fg --switch-output 128K --exec-on-snapshot "echo \"\$1\" >>$T/hooked" \
+record_fg --switch-output 32K --exec-on-snapshot "echo \"\$1\" >>$T/hooked" \
 	-e syscalls:sys_enter_read -o "$T/hook" -- "$HELPERS/numbered_reads" 200000 20000 50 ||
 	fail "record --switch-output --exec-on-snapshot exited $?: $(cat "$T/record.err")"
 ls "$T"/hook/*.frec | sort >"$T/hook.files"
