@@ -170,6 +170,67 @@ static int write_entry(char *path, int fd)
 	return err;
 }
 
+/* libdw's search path when Dwfl_Callbacks.debuginfo_path is NULL (dso.c) */
+#define DEBUGINFO_PATH ":.debug:/usr/lib/debug"
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Could dwfl_standard_find_debuginfo find anything on this machine? It looks
+ * for /usr/lib/debug/.build-id/xx/yyyy.debug, then for the debuglink name
+ * (FILE.debug without one) beside the file, in its .debug/ and under
+ * /usr/lib/debug/DIR/; failing all, libdw 0.188 dlopens libdebuginfod (and
+ * libcurl, gnutls, krb5, ldap...: 40-60 ms, once per report, for every
+ * stripped binary without debuginfo) to ask servers that are only asked when
+ * DEBUGINFOD_URLS names some. So ask libdw only where one of those files
+ * exists or a server is configured; the answer is the same, sooner. */
+static bool worth_searching(const unsigned char *id, int n, const char *file_name,
+			    const char *debuglink)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char path[PATH_MAX], dir[PATH_MAX], name[NAME_MAX + 1];
+	const char *base, *slash;
+
+	if (urls && urls[0])
+		return true;
+	if (n > 0 && !entry_path(path, sizeof(path), "/usr/lib/debug", id, n) && exists(path))
+		return true;
+	if (!file_name)
+		return false;
+	slash = strrchr(file_name, '/');
+	base = slash ? slash + 1 : file_name;
+	if (slash ? (size_t)(slash - file_name) >= sizeof(dir) : false)
+		return true;   /* too long to check here: let libdw look */
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file_name) : 1,
+		 slash ? file_name : ".");
+	if (debuglink && debuglink[0] == '/')
+		return exists(debuglink);
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", debuglink ? debuglink : base,
+			     debuglink ? "" : ".debug") >= sizeof(name))
+		return true;
+	for (const char *p = DEBUGINFO_PATH; ; ) {
+		const char *end = strchr(p, ':');
+		int len = end ? (int)(end - p) : (int)strlen(p);
+		size_t k;
+
+		if (len == 0)
+			k = (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name);
+		else if (p[0] == '/')
+			k = (size_t)snprintf(path, sizeof(path), "%.*s%s/%s", len, p, dir, name);
+		else
+			k = (size_t)snprintf(path, sizeof(path), "%s/%.*s/%s", dir, len, p, name);
+		if (k >= sizeof(path) || exists(path))
+			return true;
+		if (!end)
+			return false;
+		p = end + 1;
+	}
+}
+
 int fr_debugcache__find(Dwfl_Module *mod, void **userdata, const char *modname,
 			Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -180,7 +241,8 @@ int fr_debugcache__find(Dwfl_Module *mod, void **userdata, const char *modname,
 	GElf_Addr vaddr;
 	Elf *elf;
 	bool compressed;
-	int n = cache ? dwfl_module_build_id(mod, &id, &vaddr) : 0;
+	int idlen = dwfl_module_build_id(mod, &id, &vaddr);
+	int n = cache ? idlen : 0;
 	int fd;
 
 	if (n > 0 && entry_path(path, sizeof(path), cache, id, n))
@@ -189,6 +251,8 @@ int fr_debugcache__find(Dwfl_Module *mod, void **userdata, const char *modname,
 		*debuginfo_file_name = strdup(path);
 		return fd;
 	}
+	if (!worth_searching(id, idlen, file_name, debuglink_file))
+		return -1;
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
 	if (fd < 0 || n <= 0)

@@ -49,8 +49,11 @@ struct fr_dso {
 	size_t nr_plt;
 	uint64_t plt_entsize;
 	bool syms_read, syms_slow;  /* syms_slow: always ask libdwfl */
+	unsigned lookups;           /* asked of libdwfl before the tables were built */
 	struct fsyms globals, locals;
 };
+
+#define SCAN_LOOKUPS 16    /* addresses resolved by libdwfl's scan before sorting */
 
 static char *debuginfo_path;   /* NULL: libdw's default search path */
 
@@ -662,6 +665,14 @@ static const char *addr_sym(struct fr_dso *d, uint64_t pc, GElf_Off *off, GElf_S
 	const struct fsym *f = NULL;
 	int r;
 
+	/* libdwfl scans the symbol table per address; the sorted tables cost
+	 * more than a few scans (and, on a VM, the page faults of their
+	 * arrays): a report that resolves a handful of a library's addresses
+	 * (a small profile) never builds them. */
+	if (!d->syms_read && d->lookups < SCAN_LOOKUPS) {
+		d->lookups++;
+		return dwfl_module_addrinfo(d->mod, pc, off, sym, NULL, NULL, NULL);
+	}
 	if (!d->syms_read)
 		read_syms(d);
 	if (!d->syms_slow) {

@@ -253,14 +253,19 @@ int fr_unwind__new(struct fr_symbolizer *s, struct fr_unwind **out)
 	if (!u)
 		return -ENOMEM;
 	u->sym = s;
+	*out = u;   /* libunwind's address space on the first stack: most files have none */
+	return 0;
+}
+
+static int make_addr_space(struct fr_unwind *u)
+{
+	if (u->as)
+		return 0;
 	u->as = unw_create_addr_space(&accessors, 0);
-	if (!u->as) {
-		free(u);
+	if (!u->as)
 		return -ENOMEM;
-	}
 	/* no caching: one address space serves every process of the file */
 	unw_set_caching_policy(u->as, UNW_CACHE_NONE);
-	*out = u;
 	return 0;
 }
 
@@ -268,7 +273,8 @@ void fr_unwind__delete(struct fr_unwind *u)
 {
 	if (!u)
 		return;
-	unw_destroy_addr_space(u->as);
+	if (u->as)
+		unw_destroy_addr_space(u->as);
 	free(u);
 }
 
@@ -284,6 +290,8 @@ int fr_unwind__user(struct fr_unwind *u, const struct fr_maps *m, uint32_t pid, 
 		return 0;
 	if (st->abi != REGS_ABI)
 		return -ENOTSUP;
+	if (make_addr_space(u))
+		return -ENOMEM;
 	if (reg_value(st, REG_IP, &ip) || reg_value(st, REG_SP, &c.sp))
 		return -EINVAL;
 	ips[n++] = ip;

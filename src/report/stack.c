@@ -53,6 +53,8 @@ struct fr_resolver {
 	struct comm_slot comms[COMM_SLOTS];
 	struct stack_slot *stacks;          /* STACK_SLOTS, allocated on first use */
 	size_t stack_bytes;                 /* held by the cached callchains */
+	uint64_t stack_used[STACK_SLOTS / 64]; /* slots holding one: freed without
+					       * touching (faulting in) the rest */
 	uint64_t span_lo, span_hi;          /* the frames added so far hold over this */
 	uint64_t stack_hits, stack_misses;
 };
@@ -156,8 +158,9 @@ void fr_resolver__delete(struct fr_resolver *r)
 	fr_symbolizer__delete(r->sym);
 	fr_maps__delete(r->maps);
 	fr_strpool__delete(r->strs);
-	for (size_t i = 0; r->stacks && i < STACK_SLOTS; i++)
-		free(r->stacks[i].ips);
+	for (size_t w = 0; r->stacks && w < STACK_SLOTS / 64; w++)
+		for (uint64_t b = r->stack_used[w]; b; b &= b - 1)
+			free(r->stacks[w * 64 + (size_t)__builtin_ctzll(b)].ips);
 	free(r->stacks);
 	free(r);
 }
@@ -368,6 +371,7 @@ static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
 	if (r->stack_bytes - old + size > STACK_BYTES_MAX || !(mem = malloc(size)))
 		return 0;   /* not kept */
 	r->stack_bytes += size - old;
+	r->stack_used[(h & (STACK_SLOTS - 1)) / 64] |= 1ull << (h & 63);
 	free(sl->ips);
 	*sl = (struct stack_slot){ h, version, r->span_lo, r->span_hi, mem,
 				   (struct fr_frame *)(mem + s->nr_ips), o->pid,

@@ -89,3 +89,27 @@ if [ -n "$id" ] && [ -f "$dbg" ] && readelf -S -W "$dbg" 2>/dev/null | grep -q '
 else
 	pass "no compressed separate debuginfo for $libc here (libc6-dbg): nothing to cache"
 fi
+
+# a stripped binary without debuginfo (dd): libdw 0.188 dlopens libdebuginfod
+# (with libcurl, gnutls, krb5...: 40-60 ms) when no local debug file is found,
+# though it asks servers only when DEBUGINFOD_URLS names some; the report
+# asks libdw only where a local file exists or a server is named
+if ldconfig -p 2>/dev/null | grep -q 'libdebuginfod\.so\.1 '; then
+	mkdir -p "$T/dd"
+	record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/dd" -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=300000 2>/dev/null || fail "record dd: rc $?"
+	set -- "$T"/dd/*.frec
+	env -u DEBUGINFOD_URLS LD_DEBUG=files "$FLIGHTREC" report --sort dso "$1" \
+		>"$T/dd1.txt" 2>"$T/ld1.txt" || fail "report exited $?"
+	grep -q '[[:space:]]dd$' "$T/dd1.txt" || fail "no samples in dd: $(head -20 "$T/dd1.txt")"
+	grep -q 'file=libdebuginfod' "$T/ld1.txt" && fail "libdebuginfod loaded without DEBUGINFOD_URLS"
+	DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_CACHE_PATH=$T/dcache DEBUGINFOD_TIMEOUT=2 \
+		LD_DEBUG=files "$FLIGHTREC" report --sort dso "$1" >"$T/dd2.txt" 2>"$T/ld2.txt" ||
+		fail "report with DEBUGINFOD_URLS exited $?"
+	grep -q 'file=libdebuginfod' "$T/ld2.txt" ||
+		fail "DEBUGINFOD_URLS set, yet libdebuginfod was not asked"
+	cmp -s "$T/dd1.txt" "$T/dd2.txt" || fail "the report differs with an unreachable server"
+	pass "no libdebuginfod without DEBUGINFOD_URLS; asked (same report) with it"
+else
+	pass "no libdebuginfod.so.1 here: nothing to check"
+fi

@@ -19,6 +19,7 @@
 #include "src/proc/proctable.h"
 #include "src/report/report.h"
 #include "symbolize/demangle.h"
+#include "symbolize/internal.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/maps.h"
 #include "symbolize/symbolize.h"
@@ -691,6 +692,80 @@ static void test_procs_blob(void)
 	unlink(path);
 }
 
+/* The sorted symbol tables (built after the first addresses of a file went
+ * to libdwfl's scan) answer as dwfl_module_addrinfo does: libc (thousands of
+ * symbols, globals and locals) at 2000 addresses across its text, each
+ * compared with libdwfl's own answer on the same file and debuginfo. */
+static void test_symtab_as_libdwfl(void)
+{
+	static char *dbgpath;
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &dbgpath,
+	};
+	struct fr_symbolizer_opts o = { 0 };
+	struct fr_dso_id id = { .path = NULL };
+	struct fr_dso *d = NULL;
+	enum fr_dso_status st;
+	char *used = NULL, libc[4096] = "";
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *mod;
+	GElf_Addr lo = 0, hi = 0, bias = 0;
+	unsigned checked = 0, named = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (p && strstr(p, "/libc.so.6")) {
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(libc, sizeof(libc), "%s", p);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	CU_ASSERT_FATAL(libc[0] == '/');
+	id.path = libc;
+	CU_ASSERT_FATAL(fr_dso__open(&id, &o, &d, &st, &used) == 0 && d && st == FR_DSO_OK);
+	CU_ASSERT_FATAL(dwfl != NULL);
+	mod = dwfl_report_offline(dwfl, "", libc, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	CU_ASSERT_FATAL(mod != NULL);
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	CU_ASSERT_FATAL(hi > lo && dwfl_module_getelf(mod, &bias) != NULL);
+	for (unsigned i = 0; i < 2000; i++) {
+		/* file addresses; libdwfl lays offline modules out from 0x10000 */
+		GElf_Addr pc = lo - bias + (hi - lo) / 2000 * i + i % 7;
+		struct fr_raw_frame fr[8];
+		GElf_Off off = 0;
+		GElf_Sym sym;
+		const char *want = dwfl_module_addrinfo(mod, pc + bias, &off, &sym, NULL, NULL,
+							NULL);
+		int n;
+
+		if (!want || sym.st_size == 0)
+			continue;   /* then fr_dso__resolve names PLT stubs or DWARF */
+		n = fr_dso__resolve(d, pc, false, false, fr, 8);
+		CU_ASSERT_FATAL(n == 1);
+		checked++;
+		if (fr[0].name && !strcmp(fr[0].name, want) && fr[0].off == off)
+			named++;
+		else
+			fprintf(stderr, "0x%lx: %s+0x%lx, libdwfl %s+0x%lx\n", (unsigned long)pc,
+				fr[0].name ? fr[0].name : "(none)", (unsigned long)fr[0].off, want,
+				(unsigned long)off);
+	}
+	CU_ASSERT(checked > 500);
+	CU_ASSERT_EQUAL(named, checked);
+	dwfl_end(dwfl);
+	fr_dso__delete(d);
+	free(used);
+}
+
 static const struct fr_test tests[] = {
 	{ "maps over time", test_maps_time },
 	{ "maps: the time span of an answer", test_maps_span },
@@ -707,6 +782,7 @@ static const struct fr_test tests[] = {
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
 	{ "a process from the PROCS blob", test_procs_blob },
+	{ "symbol tables answer as libdwfl", test_symtab_as_libdwfl },
 	{ NULL, NULL },
 };
 
