@@ -12,8 +12,8 @@
 
 #include "src/report/report.h"
 
-#define NR_BATCHES 4
-#define BATCH_BYTES (1u << 20)   /* a record is at most 64 KiB (u16 size) */
+#define NR_BATCHES 8
+#define BATCH_BYTES (128u << 10)   /* a record is at most 64 KiB (u16 size) */
 
 struct ent {                     /* followed by the record, 8-byte aligned */
 	const struct fr_file_event *event;
