@@ -7,6 +7,8 @@
 #ifndef FR_SESSION_INTERNAL_H
 #define FR_SESSION_INTERNAL_H
 
+#include <pthread.h>
+
 #include "src/file/file.h"
 #include "src/record/keep.h"
 #include "src/record/readers.h"
@@ -37,6 +39,8 @@ struct fr_session {
 	uint64_t start_ns;
 	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable (or not loaded yet) */
 	bool ksyms_tried;
+	bool ksyms_pending;        /* ksyms_th is loading it (backward mode, after start) */
+	pthread_t ksyms_th;
 	struct fr_proctable *procs;
 	struct sb_store pend;      /* table records of one drain, before sorting */
 	struct pend_ref *pend_refs;

@@ -553,7 +553,7 @@ int fr_record__run(struct fr_record_opts *op)
 	ret = start(&o, s, &ctl, &t, &ch, desc, fwd_path);
 	if (ret)
 		goto out;
-	fr_session__load_ksyms(s);   /* recording already runs: no event is missed meanwhile */
+	fr_session__load_ksyms_async(s);   /* recording runs, the loop drains meanwhile */
 	lo.child = ch.pid;
 	if (t.kind == FR_TARGET_PIDS) {
 		lo.pids = pids;

@@ -6,6 +6,7 @@
 #include "src/record/session.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,6 +107,7 @@ void fr_session__delete(struct fr_session *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	fr_proctable__delete(s->procs);
+	fr_session__load_ksyms(s);   /* joins a loading thread */
 	fr_kallsyms__delete(s->ksyms);
 	fr_evlist__delete(s->el);
 	free(s);
@@ -134,11 +136,38 @@ uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)
 
 void fr_session__load_ksyms(struct fr_session *s)
 {
+	if (s->ksyms_pending) {
+		pthread_join(s->ksyms_th, NULL);
+		s->ksyms_pending = false;
+	}
 	if (s->ksyms_tried)
 		return;
 	s->ksyms_tried = true;
 	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
 		s->ksyms = NULL;
+}
+
+static void *ksyms_main(void *arg)
+{
+	struct fr_session *s = arg;
+
+	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
+		s->ksyms = NULL;
+	return NULL;
+}
+
+void fr_session__load_ksyms_async(struct fr_session *s)
+{
+	if (s->ksyms_tried || s->ksyms_pending)
+		return;
+	s->ksyms_tried = true;
+	/* s->ksyms is the thread's until fr_session__load_ksyms joins it */
+	if (pthread_create(&s->ksyms_th, NULL, ksyms_main, s)) {
+		if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
+			s->ksyms = NULL;
+		return;
+	}
+	s->ksyms_pending = true;
 }
 
 struct fr_evlist *fr_session__evlist(const struct fr_session *s)

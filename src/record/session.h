@@ -84,10 +84,14 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 /* Disable the events for good (before the final snapshot or the end of a
  * forward file): the next drain then feeds the process table everything. */
 int fr_session__stop(struct fr_session *s);
-/* Load /proc/kallsyms (a few hundred ms on a busy machine): backward mode
- * does it once recording runs, so starting is fast; forward mode before its
- * readers start. Snapshots without it carry no kernel symbols. */
+/* Load /proc/kallsyms (a few hundred ms on a busy machine), or wait for the
+ * thread loading it: forward mode does it before its readers start.
+ * Snapshots without it carry no kernel symbols. */
 void fr_session__load_ksyms(struct fr_session *s);
+/* Backward mode, once recording runs: load it in a thread of its own, so
+ * that the loop drains the sideband meanwhile (a COMM storm fills the 1 MiB
+ * sideband ring in ~60 ms); the first snapshot waits for it. */
+void fr_session__load_ksyms_async(struct fr_session *s);
 /* Processes held by the table (live and exited). */
 size_t fr_session__nr_procs(const struct fr_session *s);
 

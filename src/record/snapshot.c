@@ -588,6 +588,7 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	memset(st, 0, sizeof(*st));
 	if (s->o.forward)
 		return -EOPNOTSUPP;
+	fr_session__load_ksyms(s);   /* the copy threads note kernel addresses in it */
 	/* --keep: the readers synced, the window's chunks held; the file's
 	 * write drains the sideband after the samples (write_file) */
 	if (s->keep) {
