@@ -153,10 +153,12 @@ rec_start() {
 		REC_PID=$!
 		wait_for "$d/out" '^ready' "$REC_PID" 20 || return 2
 		;;
-	backward | forward | forward-any | keep)
+	backward | forward | forward-any | forward-own | keep)
 		local mode=${cfg%-any}
+		mode=${mode%-own}
 		local -a rextra=()
 		[ "$cfg" = forward-any ] && rextra=(--reader-cpus any)
+		[ "$cfg" = forward-own ] && rextra=(--reader-cpus own)
 		# --keep: the in-memory window users ask for ("the last minute")
 		[ "$cfg" = keep ] && mode=keep rextra=(60s)
 		if [ "$mode" = forward ] && [ "$FORWARD" != yes ]; then
@@ -234,7 +236,7 @@ rec_stop() {
 		floor | minfloor)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
-		backward | forward | forward-any | keep)
+		backward | forward | forward-any | forward-own | keep)
 			samples=$(num_before "$d/err" samples)
 			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)

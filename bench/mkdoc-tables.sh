@@ -42,6 +42,7 @@ config_desc() {
 	backward) echo "flightrec record --backward" ;;
 	forward) echo "flightrec record --forward" ;;
 	forward-any) echo "flightrec record --forward --reader-cpus any (readers neither pinned nor raised)" ;;
+	forward-own) echo "flightrec record --forward --reader-cpus own (each reader pinned to its ring's CPU at nice -10: the default until 2026-12-03)" ;;
 	keep) echo "flightrec record --keep 60s (forward readers into the in-memory window; one snapshot at the stop)" ;;
 	perf) echo "perf record" ;;
 	perf-overwrite) echo "perf record --overwrite" ;;

@@ -83,9 +83,9 @@ static const struct argp_option record_options[] = {
 	  "join it", 0 },
 	{ "max-files", OPT_MAX_FILES, "N", 0, "keep only the newest N files this recorder wrote "
 	  "(snapshots, or --forward's completed files)", 0 },
-	{ "reader-cpus", OPT_READER_CPUS, "LIST", 0, "forward: pin the reader threads to these "
-	  "CPUs (e.g. 3 or 2-3), e.g. away from the workload's, or 'any': not pinned, "
-	  "where the scheduler puts them; by default each is pinned to its ring's CPU", 0 },
+	{ "reader-cpus", OPT_READER_CPUS, "LIST", 0, "--forward/--keep: pin the reader threads "
+	  "to these CPUs (e.g. 3 or 2-3), 'own': each to its ring's CPU, or 'any': unpinned "
+	  "at nice 0; by default unpinned at nice -10 (an idle CPU's, not the workload's)", 0 },
 	{ "output", 'o', "DIR", 0, "directory for snapshot files (default .)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "recorder name, for several recorders (default 'default'; "
 	  "cmd-BASENAME-PID with a command, pid-PID with -p)", 0 },
@@ -256,11 +256,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		free(o->reader_cpus);
 		o->reader_cpus = NULL;
 		o->readers_unpinned = !strcmp(arg, "any");
-		if (o->readers_unpinned)
+		o->readers_own = !strcmp(arg, "own");
+		if (o->readers_unpinned || o->readers_own)
 			break;
 		err = fr_cpus__parse(arg, &o->reader_cpus);
 		if (err < 0 || strchr(arg, '\n'))
-			usage_error(st, o, "--reader-cpus", "expected a CPU list like 3 or 0,2-3, or any");
+			usage_error(st, o, "--reader-cpus",
+				    "expected a CPU list like 3 or 0,2-3, own or any");
 		else
 			o->nr_reader_cpus = (size_t)err;
 		break;
@@ -478,7 +480,8 @@ static int validate(struct fr_record_opts *o, char *outdir)
 	}
 	if (o->keep_ns && !o->keep_bytes)
 		o->keep_bytes = keep_default_bytes();
-	if ((o->reader_cpus || o->readers_unpinned) && !o->forward && !o->keep_ns) {
+	if ((o->reader_cpus || o->readers_unpinned || o->readers_own) && !o->forward &&
+	    !o->keep_ns) {
 		fr_err("--reader-cpus", "places the reader threads of --forward and --keep only");
 		return FR_EXIT_USAGE;
 	}

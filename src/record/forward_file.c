@@ -155,7 +155,8 @@ static int start_readers(struct fr_session *s)
 	struct fr_forward_opts fo = { .zstd_level = s->o.zstd_level, .flush_ms = s->o.flush_ms,
 				      .reader_cpus = s->o.reader_cpus,
 				      .nr_reader_cpus = s->o.nr_reader_cpus,
-				      .unpinned = s->o.readers_unpinned };
+				      .unpinned = s->o.readers_unpinned,
+				      .own = s->o.readers_own };
 
 	return fr_forward__start(s->el, s->fd, &fo, fr_session_forward_record, s, &s->fwd);
 }

@@ -16,7 +16,8 @@ int fr_session__keep_start(struct fr_session *s)
 	struct fr_forward_opts fo = { .zstd_level = s->o.zstd_level, .flush_ms = s->o.flush_ms,
 				      .reader_cpus = s->o.reader_cpus,
 				      .nr_reader_cpus = s->o.nr_reader_cpus,
-				      .unpinned = s->o.readers_unpinned };
+				      .unpinned = s->o.readers_unpinned,
+				      .own = s->o.readers_own };
 	int err;
 
 	fr_session__load_ksyms(s);   /* before the readers note addresses in it */

@@ -49,6 +49,7 @@ struct fr_forward {
 	const int *reader_cpus;     /* --reader-cpus, or none: one per ring's CPU */
 	size_t nr_reader_cpus;
 	bool unpinned;              /* --reader-cpus any */
+	bool own;                   /* --reader-cpus own */
 	struct fwd_cpu *cpus;
 };
 
@@ -142,19 +143,18 @@ static void *reader(void *arg)
 	nfds_t n = p[1].fd >= 0 ? 2 : 1;
 	cpu_set_t one;
 
-	/* By default a reader is pinned to its ring's CPU where the recorder
-	 * may run there (a recorder confined by taskset keeps its readers on
-	 * its CPUs), at a higher weight: a reader that waits behind a busy
-	 * workload loses records (its CPU time is bounded by the event rate).
-	 * Unpinned readers lost records of a full-speed read loop on both CPUs
-	 * in a sanitizer build (doc/design-notes.md). --reader-cpus pins them to
-	 * the CPUs named instead, e.g. away from the workload's. */
+	/* By default a reader is not pinned (it runs within the recorder's
+	 * affinity), at a higher weight: woken, it goes to an idle CPU rather
+	 * than preempt the workload on its ring's CPU, and with every CPU busy
+	 * it still wins (a reader that waits behind a busy workload loses
+	 * records: its CPU time is bounded by the event rate). Measured against
+	 * the alternatives in doc/design-notes.md. --reader-cpus own pins each
+	 * to its ring's CPU (the default before 2026-12-03), LIST to the CPUs
+	 * named, any leaves them unpinned at nice 0. */
 	CPU_ZERO(&one);
-	if (f->unpinned)
-		;   /* --reader-cpus any: where the scheduler puts it, at nice 0 */
-	else if (f->nr_reader_cpus)
+	if (f->nr_reader_cpus)
 		CPU_SET(f->reader_cpus[c->ci % f->nr_reader_cpus], &one);
-	else if (CPU_ISSET(cpu, &f->allowed))
+	else if (f->own && CPU_ISSET(cpu, &f->allowed))
 		CPU_SET(cpu, &one);
 	if (CPU_COUNT(&one))
 		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
@@ -216,6 +216,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 	f->reader_cpus = o->reader_cpus;
 	f->nr_reader_cpus = o->nr_reader_cpus;
 	f->unpinned = o->unpinned;
+	f->own = o->own;
 	if (sched_getaffinity(0, sizeof(f->allowed), &f->allowed))
 		CPU_ZERO(&f->allowed);
 	f->record_fn = record_fn;

@@ -26,10 +26,11 @@ typedef uint64_t (*fr_record_fn)(void *ctx, const struct perf_event_header *h);
 struct fr_forward_opts {
 	int zstd_level;
 	int flush_ms;               /* a chunk in progress is written at least this often */
-	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: unpinned */
+	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: see own */
 	size_t nr_reader_cpus;
 	struct fr_keep *keep;       /* --keep: chunks go to this in-memory window, fd unused */
 	bool unpinned;              /* --reader-cpus any: neither pinned nor raised */
+	bool own;                   /* --reader-cpus own: each pinned to its ring's CPU */
 };
 
 int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,

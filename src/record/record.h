@@ -65,6 +65,7 @@ struct fr_record_opts {
 	int *reader_cpus;         /* --reader-cpus (forward readers pinned there), or NULL */
 	size_t nr_reader_cpus;
 	bool readers_unpinned;    /* --reader-cpus any */
+	bool readers_own;         /* --reader-cpus own */
 	const char *filters[FR_RECORD_MAX_EVENTS]; /* --filter of events[i], or NULL */
 	const char *cgroup;      /* -G: a cgroup v2 path under the cgroup2 mount */
 	bool include_self;       /* --include-self: keep the recorder's own tracepoint hits */

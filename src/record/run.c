@@ -535,6 +535,7 @@ int fr_record__run(struct fr_record_opts *op)
 	so.reader_cpus = o.reader_cpus;
 	so.nr_reader_cpus = o.nr_reader_cpus;
 	so.readers_unpinned = o.readers_unpinned;
+	so.readers_own = o.readers_own;
 	so.max_files = (unsigned)o.max_files;
 	so.rotate = o.switch_output != NULL;
 	so.switch_bytes = o.switch_bytes;

@@ -23,6 +23,7 @@ struct fr_session_opts {
 	const int *reader_cpus;    /* forward: --reader-cpus (NULL: readers unpinned) */
 	size_t nr_reader_cpus;
 	bool readers_unpinned;     /* forward: --reader-cpus any (no pinning, nice 0) */
+	bool readers_own;          /* forward: --reader-cpus own (each on its ring's CPU) */
 	unsigned max_files;        /* --max-files: keep the newest N snapshots (0: all), the final one included */
 	bool rotate;               /* forward --switch-output: files written .part, renamed at the end */
 	uint64_t switch_bytes;     /* forward: next file when this one reaches this size (0: never) */
