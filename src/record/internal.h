@@ -41,6 +41,7 @@ struct fr_session {
 	bool ksyms_tried;
 	bool ksyms_pending;        /* ksyms_th is loading it (backward mode, after start) */
 	pthread_t ksyms_th;
+	int ksyms_tid;             /* its thread id, once it runs (atomic) */
 	struct fr_proctable *procs;
 	struct sb_store pend;      /* table records of one drain, before sorting */
 	struct pend_ref *pend_refs;

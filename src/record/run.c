@@ -397,6 +397,10 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err("--keep", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
+	/* backward: kallsyms loads in a thread while the loop drains; started
+	 * here, it is one of the threads the filter leaves out */
+	if (!o->forward && !o->keep_ns)
+		fr_session__load_ksyms_async(s);
 	if ((t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP) &&
 	    (err = exclude_self(el, o->include_self)))
 		return err;
@@ -554,7 +558,6 @@ int fr_record__run(struct fr_record_opts *op)
 	ret = start(&o, s, &ctl, &t, &ch, desc, fwd_path);
 	if (ret)
 		goto out;
-	fr_session__load_ksyms_async(s);   /* recording runs, the loop drains meanwhile */
 	lo.child = ch.pid;
 	if (t.kind == FR_TARGET_PIDS) {
 		lo.pids = pids;

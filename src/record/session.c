@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -134,9 +136,16 @@ uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)
 	return fr_record__time(h, fr_session_record_event(s, h)->attr.sample_type, &t) ? 0 : t;
 }
 
+/* The loading thread yields to the loop (nice 10) until someone waits for it. */
+#define KSYMS_NICE 10
+
 void fr_session__load_ksyms(struct fr_session *s)
 {
 	if (s->ksyms_pending) {
+		int tid = __atomic_load_n(&s->ksyms_tid, __ATOMIC_ACQUIRE);
+
+		if (tid > 0)   /* waited for now: back to our weight (root may) */
+			setpriority(PRIO_PROCESS, (id_t)tid, getpriority(PRIO_PROCESS, 0));
 		pthread_join(s->ksyms_th, NULL);
 		s->ksyms_pending = false;
 	}
@@ -150,7 +159,10 @@ void fr_session__load_ksyms(struct fr_session *s)
 static void *ksyms_main(void *arg)
 {
 	struct fr_session *s = arg;
+	int tid = (int)syscall(SYS_gettid);
 
+	setpriority(PRIO_PROCESS, (id_t)tid, KSYMS_NICE);
+	__atomic_store_n(&s->ksyms_tid, tid, __ATOMIC_RELEASE);
 	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
 		s->ksyms = NULL;
 	return NULL;

@@ -89,9 +89,10 @@ int fr_session__stop(struct fr_session *s);
  * thread loading it: forward mode does it before its readers start.
  * Snapshots without it carry no kernel symbols. */
 void fr_session__load_ksyms(struct fr_session *s);
-/* Backward mode, once recording runs: load it in a thread of its own, so
- * that the loop drains the sideband meanwhile (a COMM storm fills the 1 MiB
- * sideband ring in ~60 ms); the first snapshot waits for it. */
+/* Backward mode, as recording starts: load it in a thread of its own (nice
+ * 10, started before the recorder's threads are listed for --exclude-self's
+ * filter), so that the loop drains the sideband meanwhile (a COMM storm
+ * fills the 1 MiB sideband ring in ~60 ms); the first snapshot waits for it. */
 void fr_session__load_ksyms_async(struct fr_session *s);
 /* Processes held by the table (live and exited). */
 size_t fr_session__nr_procs(const struct fr_session *s);
