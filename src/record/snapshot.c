@@ -611,15 +611,18 @@ static void rotate(struct fr_session *s, const char *path)
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			 size_t len, struct fr_snapshot_stats *st)
 {
-	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC);
 	struct write_ctx c = { .s = s, .st = st };
 	char part[PATH_MAX];
+	uint64_t t0;
 	int err;
 
 	memset(st, 0, sizeof(*st));
 	if (s->o.forward)
 		return -EOPNOTSUPP;
-	fr_session__load_ksyms(s);   /* the copy threads note kernel addresses in it */
+	/* the copy threads note kernel addresses in it: the first snapshot
+	 * waits for the load as it waited when the loop did it, before its clock */
+	fr_session__load_ksyms(s);
+	t0 = fr_session_now(CLOCK_MONOTONIC);
 	/* --keep: the readers synced, the window's chunks held; the file's
 	 * write drains the sideband after the samples (write_file) */
 	if (s->keep) {
