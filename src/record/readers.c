@@ -1,5 +1,6 @@
-/* src/forward.c: forward mode's reader threads (see forward.h): pinned per CPU,
- * woken by the ring watermark or the flush timeout, appending records through
+/* src/record/readers.c: forward mode's reader threads (see readers.h), one per
+ * CPU, unpinned at nice -10 by default (--reader-cpus places them), woken by
+ * the ring watermark or the flush timeout, appending records through
  * a per-thread appender; stats are thread-local until the join.
  */
 #include "config.h"

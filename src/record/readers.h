@@ -1,5 +1,5 @@
-/* src/forward.h: forward (streaming) mode's per-CPU reader threads: each is
- * pinned to its CPU, sleeps until its ring passes the watermark, and appends
+/* src/record/readers.h: forward (streaming) mode's per-CPU reader threads: each
+ * reads one CPU's ring, sleeps until it passes the watermark, and appends
  * the records to the file with its own zstd context. No lock between CPUs.
  */
 #ifndef FR_FORWARD_H
