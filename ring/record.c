@@ -187,6 +187,22 @@ int fr_record__time(const struct perf_event_header *h, uint64_t st, uint64_t *ti
 	return 0;
 }
 
+int fr_record__pid(const struct perf_event_header *h, uint64_t st, uint32_t *pid)
+{
+	size_t off = sizeof(*h);
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return -EINVAL;
+	if (!(st & PERF_SAMPLE_TID))
+		return -ENOENT;
+	off += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
+	off += (st & PERF_SAMPLE_IP) ? 8 : 0;
+	if (h->size < off + 8)
+		return -EBADMSG;
+	memcpy(pid, (const uint8_t *)h + off, sizeof(*pid));
+	return 0;
+}
+
 int fr_record__identifier(const struct perf_event_header *h, uint64_t st, uint64_t *id)
 {
 	if (!(st & PERF_SAMPLE_IDENTIFIER))

@@ -54,6 +54,11 @@ size_t fr_record__id_size(uint64_t sample_type);
  * sets *time, or -ENOENT when the record carries no time. */
 int fr_record__time(const struct perf_event_header *h, uint64_t sample_type, uint64_t *time);
 
+/* The pid of a sample (PERF_SAMPLE_TID), read where the layout puts it
+ * (after IDENTIFIER and IP) without decoding the rest. -ENOENT without TID,
+ * -EINVAL for a record that is not a sample, -EBADMSG when it is too short. */
+int fr_record__pid(const struct perf_event_header *h, uint64_t sample_type, uint32_t *pid);
+
 /* The event identifier (PERF_SAMPLE_IDENTIFIER) of any record. -ENOENT without one. */
 int fr_record__identifier(const struct perf_event_header *h, uint64_t sample_type, uint64_t *id);
 

@@ -203,7 +203,7 @@ static bool worth_searching(const unsigned char *id, int n, const char *file_nam
 		return false;
 	slash = strrchr(file_name, '/');
 	base = slash ? slash + 1 : file_name;
-	if (slash ? (size_t)(slash - file_name) >= sizeof(dir) : false)
+	if (slash && (size_t)(slash - file_name) >= sizeof(dir))
 		return true;   /* too long to check here: let libdw look */
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file_name) : 1,
 		 slash ? file_name : ".");

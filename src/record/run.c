@@ -377,7 +377,8 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	int err;
 
 	/* the socket says "recording": forward mode's readers need kallsyms
-	 * first, so it is loaded before the socket appears, not after */
+	 * first, so it is loaded before the socket appears; backward mode loads
+	 * it in a thread while the loop drains (below) */
 	if (o->forward || o->keep_ns)
 		fr_session__load_ksyms(s);
 	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
@@ -389,6 +390,9 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
+	/* started before exclude_self lists the threads its filter leaves out */
+	if (!o->forward && !o->keep_ns)
+		fr_session__load_ksyms_async(s);
 	if (o->forward && (err = fr_session__forward_start(s, path, PATH_MAX))) {
 		fr_err("forward", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
@@ -397,10 +401,6 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err("--keep", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
-	/* backward: kallsyms loads in a thread while the loop drains; started
-	 * here, it is one of the threads the filter leaves out */
-	if (!o->forward && !o->keep_ns)
-		fr_session__load_ksyms_async(s);
 	if ((t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP) &&
 	    (err = exclude_self(el, o->include_self)))
 		return err;

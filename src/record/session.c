@@ -139,6 +139,12 @@ uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)
 /* The loading thread yields to the loop (nice 10) until someone waits for it. */
 #define KSYMS_NICE 10
 
+static void ksyms_load(struct fr_session *s)
+{
+	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
+		s->ksyms = NULL;
+}
+
 void fr_session__load_ksyms(struct fr_session *s)
 {
 	if (s->ksyms_pending) {
@@ -152,8 +158,7 @@ void fr_session__load_ksyms(struct fr_session *s)
 	if (s->ksyms_tried)
 		return;
 	s->ksyms_tried = true;
-	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
-		s->ksyms = NULL;
+	ksyms_load(s);
 }
 
 static void *ksyms_main(void *arg)
@@ -163,8 +168,7 @@ static void *ksyms_main(void *arg)
 
 	setpriority(PRIO_PROCESS, (id_t)tid, KSYMS_NICE);
 	__atomic_store_n(&s->ksyms_tid, tid, __ATOMIC_RELEASE);
-	if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
-		s->ksyms = NULL;
+	ksyms_load(s);
 	return NULL;
 }
 
@@ -174,12 +178,10 @@ void fr_session__load_ksyms_async(struct fr_session *s)
 		return;
 	s->ksyms_tried = true;
 	/* s->ksyms is the thread's until fr_session__load_ksyms joins it */
-	if (pthread_create(&s->ksyms_th, NULL, ksyms_main, s)) {
-		if (fr_kallsyms__load(NULL, NULL, &s->ksyms))
-			s->ksyms = NULL;
-		return;
-	}
-	s->ksyms_pending = true;
+	if (pthread_create(&s->ksyms_th, NULL, ksyms_main, s))
+		ksyms_load(s);
+	else
+		s->ksyms_pending = true;
 }
 
 struct fr_evlist *fr_session__evlist(const struct fr_session *s)

@@ -265,37 +265,27 @@ static void window_warning(struct write_ctx *c, size_t ci, uint64_t oldest, uint
 		 held > 0 ? (double)n / held : 0.0, size);
 }
 
+/* A sample's pid; its kernel addresses noted when its event records some.
+ * Without addresses to note, only the pid is read (a full decode of every
+ * sample of a 256 MiB ring was a sixth of the snapshot's CPU time). 0, or
+ * -errno when the sample has no pid. */
+static int sample_pid(struct fr_session *s, const struct perf_event_header *h,
+		      const struct fr_event *ev, uint32_t *pid)
+{
+	struct fr_sample smp;
+
+	if (!s->ksyms || !(ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		return fr_record__pid(h, ev->attr.sample_type, pid);
+	if (decode_sample(s, h, ev, &smp) || !smp.has_tid)
+		return -ENOENT;
+	*pid = smp.pid;
+	return 0;
+}
+
 /* One chunk of CPU ci's sample stream, oldest first (ring/copy.h), on that
  * CPU's copy thread: the records within the window go to the file as one
  * RECORDS chunk (the ring's chunks are the file's size), their stats to
  * c->cs[ci]; touches nothing another CPU's call touches. */
-/* A sample's pid; its kernel addresses noted when its event records some.
- * Without addresses to note, the pid is read where the layout puts it (the
- * fields before PERF_SAMPLE_TID are IDENTIFIER and IP): a full decode of
- * every sample of a 256 MiB ring was a sixth of the snapshot's CPU time.
- * 0, or -ENOENT when the sample has no pid. */
-static int sample_pid(struct fr_session *s, const struct perf_event_header *h,
-		      const struct fr_event *ev, uint32_t *pid)
-{
-	uint64_t st = ev->attr.sample_type;
-	size_t off = sizeof(*h);
-	struct fr_sample smp;
-
-	if (!(st & PERF_SAMPLE_TID))
-		return -ENOENT;
-	if (s->ksyms && (st & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))) {
-		if (decode_sample(s, h, ev, &smp) || !smp.has_tid)
-			return -ENOENT;
-		*pid = smp.pid;
-		return 0;
-	}
-	off += (st & PERF_SAMPLE_IDENTIFIER ? 8 : 0) + (st & PERF_SAMPLE_IP ? 8 : 0);
-	if (off + 8 > h->size)
-		return -ENOENT;
-	memcpy(pid, (const uint8_t *)h + off, sizeof(*pid));
-	return 0;
-}
-
 static int samples_chunk(void *ctx, size_t ci, const uint8_t *recs, size_t len, size_t nr)
 {
 	struct write_ctx *c = ctx;

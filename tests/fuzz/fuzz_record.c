@@ -52,10 +52,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(h, data + 16, n);
 	h->size = (uint16_t)n;
 	if (!fr_record__parse_sample(h, st, regs, &s)) {
+		uint32_t pid;
+
 		touch(s.ips, s.nr_ips * 8);
 		touch(s.raw, s.raw_size);
 		touch(s.regs, (size_t)s.nr_regs * 8);
 		touch(s.stack, s.stack_size);
+		/* the pid fast path agrees with the full decode */
+		if (h->type == PERF_RECORD_SAMPLE && s.has_tid &&
+		    (fr_record__pid(h, st, &pid) || pid != s.pid))
+			abort();
+	}
+	{
+		uint32_t pid;
+
+		if (!fr_record__pid(h, st, &pid))
+			sink += pid;
 	}
 	if (!fr_record__parse_id(h, st, &s))
 		sink += s.id + s.time;

@@ -534,6 +534,7 @@ static void test_sample_time_identifier(void)
 			    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 	struct rb b;
 	struct perf_event_header *h;
+	uint32_t pid = 0;
 	uint64_t v;
 
 	rb_init(&b);
@@ -546,6 +547,14 @@ static void test_sample_time_identifier(void)
 	CU_ASSERT(fr_record__time(h, st, &v) == 0 && v == 777777);
 	CU_ASSERT(fr_record__identifier(h, st, &v) == 0 && v == 4242);
 	CU_ASSERT(fr_record__time(h, PERF_SAMPLE_TIME, &v) == 0 && v == 4242);
+	CU_ASSERT(fr_record__pid(h, st, &pid) == 0 && pid == 1);
+	CU_ASSERT(fr_record__pid(h, st & ~(uint64_t)PERF_SAMPLE_IP, &pid) == 0 && pid == 0x401000);
+	CU_ASSERT_EQUAL(fr_record__pid(h, st & ~(uint64_t)PERF_SAMPLE_TID, &pid), -ENOENT);
+	h->type = PERF_RECORD_COMM;
+	CU_ASSERT_EQUAL(fr_record__pid(h, st, &pid), -EINVAL);
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = 8 + 16 + 4; /* cut inside TID */
+	CU_ASSERT_EQUAL(fr_record__pid(h, st, &pid), -EBADMSG);
 	CU_ASSERT_EQUAL(fr_record__identifier(h, st & ~(uint64_t)PERF_SAMPLE_IDENTIFIER, &v),
 			-ENOENT);
 	h->size = 8 + 24; /* cut before TIME */
