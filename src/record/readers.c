@@ -162,7 +162,11 @@ static void *reader(void *arg)
 	if (!f->unpinned)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
 	for (;;) {
-		int r = poll(p, n, f->flush_ms);
+		/* wake when the next flush is due, not flush_ms after the last
+		 * wake: a wake just before it was due pushed a killed recorder's
+		 * loss to almost twice flush_ms */
+		uint64_t since = mono_ms() - last_flush;
+		int r = poll(p, n, since >= (uint64_t)f->flush_ms ? 0 : f->flush_ms - (int)since);
 		bool stop = r > 0 && (p[0].revents & POLLIN);
 
 		if (r < 0 && errno != EINTR) {
