@@ -28,7 +28,7 @@
 #include "ring/evlist.h"
 
 #define MAX_EVENTS 16
-#define SB_PAGES 64     /* as src/cmd_record.c: 256 KiB sideband ring per CPU */
+#define SB_PAGES 256    /* as src/record/run.c: 1 MiB sideband ring per CPU */
 #define EXIT_USAGE 64
 
 static const char *prog = "floor";
@@ -39,6 +39,7 @@ struct floor_opts {
 	bool callchain;
 	unsigned long long freq, period;
 	size_t data_pages;
+	size_t sb_pages;
 	bool drain;
 	bool minimal;
 };
@@ -46,10 +47,11 @@ struct floor_opts {
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s -e EVENT [-e EVENT...] [-g] [-F HZ | -c PERIOD] "
-		"[-m PAGES|SIZE] [--no-drain] [--minimal]\n"
+		"[-m PAGES|SIZE] [-s PAGES|SIZE] [--no-drain] [--minimal]\n"
 		"Opens flightrec's backward events system-wide and never reads them.\n"
 		"--minimal: no sideband ring; the first event's backward ring also holds\n"
-		"the COMM/MMAP2/TASK records, as perf record --overwrite asks of the kernel.\n", prog);
+		"the COMM/MMAP2/TASK records, as perf record --overwrite asks of the kernel.\n"
+		"-s: the sideband ring per CPU (default 1M, the recorder's).\n", prog);
 	exit(EXIT_USAGE);
 }
 
@@ -70,7 +72,7 @@ static unsigned long long parse_u64(const char *what, const char *s, unsigned lo
 }
 
 /* PAGES (a power of two) or a size with a K/M/G suffix. */
-static size_t parse_pages(const char *s)
+static size_t parse_pages(const char *what, const char *s)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = strlen(s), pages;
 	unsigned long long v, mul = 0;
@@ -87,10 +89,11 @@ static size_t parse_pages(const char *s)
 	memcpy(num, s, len + 1);
 	if (mul)
 		num[len - 1] = '\0';
-	v = parse_u64("-m", num, 1, 1ull << 31);
+	v = parse_u64(what, num, 1, 1ull << 31);
 	pages = mul ? (size_t)(v * mul / page) : (size_t)v;
 	if (pages == 0 || (pages & (pages - 1)) || (mul && v * mul % page)) {
-		fprintf(stderr, "%s: -m: the ring must be a power of two pages, got '%s'\n", prog, s);
+		fprintf(stderr, "%s: %s: the ring must be a power of two pages, got '%s'\n", prog,
+			what, s);
 		exit(EXIT_USAGE);
 	}
 	return pages;
@@ -106,7 +109,7 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "e:gF:c:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:gF:c:m:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (o->nr_events == MAX_EVENTS)
@@ -116,7 +119,8 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 		case 'g': o->callchain = true; break;
 		case 'F': o->freq = parse_u64("-F", optarg, 1, 1000000); break;
 		case 'c': o->period = parse_u64("-c", optarg, 1, ULLONG_MAX >> 1); break;
-		case 'm': o->data_pages = parse_pages(optarg); break;
+		case 'm': o->data_pages = parse_pages("-m", optarg); break;
+		case 's': o->sb_pages = parse_pages("-s", optarg); break;
 		case 'N': o->drain = false; break;
 		case 'M': o->minimal = true; break;
 		default: usage();
@@ -180,7 +184,7 @@ static void wait_loop(struct fr_evlist *el, int sfd, bool drain)
 
 int main(int argc, char **argv)
 {
-	struct floor_opts o = { .data_pages = 128, .drain = true };
+	struct floor_opts o = { .data_pages = 128, .sb_pages = SB_PAGES, .drain = true };
 	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
 	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
 	struct fr_open_error oe;
@@ -191,6 +195,7 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	eo.data_pages = o.data_pages;
+	eo.sb_pages = o.sb_pages;
 	eo.sb_in_samples = o.minimal;
 	el = fr_evlist__new();
 	if (!el || add_events(&o, el))

@@ -143,9 +143,12 @@ rec_start() {
 		ftrace_start "$wl" 2>"$d/err" || return 2
 		return 0
 		;;
-	floor | minfloor)
+	floor | minfloor | floor-nodrain | floor-sb*)
 		for e in ${ev//,/ }; do evargs+=(-e "$e"); done
+		# floor-sbSIZE: the floor with a sideband ring of SIZE per CPU
+		[ "${cfg#floor-sb}" != "$cfg" ] && evargs+=(-s "${cfg#floor-sb}")
 		[ "$cfg" = minfloor ] && evargs+=(--minimal)
+		[ "$cfg" = floor-nodrain ] && evargs+=(--no-drain)
 		# shellcheck disable=SC2086
 		pin_cmd "$rcpu"
 		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$BB/floor" "${evargs[@]}" $opts \
@@ -233,7 +236,7 @@ rec_stop() {
 			rss=$(awk '{print $4}' "$d/rusage")
 		fi
 		case $cfg in
-		floor | minfloor)
+		floor | minfloor | floor-nodrain | floor-sb*)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
 		backward | forward | forward-any | forward-own | keep)

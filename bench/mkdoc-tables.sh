@@ -40,6 +40,7 @@ config_desc() {
 	floor) echo "flightrec's events and attributes, rings mapped, never read (bench/floor): the sample rings and the drained sideband ring" ;;
 	minfloor) echo "the minimal floor: one backward ring per CPU holding the samples and the COMM/MMAP2/TASK records, never read, no sideband ring (bench/floor --minimal): what \`perf record --overwrite\` asks of the kernel" ;;
 	backward) echo "flightrec record --backward" ;;
+	floor-nodrain) echo "the floor with its sideband ring never drained (bench/floor --no-drain: the kernel drops COMM/MMAP records once it is full)" ;;
 	forward) echo "flightrec record --forward" ;;
 	forward-any) echo "flightrec record --forward --reader-cpus any (readers neither pinned nor raised)" ;;
 	forward-own) echo "flightrec record --forward --reader-cpus own (each reader pinned to its ring's CPU at nice -10: the default until 2026-12-03)" ;;

@@ -67,6 +67,7 @@ struct fr_session {
 	struct fr_keep *keep;
 	struct fr_keep_view *keep_view; /* the chunks a snapshot in progress writes */
 	uint64_t *keep_drops;      /* per CPU: records the window refused (no memory) */
+	uint32_t self_pid;         /* the recorder's pid when its tracepoint records are left out, or 0 */
 };
 
 /* session.c */
@@ -75,6 +76,10 @@ uint64_t fr_session_now(clockid_t clk);
 const struct fr_event *fr_session_record_event(const struct fr_session *s,
 					       const struct perf_event_header *h);
 uint64_t fr_session_record_time(void *s, const struct perf_event_header *h);
+/* A tracepoint sample of the recorder's own threads, to be left out (as
+ * perf's --exclude-perf, by the pid the sample carries). */
+bool fr_session_own_record(const struct fr_session *s, const struct perf_event_header *h,
+			   const struct fr_event *ev);
 
 /* sideband.c */
 /* Drain the sideband; gc: also collect exited processes when many are held
@@ -102,8 +107,8 @@ int fr_session_write_events(struct fr_session *s, struct fr_writer *w);
 int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
 			   size_t nr);
 /* Forward mode's per-record hook (reader threads): the record's time, and its
- * kernel addresses noted for the KSYMS blob. */
-uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h);
+ * kernel addresses noted for the KSYMS blob; 1 when it is left out. */
+int fr_session_forward_record(void *ctx, const struct perf_event_header *h, uint64_t *time);
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w);
 /* keep_file.c: a snapshot of --keep's window. begin: drain every ring into
  * the window and hold its chunks; samples: CPU ci's held chunks as they are

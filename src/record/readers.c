@@ -93,9 +93,11 @@ static int keep_sink(void *ctx, const void *chunk, size_t len)
 static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fwd_cpu *c = ctx;
-	uint64_t t = c->f->record_fn(c->f->ctx, h), lost = 0;
+	uint64_t t = 0, lost = 0;
 	int err;
 
+	if (c->f->record_fn(c->f->ctx, h, &t))
+		return 0;   /* left out (the recorder's own) */
 	if (h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
 

@@ -16,9 +16,10 @@ struct fr_keep;
 struct fr_forward;
 
 /* Called by the reader threads for every record (must be thread-safe):
- * returns its time (0 if none), for the per-CPU time range; the session also
- * notes the record's kernel addresses there. */
-typedef uint64_t (*fr_record_fn)(void *ctx, const struct perf_event_header *h);
+ * sets *time (0 if none), for the per-CPU time range (the session also notes
+ * the record's kernel addresses there); returns 1 when the record is left out
+ * of the file (the recorder's own), else 0. */
+typedef int (*fr_record_fn)(void *ctx, const struct perf_event_header *h, uint64_t *time);
 
 /* Start one thread per CPU of el, each appending to a dup of fd (opened
  * O_APPEND). A thread writes its chunk in progress at least every flush_ms,

@@ -53,6 +53,7 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	}
 	s->el = el;
 	s->o = *o;
+	s->self_pid = o->exclude_self ? (uint32_t)getpid() : 0;
 	s->fd = -1;
 	s->sb = calloc(ncpu, sizeof(*s->sb));
 	s->streams = calloc(ncpu, sizeof(*s->streams));
@@ -126,6 +127,15 @@ const struct fr_event *fr_session_record_event(const struct fr_session *s,
 	    fr_idmap__find(s->ids, h, ev0->attr.sample_type, &i))
 		return ev0;
 	return fr_evlist__event(s->el, i);
+}
+
+bool fr_session_own_record(const struct fr_session *s, const struct perf_event_header *h,
+			   const struct fr_event *ev)
+{
+	uint32_t pid;
+
+	return s->self_pid && h->type == PERF_RECORD_SAMPLE && ev->kind == FR_EVENT_TRACEPOINT &&
+	       !fr_record__pid(h, ev->attr.sample_type, &pid) && pid == s->self_pid;
 }
 
 uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)

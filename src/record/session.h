@@ -30,6 +30,7 @@ struct fr_session_opts {
 	uint64_t switch_ns;        /* forward: ... or is this old (0: never) */
 	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
 	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
+	bool exclude_self;         /* leave out tracepoint records of the recorder's threads */
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */

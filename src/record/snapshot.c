@@ -141,17 +141,20 @@ static int decode_sample(struct fr_session *s, const struct perf_event_header *h
 	return err;
 }
 
-uint64_t fr_session_forward_record(void *ctx, const struct perf_event_header *h)
+int fr_session_forward_record(void *ctx, const struct perf_event_header *h, uint64_t *time)
 {
 	struct fr_session *s = ctx;
 	const struct fr_event *ev = fr_session_record_event(s, h);
 	struct fr_sample smp;
-	uint64_t t;
 
+	if (fr_session_own_record(s, h, ev))
+		return 1;
 	if (h->type == PERF_RECORD_SAMPLE && s->ksyms &&
 	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
 		decode_sample(s, h, ev, &smp);
-	return fr_record__time(h, ev->attr.sample_type, &t) ? 0 : t;
+	if (fr_record__time(h, ev->attr.sample_type, time))
+		*time = 0;
+	return 0;
 }
 
 int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w)
@@ -300,6 +303,8 @@ static int samples_chunk(void *ctx, size_t ci, const uint8_t *recs, size_t len, 
 		uint64_t t = 0;
 
 		off += h->size;
+		if (fr_session_own_record(c->s, h, ev))
+			continue;
 		if (!fr_record__time(h, ev->attr.sample_type, &t) && t) {
 			if (!c->s->oldest[ci])
 				c->s->oldest[ci] = t;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/e2e/record_filters.sh: record-side selection: --filter keeps only the
 # matching tracepoint records (count == 7 in, count == 1 out) and a filter the
-# kernel rejects is refused in one line; the recorder's own reads are left out
-# of a system-wide recorder by default and kept with --include-self; -G
+# kernel rejects is refused in one line; the recorder's own reads (backward)
+# and writes (forward, --keep) are left out of a system-wide recorder by
+# default and kept with --include-self; -G
 # records a process in a fresh cgroup and nothing outside it.
 . "$TESTLIB"
 
@@ -51,6 +52,35 @@ for mode in default include-self; do
 		[ "$n" -gt 0 ] || fail "--include-self: no read by the recorder itself (pid $RECPID)"
 	fi
 	pass "$mode: $n reads by the recorder's own threads"
+done
+
+# forward and --keep leave out the recorder's own writes (the readers' chunk
+# writes, the snapshots' file writes) the same way: one file per mode
+for mode in forward keep; do
+	for flag in "" --include-self; do
+		d="$T/self-$mode${flag:+-i}"
+		mkdir -p "$d"
+		if [ $mode = forward ]; then mopt=--forward; else mopt="--keep 30s"; fi
+		# shellcheck disable=SC2086
+		record_bg "s$mode" -e syscalls:sys_enter_write $mopt $flag -m 256 -o "$d" \
+			--no-final-snapshot
+		sleep 1.5   # a forward reader flushes its chunk within 1 s
+		for _ in 1 2 3; do kill -USR2 "$RECPID"; sleep 0.3; done
+		kill -TERM "$RECPID"; wait "$RECPID"; BGPIDS=""
+		n=0; nf=0
+		for f in "$d"/*.frec; do
+			[ -f "$f" ] || continue
+			nf=$((nf + 1))
+			n=$((n + $(reads "$f" "$RECPID" "")))
+		done
+		[ "$nf" -gt 0 ] || fail "$mode: no file written"
+		if [ -z "$flag" ]; then
+			[ "$n" -eq 0 ] || fail "$mode: $n writes by the recorder itself (pid $RECPID) recorded"
+		else
+			[ "$n" -gt 0 ] || fail "$mode --include-self: no write by the recorder itself (pid $RECPID)"
+		fi
+		pass "$mode ${flag:-default}: $n writes by the recorder's own threads in $nf file(s)"
+	done
 done
 
 # -G: a fresh cgroup v2 with one reader in it, another reader outside
