@@ -16,10 +16,24 @@
 #include "src/record/session.h"
 #include "symbolize/kallsyms.h"
 
+/* Sideband records kept between snapshots, oldest first, in a list of
+ * blocks (sideband.c): the oldest records go a block at a time, emptied
+ * blocks are reused, so a COMM storm costs a copy per record and no
+ * memmove of the store or page faults. */
+struct sb_block;
 struct sb_store {
+	struct sb_block *head, *tail;  /* oldest, newest */
+	struct sb_block *spare;        /* emptied blocks kept for reuse */
+	size_t nspare;
+	size_t bytes;                  /* of the records held */
+	uint64_t nr, dropped, lost;
+};
+
+/* The table records of one drain, before sorting. */
+struct pend_buf {
 	uint8_t *buf;
 	size_t len, cap;
-	uint64_t nr, dropped, lost;
+	uint64_t nr;
 };
 
 struct pend_ref {
@@ -43,7 +57,7 @@ struct fr_session {
 	pthread_t ksyms_th;
 	int ksyms_tid;             /* its thread id, once it runs (atomic) */
 	struct fr_proctable *procs;
-	struct sb_store pend;      /* table records of one drain, before sorting */
+	struct pend_buf pend;      /* table records of one drain, before sorting */
 	struct pend_ref *pend_refs;
 	size_t pend_cap;
 	bool stopped;              /* events disabled: the last drain feeds everything */
@@ -86,6 +100,12 @@ bool fr_session_own_record(const struct fr_session *s, const struct perf_event_h
  * (that copies the rings: not while a snapshot holds its copy). */
 int fr_session_drain(struct fr_session *s, bool gc);
 int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap);
+void fr_sb_store__free(struct sb_store *st);
+/* The records held, oldest first; cb's first non-zero answer stops it. */
+int fr_sb_store__for_each(const struct sb_store *st,
+			  int (*cb)(void *ctx, const struct perf_event_header *h), void *ctx);
+/* Bytes allocated: blocks held and spare (what the store costs in memory). */
+size_t fr_sb_store__mem(const struct sb_store *st);
 /* Drop the records older than cutoff (the process table keeps what they said). */
 void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type);
 /* The store as one sideband stream of cpu, records older than cutoff left out. */

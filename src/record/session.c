@@ -79,9 +79,9 @@ void fr_session__delete(struct fr_session *s)
 	if (!s)
 		return;
 	for (size_t i = 0; s->sb && i < fr_evlist__nr_cpus(s->el); i++)
-		free(s->sb[i].buf);
+		fr_sb_store__free(&s->sb[i]);
 	free(s->sb);
-	free(s->synth.buf);
+	fr_sb_store__free(&s->synth);
 	free(s->streams);
 	free(s->oldest);
 	fr_idmap__delete(s->ids);

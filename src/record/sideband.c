@@ -13,73 +13,203 @@
 #include "src/util.h"
 #include "src/record/internal.h"
 
-/* Drop a store's oldest records: at least min_bytes of them, then every one
- * older than cutoff (they are outside every future window; the process table
- * keeps what they said). */
-static void sb_drop(struct sb_store *st, size_t min_bytes, uint64_t cutoff, uint64_t sample_type)
+/* Blocks of SB_BLOCK bytes (a record larger than that gets a block of its
+ * own size); a store of a small cap uses blocks of cap / 8, at least 4 KiB. */
+#define SB_BLOCK (256u << 10)
+#define SB_SPARE 4           /* emptied blocks kept for reuse per store */
+
+struct sb_block {
+	struct sb_block *next;
+	size_t cap;              /* of data */
+	size_t start, len;       /* the records held: data[start, len) */
+	size_t last;             /* offset of the newest record */
+	uint64_t nr, lost;       /* records held, counts of the LOST records held */
+	uint8_t data[];
+};
+
+static size_t block_size(size_t cap)
 {
-	size_t off = 0;
+	size_t bs = cap / 8;
 
-	while (off < st->len) {
-		const struct perf_event_header *h = (const void *)(st->buf + off);
-		uint64_t t;
-
-		if (off >= min_bytes && (fr_record__time(h, sample_type, &t) || t >= cutoff))
-			break;
-		if (h->type == PERF_RECORD_LOST) {
-			struct fr_lost l;
-
-			/* a file reports the losses of the sideband it holds */
-			if (!fr_record__lost(h, &l) && l.lost <= st->lost)
-				st->lost -= l.lost;
-		}
-		off += h->size;
-		st->nr--;
-		st->dropped++;
-	}
-	if (!off)
-		return;
-	memmove(st->buf, st->buf + off, st->len - off);
-	st->len -= off;
+	return bs > SB_BLOCK ? SB_BLOCK : bs < 4096 ? 4096 : bs;
 }
 
-/* A store shrinks once a trim leaves it under a quarter full, to twice what
- * it holds: its memory follows the window's sideband, not the largest burst
- * ever seen (a fork storm's peak stayed in RSS for good). */
-#define SB_SHRINK_MIN (1u << 20)
+static uint64_t lost_of(const struct perf_event_header *h)
+{
+	struct fr_lost l;
 
+	return h->type == PERF_RECORD_LOST && !fr_record__lost(h, &l) ? l.lost : 0;
+}
+
+/* A file reports the losses of the sideband it holds: what goes, goes
+ * from st->lost too. */
+static void forget(struct sb_store *st, uint64_t nr, uint64_t lost, size_t bytes)
+{
+	st->nr -= nr;
+	st->dropped += nr;
+	st->lost -= lost <= st->lost ? lost : st->lost;
+	st->bytes -= bytes;
+}
+
+static void recycle(struct sb_store *st, struct sb_block *b)
+{
+	if (st->nspare < SB_SPARE && b->cap <= SB_BLOCK) {
+		b->next = st->spare;
+		st->spare = b;
+		st->nspare++;
+	} else {
+		free(b);
+	}
+}
+
+/* The oldest block goes whole. */
+static void drop_head(struct sb_store *st)
+{
+	struct sb_block *b = st->head;
+
+	forget(st, b->nr, b->lost, b->len - b->start);
+	st->head = b->next;
+	if (!st->head)
+		st->tail = NULL;
+	recycle(st, b);
+}
+
+/* The oldest records of the oldest block, up to min_bytes of them and then
+ * every one older than cutoff (untimed records stop it). */
+static void drop_records(struct sb_store *st, size_t min_bytes, uint64_t cutoff,
+			 uint64_t sample_type)
+{
+	struct sb_block *b = st->head;
+	size_t gone = 0;
+
+	while (b->start < b->len) {
+		const struct perf_event_header *h = (const void *)(b->data + b->start);
+		uint64_t t, lost;
+
+		if (gone >= min_bytes && (fr_record__time(h, sample_type, &t) || t >= cutoff))
+			break;
+		lost = lost_of(h);
+		b->lost -= lost <= b->lost ? lost : b->lost;
+		forget(st, 1, lost, h->size);
+		b->nr--;
+		gone += h->size;
+		b->start += h->size;
+	}
+	if (b->start == b->len)
+		drop_head(st);
+}
+
+static void free_spares(struct sb_store *st)
+{
+	while (st->spare) {
+		struct sb_block *b = st->spare;
+
+		st->spare = b->next;
+		free(b);
+	}
+	st->nspare = 0;
+}
+
+/* Drop the records older than cutoff: whole blocks whose newest record is,
+ * then within the oldest block left. The spare blocks go too: the store's
+ * memory follows the window's sideband, not the largest burst ever seen. */
 void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type)
 {
-	sb_drop(st, 0, cutoff, sample_type);
-	if (st->cap > SB_SHRINK_MIN && st->len < st->cap / 4) {
-		size_t n = st->len * 2 > SB_SHRINK_MIN ? st->len * 2 : SB_SHRINK_MIN;
-		uint8_t *p = realloc(st->buf, n);
+	while (st->head) {
+		const struct sb_block *b = st->head;
+		uint64_t t;
 
-		if (p) {
-			st->buf = p;
-			st->cap = n;
-		}
+		if (b->start < b->len &&
+		    (fr_record__time((const void *)(b->data + b->last), sample_type, &t) ||
+		     t >= cutoff))
+			break;
+		drop_head(st);
 	}
+	if (st->head)
+		drop_records(st, 0, cutoff, sample_type);
+	free_spares(st);
 }
 
-/* Append a record; beyond cap bytes the oldest half goes (bounded memory:
- * the process table keeps what those records said). */
+/* Append a record; beyond cap bytes the oldest go (a block at a time; in a
+ * store of one block, half of it): bounded memory, and the process table
+ * keeps what those records said. */
 int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap)
 {
-	if (st->len + h->size > cap && st->len)
-		sb_drop(st, st->len / 2, 0, 0);
-	if (fr_grow(&st->buf, &st->cap, st->len + h->size, 1, 65536))
-		return -ENOMEM;
-	memcpy(st->buf + st->len, h, h->size);
-	st->len += h->size;
-	st->nr++;
-	if (h->type == PERF_RECORD_LOST) {
-		struct fr_lost l;
+	struct sb_block *b = st->tail;
+	uint64_t lost = lost_of(h);
 
-		if (!fr_record__lost(h, &l))
-			st->lost += l.lost;
+	while (st->bytes && st->bytes + h->size > cap) {
+		if (st->head != st->tail)
+			drop_head(st);
+		else
+			drop_records(st, st->bytes / 2, 0, 0);
 	}
+	b = st->tail;
+	if (!b || b->len + h->size > b->cap) {
+		size_t bs = block_size(cap);
+
+		if (h->size <= bs && st->spare && st->spare->cap >= bs) {
+			b = st->spare;
+			st->spare = b->next;
+			st->nspare--;
+		} else {
+			bs = h->size > bs ? h->size : bs;
+			if (!(b = malloc(sizeof(*b) + bs)))
+				return -ENOMEM;
+			b->cap = bs;
+		}
+		b->next = NULL;
+		b->start = b->len = b->last = 0;
+		b->nr = b->lost = 0;
+		if (st->tail)
+			st->tail->next = b;
+		else
+			st->head = b;
+		st->tail = b;
+	}
+	memcpy(b->data + b->len, h, h->size);
+	b->last = b->len;
+	b->len += h->size;
+	b->nr++;
+	b->lost += lost;
+	st->bytes += h->size;
+	st->nr++;
+	st->lost += lost;
 	return 0;
+}
+
+void fr_sb_store__free(struct sb_store *st)
+{
+	while (st->head)
+		drop_head(st);
+	free_spares(st);
+	memset(st, 0, sizeof(*st));
+}
+
+int fr_sb_store__for_each(const struct sb_store *st,
+			  int (*cb)(void *ctx, const struct perf_event_header *h), void *ctx)
+{
+	for (const struct sb_block *b = st->head; b; b = b->next)
+		for (size_t off = b->start; off < b->len;) {
+			const struct perf_event_header *h = (const void *)(b->data + off);
+			int ret = cb(ctx, h);
+
+			if (ret)
+				return ret;
+			off += h->size;
+		}
+	return 0;
+}
+
+size_t fr_sb_store__mem(const struct sb_store *st)
+{
+	size_t n = 0;
+
+	for (const struct sb_block *b = st->head; b; b = b->next)
+		n += sizeof(*b) + b->cap;
+	for (const struct sb_block *b = st->spare; b; b = b->next)
+		n += sizeof(*b) + b->cap;
+	return n;
 }
 
 /* Records the table needs, gathered from every CPU's ring, fed in time order
@@ -281,20 +411,28 @@ size_t fr_session__nr_procs(const struct fr_session *s)
 	return fr_proctable__nr(s->procs);
 }
 
+struct write_args {
+	struct fr_writer *w;
+	uint64_t cutoff, sample_type;
+};
+
+static int write_cb(void *ctx, const struct perf_event_header *h)
+{
+	struct write_args *a = ctx;
+	uint64_t t;
+
+	if (a->cutoff && !fr_record__time(h, a->sample_type, &t) && t < a->cutoff)
+		return 0;
+	return fr_writer__record(a->w, h);
+}
+
 int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
 			   uint64_t cutoff, uint64_t sample_type)
 {
-	size_t off = 0;
+	struct write_args a = { w, cutoff, sample_type };
 	int err = fr_writer__records_begin(w, cpu, FR_STREAM_SIDEBAND);
 
-	while (!err && off < st->len) {
-		const struct perf_event_header *h = (const void *)(st->buf + off);
-		uint64_t t;
-
-		off += h->size;
-		if (cutoff && !fr_record__time(h, sample_type, &t) && t < cutoff)
-			continue;
-		err = fr_writer__record(w, h);
-	}
+	if (!err)
+		err = fr_sb_store__for_each(st, write_cb, &a);
 	return err ? err : fr_writer__records_end(w);
 }
