@@ -1,7 +1,8 @@
 /* ring/copy.c: exact streamed copies of every CPU's backward ring (ring.h):
  * per-CPU copy threads that sleep until a snapshot, then stream their ring
  * on their own CPU through the caller's chunk function, raised to
- * SCHED_FIFO meanwhile; the paused stream for CPUs no thread began in time.
+ * SCHED_FIFO meanwhile; for CPUs no thread began in time, a clone of the
+ * ring copied while it is paused, streamed once it is resumed.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -418,76 +419,25 @@ static void note_begun(struct fr_copy_stats *st, uint64_t t0, uint64_t t)
 		st->begin_ms = ms;
 }
 
-/* A chunk of a paused ring's stream, copied out. */
-struct held {
-	uint8_t *buf;
-	size_t len, nr;
-};
-
-static void held_free(struct held *h, size_t n)
+/* Stream ring i's clone (ring.h: a copy of the ring taken while it was
+ * paused) through fn, from where ring i's stream stands (begun or not). */
+static int stream_clone(struct fr_copier *c, size_t i, struct fr_ring *clone,
+			struct fr_ring_stream *rs)
 {
-	for (size_t k = 0; k < n; k++)
-		free(h[k].buf);
-	free(h);
-}
-
-/* Copy ring i's stream (paused by the caller) from where it stands (begun or
- * not) into *out, chunk by chunk: memcpy only, so the ring stays paused for
- * the copy, not for what fn does with the chunks (compressing them took ~18
- * ms for a 4 MiB ring, during which the kernel dropped every new record).
- * The paused path (a confined recorder) so holds up to the written region
- * until it is delivered. Returns the ring's -errno or -ENOMEM. */
-static int collect_paused(struct fr_copier *c, size_t i, struct fr_ring_stream *rs,
-			  struct fr_copy_stats *st, uint64_t t0, struct held **out, size_t *nout)
-{
-	struct fr_ring *ring = c->rings[i].ring;
-	struct held *h = NULL;
-	size_t n = 0, cap = 0;
 	int err = 0;
 
-	*out = NULL;
-	*nout = 0;
-	if (!rs->begun) {
-		err = fr_ring__stream_begin(ring, chunk_size(&c->rings[i]), rs);
-		if (err)
-			return err;
-		note_begun(st, t0, now_ns());
-	}
+	if (!rs->begun && (err = fr_ring__stream_begin(clone, chunk_size(&c->rings[i]), rs)))
+		return err;
 	for (;;) {
 		const uint8_t *recs;
 		size_t len, nr;
-		int rc = fr_ring__stream_next(ring, rs, c->pbuf, &recs, &len, &nr);
+		int rc = fr_ring__stream_next(clone, rs, c->pbuf, &recs, &len, &nr);
 
-		if (rc <= 0) {
-			err = rc;
-			break;
-		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct held *g = realloc(h, ncap * sizeof(*g));
-
-			if (!g) {
-				err = -ENOMEM;
-				break;
-			}
-			h = g;
-			cap = ncap;
-		}
-		if (!(h[n].buf = malloc(len ? len : 1))) {
-			err = -ENOMEM;
-			break;
-		}
-		memcpy(h[n].buf, recs, len);
-		h[n].len = len;
-		h[n++].nr = nr;
+		if (rc <= 0)
+			return rc;
+		if (deliver(c, i, recs, len, nr))
+			return 0;
 	}
-	if (err) {
-		held_free(h, n);
-		return err;
-	}
-	*out = h;
-	*nout = n;
-	return 0;
 }
 
 /* The paused stream of every ring whose path is still NONE, one ring at a
@@ -501,8 +451,7 @@ static int copy_paused(struct fr_copier *c, struct fr_ring_stream *streams,
 
 	for (size_t i = 0; i < c->n && !ret && !c->fatal; i++) {
 		struct fr_copy_ring *cr = &c->rings[i];
-		struct held *held = NULL;
-		size_t nheld = 0;
+		struct fr_ring *clone = NULL;
 		int err, rerr;
 
 		if (paths[i] != FR_COPY_NONE || !cr->ring)
@@ -513,26 +462,34 @@ static int copy_paused(struct fr_copier *c, struct fr_ring_stream *streams,
 		while (c->w[i].alive && !c->w[i].prepared)
 			pthread_cond_wait(&c->done, &c->mu);
 		pthread_mutex_unlock(&c->mu);
-		err = fr_ring__pause(cr->ring, cr->fd, true);
+		/* the clone's memory is allocated and touched, and the ring
+		 * copied twice, before the pause: the second copy and the paused
+		 * one take only what the kernel wrote meanwhile */
+		err = fr_ring__clone_new(cr->ring, chunk_size(cr), &clone);
+		if (!err) {
+			fr_ring__clone_precopy(cr->ring, clone);
+			fr_ring__clone_precopy(cr->ring, clone);
+			err = fr_ring__pause(cr->ring, cr->fd, true);
+		}
 		if (err) {
+			fr_ring__delete(clone);
 			skip(st, &paths[i], cr->cpu, err);
 			continue;
 		}
 		paths[i] = FR_COPY_PAUSED;
 		fr_ring__wait_writers();
-		err = collect_paused(c, i, &streams[i], st, t0, &held, &nheld);
+		fr_ring__clone_copy(cr->ring, clone);
+		note_begun(st, t0, now_ns());
 		rerr = fr_ring__pause(cr->ring, cr->fd, false);
 		if (rerr && (rerr = fr_ring__pause(cr->ring, cr->fd, false)))
 			ret = rerr;
+		/* resumed: the clone is streamed through fn */
+		err = stream_clone(c, i, clone, &streams[i]);
+		fr_ring__delete(clone);
 		if (err) {
 			skip(st, &paths[i], cr->cpu, err);
 			continue;
 		}
-		/* resumed: now the chunks go through fn */
-		for (size_t k = 0; k < nheld; k++)
-			if (deliver(c, i, held[k].buf, held[k].len, held[k].nr))
-				break;
-		held_free(held, nheld);
 		st->paused++;
 	}
 	return ret;

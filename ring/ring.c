@@ -25,6 +25,8 @@ struct fr_ring {
 	uint64_t mask;
 	bool backward;
 	size_t map_len;          /* 0: memory not ours */
+	bool own_base;           /* a clone: ctl is our malloc'd block */
+	bool clone_valid;        /* a clone: its data_head's region is copied */
 	/* forward reading */
 	uint64_t start, end;     /* cursor and head of the current read */
 	bool skip_rest;
@@ -100,6 +102,8 @@ void fr_ring__delete(struct fr_ring *r)
 		return;
 	if (r->map_len)
 		munmap(r->ctl, r->map_len);
+	else if (r->own_base)
+		free(r->ctl);
 	free(r->scratch);
 	free(r->copy);
 	free(r->offs);
@@ -516,4 +520,74 @@ int fr_ring__stream_next(struct fr_ring *r, struct fr_ring_stream *st, uint8_t *
 	st->nr += keep;
 	st->len += kept;
 	return 1;
+}
+
+/* ---- clones of a paused ring (ring.h) ---- */
+
+int fr_ring__clone_new(const struct fr_ring *r, size_t chunk_max, struct fr_ring **out)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *ctl;
+	struct fr_ring *c;
+	uint8_t *base;
+	int err;
+
+	*out = NULL;
+	if (!r->backward)
+		return -EINVAL;
+	base = malloc(page + r->size);
+	if (!base)
+		return -ENOMEM;
+	memset(base, 0, page + r->size);   /* faulted in now, not while r is paused */
+	ctl = (void *)base;
+	ctl->data_offset = page;
+	ctl->data_size = r->size;
+	c = fr_ring__new(base, r->size, true);
+	if (!c) {
+		free(base);
+		return -ENOMEM;
+	}
+	c->own_base = true;
+	err = fr_ring__stream_prepare(c, chunk_max);
+	if (err) {
+		fr_ring__delete(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Copy [from, to) of r's data (head values: from <= to, to - from < size)
+ * to the same offsets of c. */
+static void copy_between(const struct fr_ring *r, struct fr_ring *c, uint64_t from, uint64_t to)
+{
+	size_t pos = from & r->mask, len = (size_t)(to - from);
+	size_t first = len < r->size - pos ? len : r->size - pos;
+
+	memcpy(c->data + pos, r->data + pos, first);
+	memcpy(c->data, r->data, len - first);
+}
+
+void fr_ring__clone_precopy(struct fr_ring *r, struct fr_ring *c)
+{
+	uint64_t head = load_head(r), copied = c->ctl->data_head;
+
+	/* unpaused: the kernel writes on; what it writes from here on lies in
+	 * [its head then, head) and is copied again by the next call */
+	if (c->clone_valid && copied - head < r->size)
+		copy_between(r, c, head, copied);
+	else
+		copy_between(r, c, head, head + written_len(r, head));
+	c->clone_valid = true;
+	__atomic_store_n(&c->ctl->data_head, head, __ATOMIC_RELEASE);
+}
+
+void fr_ring__clone_copy(struct fr_ring *r, struct fr_ring *c)
+{
+	/* paused, writers done: the bytes written since the last precopy (an
+	 * unpublished write then reserved below the head it read, so it is
+	 * among them), or the whole written region */
+	fr_ring__clone_precopy(r, c);
+	if (r->hook)
+		r->hook(r, r->hook_arg);
 }

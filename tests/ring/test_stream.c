@@ -395,6 +395,122 @@ static void test_corrupt(void)
 	fake_delete(f);
 }
 
+/* ---- clones (fr_ring__clone_*) ---------------------------------------------- */
+
+/* Stream ring r (begun in *st or not) to its end into g. */
+static int stream_ring(struct fr_ring *r, size_t chunk_max, struct fr_ring_stream *st,
+		       struct got *g, bool begun)
+{
+	uint8_t *buf = malloc(chunk_max);
+	int err = 0;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	if (!begun) {
+		memset(g, 0, sizeof(*g));
+		err = fr_ring__stream_begin(r, chunk_max, st);
+	}
+	while (!err) {
+		const uint8_t *recs;
+		size_t len, nr;
+		int rc = fr_ring__stream_next(r, st, buf, &recs, &len, &nr);
+
+		if (rc <= 0) {
+			err = rc;
+			break;
+		}
+		got_chunk(g, recs, len, nr);
+	}
+	free(buf);
+	return err;
+}
+
+/* Precopies with the kernel writing between them (wrap counts: none, some,
+ * more than a ring), then the paused copy: the clone holds the ring's head
+ * and every written byte, and streams exactly as the quiet ring does. */
+static void clone_case(uint64_t fill, size_t w1, size_t w2)
+{
+	struct fake *f = fake_new(1 << 19, true, 0);
+	struct fr_ring *c = NULL;
+	struct fr_ring_stream st, st2;
+	struct got g, g2;
+	size_t lim;
+
+	CU_ASSERT_FATAL(f != NULL);
+	while ((uint64_t)0 - f->head < fill)
+		fake_write_n(f, 1);
+	CU_ASSERT_EQUAL_FATAL(fr_ring__clone_new(f->ring, FR_RING_CHUNK_MIN, &c), 0);
+	fr_ring__clone_precopy(f->ring, c);
+	fake_write_n(f, w1);
+	fr_ring__clone_precopy(f->ring, c);
+	fake_write_n(f, w2);
+	fr_ring__clone_copy(f->ring, c);   /* "paused": the fake writes nothing now */
+	CU_ASSERT_EQUAL(fr_ring__control(c)->data_head, f->head);
+	lim = (uint64_t)0 - f->head < f->size ? (size_t)((uint64_t)0 - f->head) : f->size;
+	for (size_t k = 0; k < lim; k++) {
+		size_t pos = (size_t)((f->head + k) & f->mask);
+
+		if (((const uint8_t *)fr_ring__control(c) + f->ctl->data_offset)[pos] != f->data[pos]) {
+			CU_FAIL("the clone differs from the ring in its written region");
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(stream_ring(c, FR_RING_CHUNK_MIN, &st, &g, false), 0);
+	CU_ASSERT_EQUAL(stream_ring(f->ring, FR_RING_CHUNK_MIN, &st2, &g2, false), 0);
+	CU_ASSERT(!g.bad && !g.out_of_order);
+	CU_ASSERT_EQUAL(g.n, g2.n);
+	CU_ASSERT(g.n > 0 && g.n == g2.n && !memcmp(g.seq, g2.seq, g.n * sizeof(*g.seq)));
+	CU_ASSERT_EQUAL(st.raced, 0);
+	CU_ASSERT_EQUAL(st.full, st2.full);
+	got_free(&g);
+	got_free(&g2);
+	fr_ring__delete(c);
+	fake_delete(f);
+}
+
+static void test_clone(void)
+{
+	clone_case(100000, 0, 0);            /* not wrapped, quiet */
+	clone_case(100000, 300, 20);         /* not wrapped, written between */
+	clone_case(3u << 19, 2000, 100);     /* wrapped, laps of the oldest end */
+	clone_case(3u << 19, 20000, 5000);   /* more than a ring between the precopies */
+	clone_case(3u << 19, 5, 20000);      /* ... and before the paused copy */
+}
+
+/* A stream begun on the ring goes on on its clone: what the kernel wrote
+ * since begin is not delivered, what it overwrote is dropped (raced), the
+ * rest is intact and in order. */
+static void test_clone_goes_on(void)
+{
+	struct fake *f = fake_new(1 << 19, true, 0);
+	struct fr_ring *c = NULL;
+	struct fr_ring_stream st;
+	struct got g;
+	uint64_t newest, first_after;
+
+	CU_ASSERT_FATAL(f != NULL);
+	while ((uint64_t)0 - f->head < 2 * (uint64_t)f->size)
+		fake_write_n(f, 1);
+	newest = f->seq - 1;
+	memset(&g, 0, sizeof(g));
+	CU_ASSERT_EQUAL_FATAL(fr_ring__stream_begin(f->ring, FR_RING_CHUNK_MIN, &st), 0);
+	first_after = f->seq;
+	CU_ASSERT_EQUAL_FATAL(fr_ring__clone_new(f->ring, FR_RING_CHUNK_MIN, &c), 0);
+	fake_write_n(f, 1000);
+	fr_ring__clone_precopy(f->ring, c);
+	fake_write_n(f, 500);
+	fr_ring__clone_copy(f->ring, c);
+	CU_ASSERT_EQUAL(stream_ring(c, FR_RING_CHUNK_MIN, &st, &g, true), 0);
+	CU_ASSERT(!g.bad && !g.out_of_order);
+	CU_ASSERT(g.n > 0 && g.seq[g.n - 1] == newest);
+	for (size_t i = 0; i < g.n; i++)
+		CU_ASSERT(g.seq[i] < first_after);
+	CU_ASSERT(st.raced > 0);
+	CU_ASSERT(st.full);
+	got_free(&g);
+	fr_ring__delete(c);
+	fake_delete(f);
+}
+
 static const struct fr_test tests[] = {
 	{ "stream: empty ring", test_empty },
 	{ "stream: a ring not yet full is read only where written", test_partly_written },
@@ -404,6 +520,8 @@ static const struct fr_test tests[] = {
 	{ "stream: whole ring overwritten during the walk", test_eagain },
 	{ "stream: invalid calls", test_invalid },
 	{ "stream: malformed header", test_corrupt },
+	{ "clone: precopies, paused copy, the clone streams as the ring", test_clone },
+	{ "clone: a stream begun on the ring goes on on its clone", test_clone_goes_on },
 	{ NULL, NULL },
 };
 
