@@ -3,7 +3,8 @@
 # real binary: 111 prctl(PR_SET_NAME) under syscalls:sys_enter_prctl.
 # 256-page ring: exactly 111 samples and 111 COMMs; 1-page ring: only the
 # newest samples, contiguous, in order, none corrupt; a COMM storm as
-# system-wide recording starts loses no sideband.
+# system-wide recording starts loses no sideband, nor does a storm long
+# enough to fill the sideband store.
 . "$TESTLIB"
 
 mkdir -p "$T/big" "$T/small"
@@ -73,4 +74,23 @@ pid=$(awk '$4=="COMM" && $NF=="exec=1" && $6=="comm=prctl_loop" {split($3,a,"/")
 comms=$(awk -v p="$pid" '$4=="COMM" && $NF=="exec=0" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}' "$T/storm.txt")
 [ "$comms" -eq 200000 ] || fail "COMM storm at start: $comms COMM records of pid $pid, expected 200000"
 pass "COMM storm as recording starts: 200000 COMMs, 0 lost"
+
+# a long storm: 2M COMMs (80 MB of sideband) fill the per-CPU store to its
+# 64 MiB cap, which then drops its oldest records a block at a time (until
+# 2026-12-03 it memmoved out the oldest half, and the drain stalled long
+# enough to lose 8-10k of these COMMs)
+mkdir -p "$T/storm2"
+"$FLIGHTREC" record --name storm2 -a -e syscalls:sys_enter_prctl --backward -o "$T/storm2" \
+	2>"$T/record-storm2.err" &
+RECPID=$!
+BGPIDS="$BGPIDS $RECPID"
+for _ in $(seq 1 1000); do grep -q recording "$T/record-storm2.err" && break; sleep 0.01; done
+grep -q recording "$T/record-storm2.err" || fail "the recorder never said recording"
+taskset -c "$last" "$HELPERS/prctl_loop" 2000000 || fail "prctl_loop exited $?"
+kill -INT "$RECPID"
+wait "$RECPID" || fail "the recorder exited $?: $(cat "$T/record-storm2.err")"
+line=$(grep 'written' "$T/record-storm2.err")
+lost=$(echo "$line" | sed -n 's/.* \([0-9]*\) lost,.*/\1/p')
+[ "$lost" = 0 ] || fail "2M-COMM storm: '$line'"
+pass "2M-COMM storm past the store's cap: 0 lost ($line)"
 exit 0
