@@ -81,8 +81,11 @@ pass "flipped byte -> 1: $(cat "$T/flip.err")"
 # a full disk: the snapshot fails with one line, the recorder keeps its rings,
 # and the next snapshot (with space again) holds what was recorded before.
 mkdir -p "$T/full"
-if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
-	dd if=/dev/zero of="$T/full/filler" bs=4k count=16 2>/dev/null
+# 16 MiB, filled: freed, it has room for the snapshot even when a COMM storm
+# of a test run beside this one (prctl_backward.sh's 2M COMMs) is in its
+# sideband, which a system-wide recorder keeps whatever the tracepoint filter
+if mount -t tmpfs -o size=16m tmpfs "$T/full" 2>/dev/null; then
+	dd if=/dev/zero of="$T/full/filler" bs=64k 2>/dev/null
 	# only reads of 3 bytes: read storms of tests run beside this one must
 	# not overwrite the 2000 reads in the 256 KiB rings
 	record_bg disk -a -e syscalls:sys_enter_read --filter 'count == 3' -m 64 -o "$T/full" \
