@@ -135,7 +135,7 @@ void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sam
  * keeps what those records said. */
 int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap)
 {
-	struct sb_block *b = st->tail;
+	struct sb_block *b;
 	uint64_t lost = lost_of(h);
 
 	while (st->bytes && st->bytes + h->size > cap) {
