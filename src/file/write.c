@@ -1,7 +1,9 @@
-/* src/file_write.c: the flightrec file writer (doc/format.md): the header, then
+/* src/file/write.c: the flightrec file writer (doc/format.md): the header, then
  * one zstd frame per chunk (meta, events, record streams, CPU stats, END), with
  * short writes retried and the first I/O error kept and returned from then on.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +23,7 @@ struct fr_writer {
 	int err;                /* first write/compress error: sticky */
 	char *path;             /* unlinked by abort; NULL after fdopen */
 	uint64_t bytes;         /* bytes written to fd */
+	uint64_t kicked;        /* bytes when writeback was last started (sync_file_range) */
 	uint64_t nr_chunks;     /* chunks written, for END */
 	ZSTD_CCtx *cctx;
 	uint8_t *out;           /* chunk header + compressed frame */
@@ -48,6 +51,8 @@ struct fr_writer {
  * thread's chunk in between, and a failed one is cut off again. */
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
+#define KICK_BYTES (4u << 20)
+
 static int write_all(struct fr_writer *w, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -64,6 +69,12 @@ static int write_all(struct fr_writer *w, const void *buf, size_t len)
 		w->bytes += (uint64_t)n;
 		p += n;
 		len -= (size_t)n;
+	}
+	/* a snapshot file: start writing back what it has so far, so the
+	 * fsync at its end waits for the last few MiB only */
+	if (!w->shared && w->bytes - w->kicked >= KICK_BYTES) {
+		sync_file_range(w->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		w->kicked = w->bytes;
 	}
 	return 0;
 }
