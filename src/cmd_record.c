@@ -276,7 +276,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		else
 			o->level = (int)v;
 		break;
-	case 'q': fr_quiet = true; break;
+	case 'q': fr_quiet = o->quiet = true; break;
 	case OPT_FILTER:
 		if (!o->nr_events)
 			usage_error(st, o, "--filter", "needs a preceding -e TRACEPOINT");

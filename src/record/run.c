@@ -322,7 +322,8 @@ static void final_snapshot(struct fr_session *s, bool ended, int *status, struct
 		fr_hooks__run(h, path);
 }
 
-static int finish_forward(struct fr_session *s, bool ended, int status, struct fr_hooks *h)
+static int finish_forward(struct fr_session *s, bool ended, int status, struct fr_hooks *h,
+			  bool quiet)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
 	struct fr_snapshot_stats st;
@@ -340,6 +341,9 @@ static int finish_forward(struct fr_session *s, bool ended, int status, struct f
 	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s", (unsigned long long)st.samples,
 		(unsigned long long)st.sideband, (unsigned long long)st.lost,
 		path[0] ? "; last file " : "", path);
+	if (st.lost && quiet)   /* exit 1 says something was lost: say what, -q or not */
+		fr_err("forward", "%llu records lost (the readers fell behind; a bigger -m keeps up "
+		       "longer)", (unsigned long long)st.lost);
 	if (path[0] && h)
 		fr_hooks__run(h, path);
 	return st.lost ? FR_EXIT_PARTIAL : status;
@@ -562,7 +566,7 @@ int fr_record__run(struct fr_record_opts *op)
 		ch.pid = -1;   /* reaped by the loop */
 	fr_session__stop(s);
 	if (o.forward)
-		ret = finish_forward(s, ended, ret, hooks);
+		ret = finish_forward(s, ended, ret, hooks, o.quiet);
 	else if (ended || !o.no_final)
 		final_snapshot(s, ended, &ret, hooks);
 	fr_hooks__wait(hooks, 10000);

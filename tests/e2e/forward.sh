@@ -48,4 +48,16 @@ n=$(awk -v p=$hp '$4=="SAMPLE" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0
 [ "$n" -ge 100000 ] || fail "kill -9: $n of the 100000 reads made 1.6 s before the kill are in the file"
 pass "kill -9: file readable, all $n reads flushed before the kill are there"
 rm -f "$FLIGHTREC_RUN_DIR/k9.sock" "$FLIGHTREC_RUN_DIR/k9.pid"
+
+# a one-page ring cannot keep up with a read loop: exit 1, and the loss is
+# said in one line even with -q (which drops the status lines)
+mkdir -p "$T/q"
+last=$(($(nproc) - 1))
+"$FLIGHTREC" record -q --forward -m 1 -e syscalls:sys_enter_read -o "$T/q" -- \
+	taskset -c "$last" "$HELPERS/read_loop" 300000 0 3 2>"$T/q.err"
+rc=$?
+[ $rc -eq 1 ] || fail "-q, 1-page ring: exit $rc, expected 1 (records lost): $(cat "$T/q.err")"
+[ "$(wc -l <"$T/q.err")" -eq 1 ] && grep -q 'flightrec: forward: [0-9]* records lost' "$T/q.err" ||
+	fail "-q, 1-page ring: stderr '$(cat "$T/q.err")'"
+pass "-q and a loss: exit 1 and '$(cat "$T/q.err")'"
 exit 0
