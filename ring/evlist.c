@@ -215,32 +215,6 @@ static int open_one(struct fr_evlist *el, struct perf_event_attr *a, pid_t pid, 
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* A system-wide or cgroup target: its tracepoint filters are set once, by
- * fr_evlist__set_filters, with the recorder's threads (the kernel takes one
- * filter per fd: EEXIST after that). */
-static bool cpu_wide(const struct fr_target *t)
-{
-	return t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP;
-}
-
-/* Check event e's filter now on a throwaway fd, so that a filter the kernel
- * rejects fails open, not fr_evlist__set_filters. */
-static int probe_filter(struct fr_evlist *el, size_t e, struct fr_open_error *oe)
-{
-	int fd = open_one(el, &el->events[e]->attr, -1, el->cpus[0], 0), err = 0;
-
-	oe->event = (int)e;
-	oe->cpu = el->cpus[0];
-	oe->op = "perf_event_open";
-	if (fd < 0)
-		return fd;
-	oe->op = "PERF_EVENT_IOC_SET_FILTER";
-	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, el->events[e]->filter) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* Open one event for (pid, cpu) and attach it to that CPU's ring; the
  * sample events of a cgroup target for the cgroup instead of pid. */
 static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, pid_t pid,
@@ -250,8 +224,7 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 	bool cg = ev >= 0 && t->kind == FR_TARGET_CGROUP;
 	struct cpu_rings *cr = &el->rings[ci];
 	bool sb = ev == -1, trig = ev == -2;
-	const char *filter = trig ? el->trig_filter : ev >= 0 && !cpu_wide(t) ?
-			     el->events[ev]->filter : NULL;
+	const char *filter = trig ? el->trig_filter : ev >= 0 ? el->events[ev]->filter : NULL;
 	int *leader = trig ? &cr->trig_leader : sb ? &cr->sb_leader : &cr->sample_leader;
 	struct fr_ring **ring = trig ? &cr->trigger : sb ? &cr->sideband : &cr->samples;
 	int fd, err;
@@ -435,9 +408,6 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	el->read_lost = true;
 	setup_sideband_attr(el, o);
 	setup_sample_attrs(el, t, o);
-	for (size_t e = 0; e < el->nr_events && !err && cpu_wide(t); e++)
-		if (el->events[e]->filter)
-			err = probe_filter(el, e, oe);
 	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++) {
 		for (int k = 0; k < n && !err; k++) {
 			for (size_t e = 0; e < el->nr_events && !err; e++)
@@ -489,52 +459,6 @@ size_t fr_evlist__sideband_pollfds(const struct fr_evlist *el, struct pollfd *fd
 		n++;
 	}
 	return n;
-}
-
-/* "(FILTER) && common_pid != T1 && ...", or NULL with neither. */
-static char *compose_filter(const char *filter, const pid_t *tids, size_t n)
-{
-	size_t len = (filter ? strlen(filter) + 8 : 1) + n * 32, off = 0;
-	char *s;
-
-	if (!filter && !n)
-		return NULL;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	if (filter)
-		off += (size_t)snprintf(s, len, "(%s)", filter);
-	for (size_t i = 0; i < n; i++)
-		off += (size_t)snprintf(s + off, len - off, "%scommon_pid != %d",
-					off ? " && " : "", (int)tids[i]);
-	return s;
-}
-
-int fr_evlist__set_filters(struct fr_evlist *el, const pid_t *tids, size_t nr_tids, int *bad)
-{
-	for (size_t e = 0; e < el->nr_events; e++) {
-		struct fr_event *ev = el->events[e];
-		char *f;
-
-		if (ev->kind != FR_EVENT_TRACEPOINT || (!ev->filter && !nr_tids))
-			continue;
-		f = compose_filter(ev->filter, tids, nr_tids);
-		if (!f)
-			return -ENOMEM;
-		for (size_t i = 0; i < el->nr_fds; i++) {
-			if (el->fds[i].event != (int)e ||
-			    ioctl(el->fds[i].fd, PERF_EVENT_IOC_SET_FILTER, f) >= 0)
-				continue;
-			int err = -errno;
-
-			*bad = (int)e;
-			free(f);
-			return err;
-		}
-		free(f);
-	}
-	return 0;
 }
 
 int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char *filter)

@@ -61,8 +61,8 @@ struct fr_event *fr_evlist__event(const struct fr_evlist *el, size_t i);
 /* The sideband (dummy) event's description; valid after open. */
 const struct fr_event *fr_evlist__sideband_event(const struct fr_evlist *el);
 
-/* Open every event on every online CPU for the target, mmap the rings.
- * With several events, PERF_SAMPLE_IDENTIFIER is added to all of them (they
+/* Open every event on every online CPU for the target, set each tracepoint's
+ * filter (fr_event.filter) on every fd, mmap the rings. With several events, PERF_SAMPLE_IDENTIFIER is added to all of them (they
  * share one ring per CPU). On failure fills *oe (if given) and returns -errno;
  * hardware events on a machine without a PMU give -EOPNOTSUPP. */
 int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
@@ -114,15 +114,6 @@ int fr_evlist__stream(struct fr_evlist *el, struct fr_ring_stream *streams,
 /* Samples the kernel dropped on this CPU (PERF_FORMAT_LOST of the sample
  * events), 0 when the kernel does not count them. */
 int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost);
-
-/* Tracepoint filters (fr_event.filter): open sets them for pid and command
- * targets; for system-wide and cgroup targets it only checks them (on a
- * throwaway fd: a filter the kernel rejects fails open) and this sets them,
- * once (the kernel takes one filter per fd): each event's own filter and,
- * with nr_tids > 0, "common_pid != TID" for each of tids (the recorder's
- * threads), joined with &&, on every fd of every tracepoint event. Call after
- * open, before enable. Returns 0 or -errno; *bad the index of the event. */
-int fr_evlist__set_filters(struct fr_evlist *el, const pid_t *tids, size_t nr_tids, int *bad);
 
 /* Online CPUs from /sys/devices/system/cpu/online. Returns the count or -errno. */
 int fr_cpus__online(int **cpus);

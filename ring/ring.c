@@ -26,7 +26,6 @@ struct fr_ring {
 	bool backward;
 	size_t map_len;          /* 0: memory not ours */
 	bool own_base;           /* a clone: ctl is our malloc'd block */
-	bool clone_valid;        /* a clone: its data_head's region is copied */
 	/* forward reading */
 	uint64_t start, end;     /* cursor and head of the current read */
 	bool skip_rest;
@@ -573,12 +572,10 @@ void fr_ring__clone_precopy(struct fr_ring *r, struct fr_ring *c)
 	uint64_t head = load_head(r), copied = c->ctl->data_head;
 
 	/* unpaused: the kernel writes on; what it writes from here on lies in
-	 * [its head then, head) and is copied again by the next call */
-	if (c->clone_valid && copied - head < r->size)
-		copy_between(r, c, head, copied);
-	else
-		copy_between(r, c, head, head + written_len(r, head));
-	c->clone_valid = true;
+	 * [its head then, head) and is copied again by the next call. A new
+	 * clone's head is 0, where every ring's began: its first call copies
+	 * [head, 0), the written region, or the whole ring once it wrapped */
+	copy_between(r, c, head, copied - head < r->size ? copied : head + r->size);
 	__atomic_store_n(&c->ctl->data_head, head, __ATOMIC_RELEASE);
 }
 

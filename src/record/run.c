@@ -146,24 +146,6 @@ static int open_cgroup(const char *name, int *fd)
 	return FR_EXIT_OK;
 }
 
-/* The --filter of each tracepoint, set once the events are open (cpu-wide
- * events get theirs here, not at open). The recorder's own threads are left
- * out by the session, from the pid each record carries, not by a kernel
- * filter: `common_pid != TID && ...` was evaluated for every event and cost
- * about 1.5% of a read() loop (doc/recording.md). */
-static int set_filters(struct fr_evlist *el)
-{
-	int err, bad = -1;
-
-	err = fr_evlist__set_filters(el, NULL, 0, &bad);
-	if (err) {
-		fr_err(bad >= 0 ? fr_evlist__event(el, (size_t)bad)->name : "record",
-		       "PERF_EVENT_IOC_SET_FILTER: %s", strerror(-err));
-		return FR_EXIT_ERROR;
-	}
-	return FR_EXIT_OK;
-}
-
 static int report_open_error(const struct fr_evlist *el, const struct fr_open_error *oe)
 {
 	const char *what = oe->event >= 0 ? fr_evlist__event(el, (size_t)oe->event)->name
@@ -392,8 +374,6 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err("--keep", "%s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
-	if ((t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP) && (err = set_filters(el)))
-		return err;
 	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
 		fr_err("record", "enable: %s", strerror(-err));
 		return FR_EXIT_ERROR;

@@ -46,7 +46,6 @@ pass "1 page: $n newest samples, arg3 $first..$last, contiguous, in order"
 # a COMM storm the moment system-wide recording starts: the loop drains the
 # 1 MiB sideband ring meanwhile (kallsyms loads in a thread of its own; it
 # held the loop for 0.1-0.5 s, and ~13k of 200k COMMs were lost)
-mkdir -p "$T/storm"
 # A sanitizer build (make distcheck's) drains several times slower and loses
 # part of a 450k/s COMM storm at any time, start or not: the plain build's
 # make check is where this is checked.
@@ -55,19 +54,26 @@ if ldd "$FLIGHTREC" 2>/dev/null | grep -q 'libasan'; then
 	exit 0
 fi
 last=$(($(nproc) - 1))
-"$FLIGHTREC" record --name storm -a -e syscalls:sys_enter_prctl --backward -o "$T/storm" \
-	2>"$T/record-storm.err" &
-RECPID=$!
-BGPIDS="$BGPIDS $RECPID"
-# at once: record_bg's 0.1 s polls of the socket let the load finish first
-for _ in $(seq 1 1000); do grep -q recording "$T/record-storm.err" && break; sleep 0.01; done
-grep -q recording "$T/record-storm.err" || fail "the recorder never said recording"
-taskset -c "$last" "$HELPERS/prctl_loop" 200000 || fail "prctl_loop exited $?"
-kill -INT "$RECPID"
-wait "$RECPID" || fail "the recorder exited $?: $(cat "$T/record-storm.err")"
-line=$(grep 'written' "$T/record-storm.err")
-lost=$(echo "$line" | sed -n 's/.* \([0-9]*\) lost,.*/\1/p')
-[ "$lost" = 0 ] || fail "COMM storm at start: '$line'"
+# storm NAME N WHAT: a system-wide backward recorder, N prctl(PR_SET_NAME) on
+# the last CPU as soon as it says recording, stopped; its file in $T/NAME,
+# fails unless it lost nothing ($line: its status line)
+storm() {
+	mkdir -p "$T/$1"
+	"$FLIGHTREC" record --name "$1" -a -e syscalls:sys_enter_prctl --backward -o "$T/$1" \
+		2>"$T/record-$1.err" &
+	RECPID=$!
+	BGPIDS="$BGPIDS $RECPID"
+	# at once: record_bg's 0.1 s polls of the socket let the load finish first
+	for _ in $(seq 1 1000); do grep -q recording "$T/record-$1.err" && break; sleep 0.01; done
+	grep -q recording "$T/record-$1.err" || fail "the recorder never said recording"
+	taskset -c "$last" "$HELPERS/prctl_loop" "$2" || fail "prctl_loop exited $?"
+	kill -INT "$RECPID"
+	wait "$RECPID" || fail "the recorder exited $?: $(cat "$T/record-$1.err")"
+	line=$(grep 'written' "$T/record-$1.err")
+	lost=$(echo "$line" | sed -n 's/.* \([0-9]*\) lost,.*/\1/p')
+	[ "$lost" = 0 ] || fail "$3: '$line'"
+}
+storm storm 200000 "COMM storm at start"
 set -- "$T"/storm/*.frec
 "$FLIGHTREC" dump "$1" >"$T/storm.txt" || fail "dump exited $?"
 pid=$(awk '$4=="COMM" && $NF=="exec=1" && $6=="comm=prctl_loop" {split($3,a,"/"); print a[1]; exit}' "$T/storm.txt")
@@ -79,18 +85,6 @@ pass "COMM storm as recording starts: 200000 COMMs, 0 lost"
 # 64 MiB cap, which then drops its oldest records a block at a time (until
 # 2026-12-03 it memmoved out the oldest half, and the drain stalled long
 # enough to lose 8-10k of these COMMs)
-mkdir -p "$T/storm2"
-"$FLIGHTREC" record --name storm2 -a -e syscalls:sys_enter_prctl --backward -o "$T/storm2" \
-	2>"$T/record-storm2.err" &
-RECPID=$!
-BGPIDS="$BGPIDS $RECPID"
-for _ in $(seq 1 1000); do grep -q recording "$T/record-storm2.err" && break; sleep 0.01; done
-grep -q recording "$T/record-storm2.err" || fail "the recorder never said recording"
-taskset -c "$last" "$HELPERS/prctl_loop" 2000000 || fail "prctl_loop exited $?"
-kill -INT "$RECPID"
-wait "$RECPID" || fail "the recorder exited $?: $(cat "$T/record-storm2.err")"
-line=$(grep 'written' "$T/record-storm2.err")
-lost=$(echo "$line" | sed -n 's/.* \([0-9]*\) lost,.*/\1/p')
-[ "$lost" = 0 ] || fail "2M-COMM storm: '$line'"
+storm storm2 2000000 "2M-COMM storm"
 pass "2M-COMM storm past the store's cap: 0 lost ($line)"
 exit 0
