@@ -5,9 +5,11 @@
  */
 #include "src/record/keep.h"
 #include "src/file/file.h"
+#include "src/file/internal.h"
 
 #include "tests/cunit.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +270,153 @@ static void test_sink_to_file(void)
 	rmdir(dir);
 }
 
+/* ---- many small raw chunks: staged, written in order --------------------- */
+
+#define NSMALL 400
+static uint8_t *small[NSMALL];
+static size_t small_len[NSMALL], nsmall;
+
+static int small_sink(void *ctx, const void *chunk, size_t len)
+{
+	(void)ctx;
+	if (nsmall == NSMALL)
+		return -ENOSPC;
+	small[nsmall] = malloc(len);
+	if (!small[nsmall])
+		return -ENOMEM;
+	memcpy(small[nsmall], chunk, len);
+	small_len[nsmall++] = len;
+	return 0;
+}
+
+/* The file's chunks in order, after the header: 'R' + the index of the small
+ * chunk it equals, 'M' meta, 'A' another RECORDS chunk, 'E' event, 'S' cpu
+ * stats, 'X' end; -1 when the file does not parse. */
+static int file_order(const char *path, int *seq, size_t max, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	static uint8_t buf[FR_CHUNK_COMP_MAX + FR_CHUNK_HDR_SIZE];
+	struct fr_disk_chunk ch;
+	size_t next = 0;
+
+	*n = 0;
+	if (!f || fseek(f, FR_HEADER_SIZE, SEEK_SET))
+		goto bad;
+	while (fread(&ch, sizeof(ch), 1, f) == 1) {
+		int v;
+
+		if (ch.magic != FR_CHUNK_MAGIC || ch.comp_size > FR_CHUNK_COMP_MAX || *n == max)
+			goto bad;
+		memcpy(buf, &ch, sizeof(ch));
+		if (fread(buf + sizeof(ch), 1, ch.comp_size, f) != ch.comp_size)
+			goto bad;
+		switch (ch.type) {
+		case FR_CHUNK_RECORDS:
+			v = 'A';
+			if (next < nsmall && small_len[next] == sizeof(ch) + ch.comp_size &&
+			    !memcmp(small[next], buf, small_len[next]))
+				v = 'R' + (int)next++;
+			break;
+		case FR_CHUNK_META: v = 'M'; break;
+		case FR_CHUNK_EVENT: v = 'E'; break;
+		case FR_CHUNK_CPUSTAT: v = 'S'; break;
+		case FR_CHUNK_END: v = 'X'; break;
+		default: v = '?';
+		}
+		seq[(*n)++] = v;
+	}
+	fclose(f);
+	return 0;
+bad:
+	if (f)
+		fclose(f);
+	return -1;
+}
+
+static void test_small_chunks_order(void)
+{
+	char dir[] = "/tmp/test_keep.XXXXXX", path[64];
+	struct fr_file_event ev = { .index = 0, .name = "test" };
+	struct fr_writer *app, *w, *a2;
+	uint64_t x = 88172645463325252ull, total = 0, n = 0;
+	int seq[NSMALL + 16] = { 0 };
+	size_t ns, i;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	/* 400 chunks of 256 incompressible records (~8 KiB each, 3 MiB in
+	 * all): more than one stage buffer, so it fills and flushes */
+	nsmall = 0;
+	CU_ASSERT_FATAL(fr_writer__sink(small_sink, NULL, 1, &app) == 0);
+	CU_ASSERT_FATAL(fr_writer__records_begin(app, 0, FR_STREAM_SAMPLES) == 0);
+	for (i = 0; i < NSMALL * 256; i++) {
+		struct sample_rec s = { { PERF_RECORD_SAMPLE, 0, sizeof(s) }, 1000 + n, n, 0 };
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		s.noise = x;
+		n++;
+		CU_ASSERT_FATAL(fr_writer__record(app, &s.h) == 0);
+		if (n % 256 == 0)
+			CU_ASSERT_FATAL(fr_writer__flush(app) == 0);
+	}
+	CU_ASSERT(fr_writer__records_end(app) == 0);
+	CU_ASSERT(fr_writer__close(app) == 0);
+	CU_ASSERT_FATAL(nsmall == NSMALL);
+
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_TIME;
+	snprintf(path, sizeof(path), "%s/s.frec", dir);
+	CU_ASSERT_FATAL(fr_writer__open(path, 1, &w) == 0);
+	CU_ASSERT(fr_writer__event(w, &ev) == 0);
+	for (i = 0; i < NSMALL; i++) {
+		if (i == 100)   /* meta between raw chunks: written after chunk 99 */
+			CU_ASSERT(fr_writer__meta(w, "k", "v") == 0);
+		if (i == 200) {   /* an appender writes after what is staged */
+			struct sample_rec s = { { PERF_RECORD_SAMPLE, 0, sizeof(s) }, 1, 1, 1 };
+
+			CU_ASSERT_FATAL(fr_writer__appender_of(w, &a2) == 0);
+			CU_ASSERT(fr_writer__records_begin(a2, 1, FR_STREAM_SAMPLES) == 0);
+			CU_ASSERT(fr_writer__record(a2, &s.h) == 0);
+			CU_ASSERT(fr_writer__close(a2) == 0);
+		}
+		CU_ASSERT(fr_writer__raw_chunk(w, small[i], small_len[i]) == 0);
+		total += small_len[i];
+	}
+	/* what is staged counts as written */
+	CU_ASSERT(fr_writer__bytes(w) >= total + FR_HEADER_SIZE);
+	CU_ASSERT(fr_writer__close(w) == 0);
+
+	CU_ASSERT_FATAL(file_order(path, seq, sizeof(seq) / sizeof(seq[0]), &ns) == 0);
+	/* E, R0..R99, M?, R100..R199, A, R200..R399, [M], S?, X */
+	{
+		size_t k = 0, r = 0;
+		bool meta_at_100 = false, app_at_200 = false;
+
+		CU_ASSERT_FATAL(ns > NSMALL + 2);
+		CU_ASSERT_EQUAL(seq[k++], 'E');
+		for (; k < ns && r < NSMALL; k++) {
+			if (seq[k] == 'M' && r == 100)
+				meta_at_100 = true;
+			else if (seq[k] == 'A' && r == 200)
+				app_at_200 = true;
+			else if (seq[k] == (int)('R' + r))
+				r++;
+			else
+				break;
+		}
+		CU_ASSERT_EQUAL(r, NSMALL);   /* every chunk, byte for byte, in order */
+		CU_ASSERT(meta_at_100);
+		CU_ASSERT(app_at_200);
+		CU_ASSERT_EQUAL(seq[ns - 1], 'X');
+	}
+	for (i = 0; i < NSMALL; i++)
+		free(small[i]);
+	unlink(path);
+	rmdir(dir);
+}
+
 static const struct fr_test tests[] = {
 	{ "age: chunks older than newest - duration go, counted", test_age },
 	{ "age: the newest time of any CPU ages every CPU", test_age_across_cpus },
@@ -276,6 +425,7 @@ static const struct fr_test tests[] = {
 	{ "view: chunks outlive their eviction until released", test_view_defers },
 	{ "bad arguments", test_bad_args },
 	{ "sink writer -> window -> file as is, gap-free", test_sink_to_file },
+	{ "small raw chunks: staged, in order around meta and an appender", test_small_chunks_order },
 	{ NULL, NULL },
 };
 
