@@ -42,8 +42,28 @@ struct node_block {
 	struct cnode nodes[NODE_BLOCK];
 };
 
+/* A sample seen again (the resolver's same stack_id: the same frames, and
+ * the same name, process, thread and CPU) lands in the same entry, call path
+ * nodes and --children entries as the one before it: they are remembered
+ * here, and the samples' weight is added to them in one go when the slot is
+ * taken by another stack or before printing. */
+#define MEMO_SLOTS 4096
+#define MEMO_MAX_FRAMES 256
+
+struct memo {
+	uint64_t stack_id;               /* 0: empty */
+	const char *comm;
+	uint32_t pid, tid, cpu;
+	uint32_t npath, nkids;           /* cnodes below e->root, then hentries */
+	struct hentry *e;
+	void **ptrs;                     /* npath struct cnode *, then nkids struct hentry * */
+	size_t cap;
+	uint64_t samples, weight;        /* not yet added */
+};
+
 struct fr_hist {
 	struct fr_hist_opts o;
+	struct memo *memo;               /* MEMO_SLOTS, on first use */
 	struct hentry **entries;
 	size_t n, cap;
 	uint32_t *slots;                 /* entry index + 1, open addressing */
@@ -106,6 +126,10 @@ void fr_hist__delete(struct fr_hist *h)
 		h->blocks = b->next;
 		free(b);
 	}
+	if (h->memo)
+		for (size_t i = 0; i < MEMO_SLOTS; i++)
+			free(h->memo[i].ptrs);
+	free(h->memo);
 	free(h->entries);
 	free(h->slots);
 	fr_strpool__delete(h->strs);
@@ -196,7 +220,7 @@ static struct cnode *new_node(struct fr_hist *h, const struct fr_sym *sym)
 }
 
 static int add_path(struct fr_hist *h, struct cnode *node, const struct fr_rsample *s,
-		    uint64_t w)
+		    uint64_t w, void **rec)
 {
 	node->weight += w;
 	for (size_t i = 0; i < s->nr_frames; i++) {
@@ -214,6 +238,8 @@ static int add_path(struct fr_hist *h, struct cnode *node, const struct fr_rsamp
 		}
 		c->weight += w;
 		node = c;
+		if (rec)
+			rec[i] = c;
 	}
 	return 0;
 }
@@ -259,7 +285,8 @@ static int make_key(struct fr_hist *h, const struct fr_rsample *s, const struct 
 
 /* --children: each function on the stack (once per sample, inline instances
  * counted with the function they are in) gets the sample's weight. */
-static int add_children(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
+static int add_children(struct fr_hist *h, const struct fr_rsample *s, uint64_t w,
+			void **rec, uint32_t *nrec)
 {
 	struct hentry *seen[64];
 	size_t nseen = 0;
@@ -283,18 +310,95 @@ static int add_children(struct fr_hist *h, const struct fr_rsample *s, uint64_t 
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = e;
 		e->children += w;
+		if (rec)
+			rec[(*nrec)++] = e;
 	}
 	return 0;
 }
 
+static void memo_flush(struct fr_hist *h, struct memo *m)
+{
+	struct hentry *e = m->e;
+	uint64_t w = m->weight;
+
+	if (!m->samples)
+		return;
+	e->samples += m->samples;
+	e->weight += w;
+	if (h->o.callchains) {
+		e->root.weight += w;
+		for (uint32_t i = 0; i < m->npath; i++)
+			((struct cnode *)m->ptrs[i])->weight += w;
+	}
+	for (uint32_t i = 0; i < m->nkids; i++)
+		((struct hentry *)m->ptrs[m->npath + i])->children += w;
+	m->samples = m->weight = 0;
+}
+
+static void memo_flush_all(struct fr_hist *h)
+{
+	if (h->memo)
+		for (size_t i = 0; i < MEMO_SLOTS; i++)
+			memo_flush(h, &h->memo[i]);
+}
+
+/* The slot for s: its pending weight added, ready to remember s's. NULL
+ * when s cannot be remembered. */
+static struct memo *memo_take(struct fr_hist *h, const struct fr_rsample *s)
+{
+	uint64_t x = s->stack_id * 0x9e3779b97f4a7c15ull ^ s->tid ^ (uint64_t)s->cpu << 32;
+	size_t need = 2 * s->nr_frames;   /* path nodes, then at most one entry per frame */
+	struct memo *m;
+
+	if (!h->memo && !(h->memo = calloc(MEMO_SLOTS, sizeof(*h->memo))))
+		return NULL;
+	m = &h->memo[(x ^ x >> 29) & (MEMO_SLOTS - 1)];
+	memo_flush(h, m);
+	m->stack_id = 0;
+	if (m->cap < need) {
+		void **p = realloc(m->ptrs, need * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		m->ptrs = p;
+		m->cap = need;
+	}
+	return m;
+}
+
+static bool memo_hit(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
+{
+	uint64_t x = s->stack_id * 0x9e3779b97f4a7c15ull ^ s->tid ^ (uint64_t)s->cpu << 32;
+	struct memo *m;
+
+	if (!h->memo)
+		return false;
+	m = &h->memo[(x ^ x >> 29) & (MEMO_SLOTS - 1)];
+	if (m->stack_id != s->stack_id || m->comm != s->comm || m->pid != s->pid ||
+	    m->tid != s->tid || m->cpu != s->cpu)
+		return false;
+	m->samples++;
+	m->weight += w;
+	h->samples++;
+	h->weight += w;
+	return true;
+}
+
 int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 {
-	const struct fr_sym *leaf = s->nr_frames ? s->frames[fr_leaf_frames(s) - 1].sym : NULL;
+	const struct fr_sym *leaf;
 	uint64_t w = h->o.period ? s->period : 1;
 	uintptr_t key[FR_NR_KEYS];
+	struct memo *m = NULL;
 	struct hentry *e;
 	int err;
 
+	if (s->stack_id && s->nr_frames && s->nr_frames <= MEMO_MAX_FRAMES) {
+		if (memo_hit(h, s, w))
+			return 0;
+		m = memo_take(h, s);
+	}
+	leaf = s->nr_frames ? s->frames[fr_leaf_frames(s) - 1].sym : NULL;
 	if (make_key(h, s, leaf, s->nr_frames ? &s->frames[0] : NULL, key))
 		return -ENOMEM;
 	e = find_entry(h, key);
@@ -306,13 +410,28 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 	e->weight += w;
 	h->samples++;
 	h->weight += w;
+	if (m)
+		m->nkids = 0;
 	if (h->o.children) {
 		if (!s->nr_frames)
 			e->children += w;
-		else if ((err = add_children(h, s, w)))
+		else if ((err = add_children(h, s, w, m ? m->ptrs + s->nr_frames : NULL,
+					     m ? &m->nkids : NULL)))
 			return err;
 	}
-	return h->o.callchains && s->nr_frames ? add_path(h, &e->root, s, w) : 0;
+	if (h->o.callchains && s->nr_frames &&
+	    (err = add_path(h, &e->root, s, w, m ? m->ptrs : NULL)))
+		return err;
+	if (m) {
+		/* the --children entries were put after room for the path */
+		uint32_t npath = h->o.callchains ? (uint32_t)s->nr_frames : 0;
+
+		if (!npath && m->nkids)
+			memmove(m->ptrs, m->ptrs + s->nr_frames, m->nkids * sizeof(*m->ptrs));
+		*m = (struct memo){ s->stack_id, s->comm, s->pid, s->tid, s->cpu, npath,
+				    m->nkids, e, m->ptrs, m->cap, 0, 0 };
+	}
+	return 0;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -462,6 +581,7 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 	bool shown[FR_NR_KEYS] = { false };
 	uint64_t total = h->weight;
 
+	memo_flush_all(h);
 	for (size_t i = 0; i < h->n; i++) {
 		for (int k = 0; k < h->o.nr_keys; k++) {
 			if (!h->entries[i]->key[k])

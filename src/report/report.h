@@ -35,6 +35,7 @@ struct fr_rsample {
 	bool has_stack;                  /* the event records an ip or a callchain */
 	const void *raw;                 /* tracepoint data or NULL */
 	uint32_t raw_size;
+	uint64_t stack_id;               /* not 0: every sample of this id has these frames */
 };
 
 /* ---- report_stack.c: records to resolved samples ---- */

@@ -27,6 +27,7 @@
  * again costs a hash, a compare and a copy. */
 struct stack_slot {
 	uint64_t hash, version, tlo, thi;
+	uint64_t id;                        /* fr_rsample.stack_id: new each time it is filled */
 	uint64_t *ips;                      /* nr_ips, then the frames (one allocation) */
 	struct fr_frame *frames;
 	uint32_t pid, nr_ips, nr_frames;
@@ -57,6 +58,7 @@ struct fr_resolver {
 					       * touching (faulting in) the rest */
 	uint64_t span_lo, span_hi;          /* the frames added so far hold over this */
 	uint64_t stack_hits, stack_misses;
+	uint64_t stack_ids;                 /* the last id given to a slot */
 };
 
 /* One image of the retained process table: a generation of its own, its
@@ -357,6 +359,7 @@ static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
 		r->stack_hits++;
 		if (sl->nr_frames)
 			o->frames = sl->frames;
+		o->stack_id = sl->id;
 		*n = sl->nr_frames;
 		return 0;
 	}
@@ -373,7 +376,8 @@ static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
 	r->stack_bytes += size - old;
 	r->stack_used[(h & (STACK_SLOTS - 1)) / 64] |= 1ull << (h & 63);
 	free(sl->ips);
-	*sl = (struct stack_slot){ h, version, r->span_lo, r->span_hi, mem,
+	o->stack_id = ++r->stack_ids;
+	*sl = (struct stack_slot){ h, version, r->span_lo, r->span_hi, o->stack_id, mem,
 				   (struct fr_frame *)(mem + s->nr_ips), o->pid,
 				   (uint32_t)s->nr_ips, (uint32_t)*n, r->leaf_only };
 	memcpy(sl->ips, s->ips, ipsz);

@@ -196,6 +196,83 @@ static void test_children(void)
 	free(buf);
 }
 
+/* Samples that carry the resolver's stack ids (a hist remembers where the
+ * last sample of an id went and adds the next ones there in one go) print
+ * exactly as the same samples without ids, whatever the keys and views:
+ * ids of 3,000 callchains over 4,096 memo slots (colliding), names, pids,
+ * tids and CPUs that change under one id, periods that vary. */
+static char *print_hist(const struct fr_hist_opts *o, const struct fr_rsample *s, size_t n,
+			bool ids)
+{
+	struct fr_hist *h;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fr_hist__new(o, &h) == 0);
+	for (size_t i = 0; i < n; i++) {
+		struct fr_rsample x = s[i];
+
+		if (!ids)
+			x.stack_id = 0;
+		CU_ASSERT_EQUAL(fr_hist__add(h, &x), 0);
+	}
+	CU_ASSERT_EQUAL(fr_hist__samples(h), n);
+	CU_ASSERT_EQUAL(fr_hist__print(h, "cpu-clock", f), 0);
+	fr_hist__delete(h);
+	fclose(f);
+	return buf;
+}
+
+static void test_memo(void)
+{
+	static const struct { const struct fr_frame *f; size_t n; } st[] = {
+		{ st_hot, 4 }, { st_hot2, 3 }, { st_read, 3 }, { st_odd, 2 },
+	};
+	static const char *const keys[] = { "comm,dso,sym", "sym", "pid,srcline", "cpu,tid,sym" };
+	const size_t n = 20000;
+	struct fr_rsample *s = calloc(n, sizeof(*s));
+	uint64_t x = 0x2545f4914f6cdd1dull, hits = 0;
+
+	CU_ASSERT_FATAL(s != NULL);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* runs of one id (as a hot loop gives), and 3,000 ids in all */
+		id = (i && (x & 3)) ? s[i - 1].stack_id : 1 + (x >> 8) % 3000;
+		hits += i && id == s[i - 1].stack_id;
+		s[i] = sample(&ev_clock, (x >> 20) % 7 ? comm_app : comm_other,
+			      100 + (uint32_t)((x >> 24) % 5 == 0), 1000 + i, st[id % 4].f,
+			      st[id % 4].n);
+		s[i].tid = s[i].pid + (uint32_t)((x >> 28) % 11 == 0);
+		s[i].cpu = (uint32_t)((x >> 32) % 13 == 0);
+		s[i].period = 1000 + (x >> 40) % 5000;
+		s[i].stack_id = id;
+	}
+	CU_ASSERT(hits > n / 2);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (int v = 0; v < 8; v++) {
+			struct fr_hist_opts o = { .callchains = v & 1, .children = (v & 2) != 0,
+						  .period = (v & 4) != 0 };
+			char *a, *b;
+
+			CU_ASSERT_FATAL(fr_hist__parse_keys(keys[k], &o) == 0);
+			a = print_hist(&o, s, n, true);
+			b = print_hist(&o, s, n, false);
+			CU_ASSERT_PTR_NOT_NULL(a);
+			CU_ASSERT_PTR_NOT_NULL(b);
+			if (a && b && strcmp(a, b))
+				CU_FAIL("a hist with stack ids prints otherwise than without");
+			free(a);
+			free(b);
+		}
+	free(s);
+}
+
 static void test_folded(void)
 {
 	struct fr_rsample s[8];
@@ -502,6 +579,7 @@ static void test_readahead(void)
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
+	{ "hist: samples with stack ids print as without (memo)", test_memo },
 	{ "folded (golden)", test_folded },
 	{ "perf-script (golden)", test_script },
 	{ "json (golden, parses)", test_json },

@@ -353,6 +353,8 @@ static void feed_mmap(struct fr_resolver *r, const struct fr_file_event *sb, uin
 	feed_mmap_at(r, sb, pid, time, BASE, path);
 }
 
+static uint64_t last_stack_id;   /* stack_names' sample's */
+
 /* The names of the frames of a callchain sample of pid at time, ';'-joined. */
 static void stack_names(struct fr_resolver *r, const struct fr_file_event *ev, uint32_t pid,
 			uint64_t time, const uint64_t *ips, size_t nr, char *out, size_t len)
@@ -366,6 +368,7 @@ static void stack_names(struct fr_resolver *r, const struct fr_file_event *ev, u
 
 	out[0] = '\0';
 	CU_ASSERT_EQUAL_FATAL(fr_resolver__sample(r, &rec, &s, true, &rs), 0);
+	last_stack_id = rs.stack_id;
 	for (size_t i = 0; i < rs.nr_frames; i++)
 		n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? ";" : "",
 				      rs.frames[i].sym->name);
@@ -381,7 +384,7 @@ static void test_stack_cache(void)
 	const uint64_t ips[] = { PERF_CONTEXT_USER, BASE + 0x1320, BASE + 0x1340 };
 	struct fr_resolver *r;
 	char a[512], b[512], c[512];
-	uint64_t hits, misses;
+	uint64_t hits, misses, id;
 
 	ev.attr.size = sizeof(ev.attr);
 	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -390,7 +393,9 @@ static void test_stack_cache(void)
 	feed_mmap(r, &sb, 1, 1, FIXTURES "/cxx.bin");
 	feed_mmap(r, &sb, 2, 1, FIXTURES "/missing.so");
 	stack_names(r, &ev, 1, 10, ips, 3, a, sizeof(a));
+	id = last_stack_id;
 	stack_names(r, &ev, 1, 20, ips, 3, b, sizeof(b));
+	CU_ASSERT(id != 0 && last_stack_id == id);   /* the same frames, the same id */
 	fr_resolver__cache_stats(r, &hits, &misses);
 	CU_ASSERT_EQUAL(hits, 1);
 	CU_ASSERT_EQUAL(misses, 1);
@@ -399,6 +404,7 @@ static void test_stack_cache(void)
 	/* another process, the same addresses: its own file */
 	stack_names(r, &ev, 2, 20, ips, 3, c, sizeof(c));
 	CU_ASSERT_STRING_EQUAL(c, "missing.so+0x1320;missing.so+0x133f");
+	CU_ASSERT(last_stack_id && last_stack_id != id);
 	/* a shorter stack with the same start is another stack */
 	stack_names(r, &ev, 1, 20, ips, 2, c, sizeof(c));
 	CU_ASSERT(strstr(a, c) == a && strcmp(a, c));
@@ -409,8 +415,12 @@ static void test_stack_cache(void)
 	for (int i = 0; i < 3; i++) {
 		stack_names(r, &ev, 1, 150 + (uint64_t)i, ips, 3, c, sizeof(c));
 		CU_ASSERT_STRING_EQUAL(c, "missing.so+0x1320;missing.so+0x133f");
+		CU_ASSERT(last_stack_id > id);   /* other frames in the slot: a new id */
+		id = last_stack_id;
 		stack_names(r, &ev, 1, 50 + (uint64_t)i, ips, 3, c, sizeof(c));
 		CU_ASSERT_STRING_EQUAL(c, a);
+		CU_ASSERT(last_stack_id > id);
+		id = last_stack_id;
 	}
 	fr_resolver__delete(r);
 }
