@@ -74,7 +74,7 @@ static bool has_compressed(Elf *elf)
 	return false;
 }
 
-static int mkdirs(char *path)   /* every parent of path; path is restored */
+int fr_debugcache__mkdirs(char *path)   /* every parent of path; path is restored */
 {
 	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
 		*p = '\0';
@@ -151,7 +151,7 @@ static int write_entry(char *path, int fd)
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	if ((err = mkdirs(path)))
+	if ((err = fr_debugcache__mkdirs(path)))
 		return err;
 	out = mkstemp(tmp);
 	if (out < 0)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -51,6 +52,10 @@ struct fr_dso {
 	bool syms_read, syms_slow;  /* syms_slow: always ask libdwfl */
 	unsigned lookups;           /* asked of libdwfl before the tables were built */
 	struct fsyms globals, locals;
+	const char *cache_dir;      /* the build-id cache, or NULL */
+	struct fr_addrcache *ac;    /* answers kept there (addrcache.c), or NULL */
+	uint32_t ac_flags;
+	bool ac_tried;
 };
 
 #define SCAN_LOOKUPS 16    /* addresses resolved by libdwfl's scan before sorting */
@@ -68,6 +73,10 @@ void fr_dso__delete(struct fr_dso *d)
 {
 	if (!d)
 		return;
+	if (d->ac) {
+		fr_addrcache__save(d->ac, d->cache_dir);   /* a cache: best effort */
+		fr_addrcache__delete(d->ac);
+	}
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	for (size_t i = 0; i < d->nr_plt; i++)
@@ -317,10 +326,14 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 	err = try_path(path, id, false, o, out, used, st);
 	if (!err)
 		*st = FR_DSO_DEBUG_ONLY;
+	if (*out)   /* machine-independent lookups keep no answers */
+		(*out)->cache_dir = o->only_given_dirs ? NULL : o->cache_dir;
 	return err == -ENOMEM ? err : 0;
 done:
 	if (!err && *st != FR_DSO_DEBUG_ONLY)
 		*st = FR_DSO_OK;
+	if (*out)   /* machine-independent lookups keep no answers */
+		(*out)->cache_dir = o->only_given_dirs ? NULL : o->cache_dir;
 	return err == -ENOMEM ? err : 0;
 }
 
@@ -693,8 +706,8 @@ static const char *addr_sym(struct fr_dso *d, uint64_t pc, GElf_Off *off, GElf_S
 	return dwfl_module_addrinfo(d->mod, pc, off, sym, NULL, NULL, NULL);
 }
 
-int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
-		    struct fr_raw_frame *out, size_t max)
+static int resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
+		   struct fr_raw_frame *out, size_t max)
 {
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -782,4 +795,49 @@ int fr_dso_image__read(const struct fr_dso_image *img, uint64_t vaddr, void *buf
 		return 0;
 	}
 	return -EFAULT;
+}
+
+/* The answers kept for this file in the build-id cache, where it has DWARF
+ * (the slow part to skip): keyed by build id, flags and the DWARF file's
+ * path, size and mtime (a debuginfo package installed or updated since makes
+ * another). */
+static void addrcache_open(struct fr_dso *d, uint32_t flags)
+{
+	const char *mainfile = NULL, *debugfile = NULL, *src;
+	const unsigned char *id;
+	char ident[PATH_MAX + 64];
+	Dwarf_Addr bias;
+	GElf_Addr vaddr;
+	struct stat st;
+	int idlen;
+
+	d->ac_tried = true;
+	idlen = dwfl_module_build_id(d->mod, &id, &vaddr);
+	if (idlen <= 0 || !dwfl_module_getdwarf(d->mod, &bias))
+		return;
+	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+	src = debugfile ? debugfile : mainfile;
+	if (!src || stat(src, &st) ||
+	    (size_t)snprintf(ident, sizeof(ident), "%s\n%lld\n%lld.%09ld", src, (long long)st.st_size,
+			     (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec) >= sizeof(ident) ||
+	    fr_addrcache__new(id, idlen, flags, ident, &d->ac))
+		return;
+	d->ac_flags = flags;
+	fr_addrcache__load(d->ac, d->cache_dir);   /* none, or not usable: it starts empty */
+}
+
+int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
+		    struct fr_raw_frame *out, size_t max)
+{
+	uint32_t flags = (inlines ? FR_AC_INLINES : 0) | (srclines ? FR_AC_SRCLINES : 0);
+	int n;
+
+	if (d->cache_dir && !d->ac_tried && (inlines || srclines))
+		addrcache_open(d, flags);
+	if (d->ac && d->ac_flags == flags && (n = fr_addrcache__get(d->ac, pc, out, max)) > 0)
+		return n;
+	n = resolve(d, pc, inlines, srclines, out, max);
+	if (d->ac && d->ac_flags == flags)
+		fr_addrcache__add(d->ac, pc, out, n);   /* not kept when it fails: no harm */
+	return n;
 }

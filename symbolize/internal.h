@@ -52,6 +52,8 @@ void fr_dso__delete(struct fr_dso *d);
 int fr_debugcache__find(Dwfl_Module *mod, void **userdata, const char *modname,
 			Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			GElf_Word debuglink_crc, char **debuginfo_file_name);
+/* Make every parent directory of path (0755); path is restored: 0 or -errno. */
+int fr_debugcache__mkdirs(char *path);
 const struct fr_dso_image *fr_dso__image(const struct fr_dso *d);
 /* addr = file address + bias in mapping mp (from the program headers, also
  * of a debuginfo-only file). */
@@ -70,3 +72,33 @@ struct fr_raw_frame {
  * Returns the number written (>= 1). */
 int fr_dso__resolve(struct fr_dso *d, uint64_t pc, bool inlines, bool srclines,
 		    struct fr_raw_frame *out, size_t max);
+
+/* ---- addrcache.c: fr_dso__resolve's answers kept by build id ---- */
+#define FR_AC_INLINES 1u
+#define FR_AC_SRCLINES 2u
+struct fr_addrcache;
+
+/* An empty cache for the object of build id id (idlen bytes), its answers
+ * made with flags (FR_AC_*) from the debuginfo ident names (path, size,
+ * mtime): 0, -EINVAL or -ENOMEM. */
+int fr_addrcache__new(const unsigned char *id, int idlen, uint32_t flags, const char *ident,
+		      struct fr_addrcache **out);
+void fr_addrcache__delete(struct fr_addrcache *ac);
+/* Read CACHE/.build-id/xx/yyyy.addrsFLAGS into an empty cache: only a
+ * regular file owned by us or root and writable by no one else (-EPERM);
+ * -ENOENT, -EBADMSG (malformed), -ESTALE (another object, flags or
+ * debuginfo); on any error the cache stays empty. */
+int fr_addrcache__load(struct fr_addrcache *ac, const char *cache_dir);
+/* The same from bytes (the fuzz target's entry). */
+int fr_addrcache__parse(struct fr_addrcache *ac, const void *buf, size_t len);
+/* The frames kept for pc (from the file read), at most max: their number,
+ * 0 when none. Strings live as long as the cache. */
+int fr_addrcache__get(const struct fr_addrcache *ac, uint64_t pc, struct fr_raw_frame *out,
+		      size_t max);
+/* Keep an answer (n frames, 1..64; strings copied): 0, -EINVAL, -ENOMEM. */
+int fr_addrcache__add(struct fr_addrcache *ac, uint64_t pc, const struct fr_raw_frame *f, int n);
+/* The file's bytes (malloc'd) of what the cache holds: 0 or -ENOMEM. */
+int fr_addrcache__serialize(struct fr_addrcache *ac, void **buf, size_t *len);
+/* Write the file (a temp file renamed over it) if answers were added. */
+int fr_addrcache__save(struct fr_addrcache *ac, const char *cache_dir);
+

@@ -67,6 +67,34 @@ record_fg -q -F 999 -e cpu-clock -m 4M -o "$T/flat" -- "$HELPERS/cpuburn_fp" 5 >
 set -- "$T"/flat/*.frec
 expect_error 64 "no call chains" "$FLIGHTREC" report -g "$1"
 
+# the answers a report found by DWARF are kept by build id (.addrsN beside
+# the decompressed debuginfo): the next report reads them instead of libdw
+# (the same output); one changed in the file shows it is what answers
+mkdir -p "$T/ac"
+record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/ac" -- "$HELPERS/cpuburn_fp" 5 >/dev/null ||
+	fail "record exited $?"
+set -- "$T"/ac/*.frec
+acid=$(readelf -n "$HELPERS/cpuburn_fp" | awk '/Build ID/ {print $3}')
+XDG_CACHE_HOME=$T/acx "$FLIGHTREC" report -g --sort sym "$1" >"$T/ac1.txt" || fail "report (filling)"
+acf=$(ls "$T/acx/flightrec/.build-id/$(echo "$acid" | cut -c1-2)/$(echo "$acid" | cut -c3-)".addrs* 2>/dev/null | head -n 1)
+[ -n "$acf" ] && [ -f "$acf" ] || fail "no .addrs file for cpuburn_fp ($acid) in the cache"
+[ "$(stat -c %a "$acf")" = 644 ] || fail "$acf: mode $(stat -c %a "$acf")"
+XDG_CACHE_HOME=$T/acx "$FLIGHTREC" report -g --sort sym "$1" >"$T/ac2.txt" || fail "report (cached)"
+cmp -s "$T/ac1.txt" "$T/ac2.txt" || fail "the report changed once the answers were kept"
+grep -q 'hot_a' "$T/ac2.txt" || fail "no hot_a: $(head -20 "$T/ac2.txt")"
+sed -i 's/hot_a/hot_Z/' "$acf"
+XDG_CACHE_HOME=$T/acx "$FLIGHTREC" report -g --sort sym "$1" >"$T/ac3.txt" || fail "report (changed)"
+grep -q 'hot_Z' "$T/ac3.txt" || fail "the kept answers were not read: $(head -12 "$T/ac3.txt")"
+# others could have written it: not read (and written anew)
+chmod 666 "$acf"
+XDG_CACHE_HOME=$T/acx "$FLIGHTREC" report -g --sort sym "$1" >"$T/ac4.txt" || fail "report (untrusted)"
+cmp -s "$T/ac1.txt" "$T/ac4.txt" || fail "an .addrs file others can write was read"
+# cut short: not read
+truncate -s 50 "$acf"
+XDG_CACHE_HOME=$T/acx "$FLIGHTREC" report -g --sort sym "$1" >"$T/ac5.txt" || fail "report (cut file)"
+cmp -s "$T/ac1.txt" "$T/ac5.txt" || fail "a cut .addrs file changed the report"
+pass "answers kept by build id ($(stat -c %s "$acf") bytes): read by the next report, not when changed by others or cut"
+
 # separate debuginfo shipped compressed (Debian's libc6-dbg): the first report
 # keeps a decompressed copy in the build-id cache, later ones read it (the
 # output does not change); without libc's debuginfo there is nothing to cache
@@ -84,6 +112,7 @@ if [ -n "$id" ] && [ -f "$dbg" ] && readelf -S -W "$dbg" 2>/dev/null | grep -q '
 	readelf -S -W "$entry" 2>/dev/null | grep -q ' \.debug_info .* C ' && fail "the cached copy is still compressed"
 	XDG_CACHE_HOME=$T/xdg "$FLIGHTREC" report -g "$1" >"$T/libc2.txt" || fail "report (cached)"
 	cmp -s "$T/libc1.txt" "$T/libc2.txt" || fail "the report changed once the cache was filled"
+	ls "${entry%.debug}".addrs* >/dev/null 2>&1 || fail "no answers kept for libc beside $entry"
 	grep -q 'libc.so.6' "$T/libc2.txt" || fail "no libc frame: $(head -20 "$T/libc2.txt")"
 	pass "libc's compressed debuginfo cached decompressed ($(du -k "$entry" | cut -f1) KiB); reports equal"
 else
