@@ -49,6 +49,7 @@ struct node_block {
  * taken by another stack or before printing. */
 #define MEMO_SLOTS 4096
 #define MEMO_MAX_FRAMES 256
+#define MEMO_AFTER 4096          /* samples before the table (256 KiB) pays off */
 
 struct memo {
 	uint64_t stack_id;               /* 0: empty */
@@ -350,7 +351,8 @@ static struct memo *memo_take(struct fr_hist *h, const struct fr_rsample *s)
 	size_t need = 2 * s->nr_frames;   /* path nodes, then at most one entry per frame */
 	struct memo *m;
 
-	if (!h->memo && !(h->memo = calloc(MEMO_SLOTS, sizeof(*h->memo))))
+	if (!h->memo && (h->samples < MEMO_AFTER ||
+			 !(h->memo = calloc(MEMO_SLOTS, sizeof(*h->memo)))))
 		return NULL;
 	m = &h->memo[(x ^ x >> 29) & (MEMO_SLOTS - 1)];
 	memo_flush(h, m);
