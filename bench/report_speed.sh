@@ -221,6 +221,10 @@ if [ "$PUBLISH" = 1 ]; then
 		echo "same options. \`flightrec report [-g] FILE\` against \`perf report --stdio --no-children [-g none]\`,"
 		echo "interleaved, $ROUNDS rounds; wall time and peak RSS from bench/runstat, statistics from bench/frstat"
 		echo "(the interval: flightrec's mean minus perf's, in percent of perf's, Student's t 95%)."
+		echo "flightrec reads a build-id cache of the bench's own (\`--cache\`), filled first by one untimed"
+		echo "report of each profile, as a user's earlier report fills theirs (libc's debuginfo decompressed,"
+		echo "the frames found by DWARF kept); *small-g-first* removes the kept frames before each run: the"
+		echo "first report of those objects."
 		echo
 		sed 's/^/    /' "$OUT/files.txt"
 		echo
