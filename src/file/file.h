@@ -202,5 +202,9 @@ uint64_t fr_reader__index_steps(const struct fr_reader *r);
  * Returns 0, the callback's non-zero value, or -errno (-EBADMSG on a chunk that
  * fails its checks: records before it were delivered). */
 int fr_reader__for_each(struct fr_reader *r, fr_rec_cb cb, void *ctx);
+/* Let fr_reader__for_each walk only the sample streams of CPUs c with
+ * c % nparts == part (every sideband stream still): one of nparts readers of
+ * a file working in parallel. nparts 0 or 1: every stream (the default). */
+void fr_reader__set_cpu_part(struct fr_reader *r, unsigned part, unsigned nparts);
 
 #endif

@@ -164,6 +164,8 @@ static size_t merge_start(struct fr_reader *r, struct stream **heap, int *err)
 		s->last_time = 0;
 		s->rec.cpu = s->cpu;
 		s->rec.kind = (enum fr_stream_kind)s->kind;
+		if (r->nparts > 1 && s->kind == FR_STREAM_SAMPLES && s->cpu % r->nparts != r->part)
+			continue;   /* another reader's part */
 		rc = stream_next(r, s);
 		if (rc > 0)
 			heap[n++] = s;
@@ -173,6 +175,12 @@ static size_t merge_start(struct fr_reader *r, struct stream **heap, int *err)
 	for (i = n / 2; i-- > 0;)
 		sift_down(heap, n, i);
 	return n;
+}
+
+void fr_reader__set_cpu_part(struct fr_reader *r, unsigned part, unsigned nparts)
+{
+	r->nparts = nparts > 1 ? nparts : 0;
+	r->part = nparts > 1 ? part % nparts : 0;
 }
 
 int fr_reader__for_each(struct fr_reader *r, fr_rec_cb cb, void *ctx)

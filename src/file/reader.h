@@ -78,6 +78,7 @@ struct fr_reader {
 	int32_t *stream_slot;       /* NR_STREAM_SLOTS: index into streams + 1, 0 = none */
 	uint8_t *index_seen;        /* FR_EVENT_INDEX_MAX / 8: event indexes taken */
 	uint64_t merge_mem, merge_budget;
+	unsigned part, nparts;      /* fr_reader__set_cpu_part */
 	struct damage_log damage;
 	const char *why;            /* why the last decode_chunk failed */
 	uint64_t steps;

@@ -65,6 +65,8 @@ struct memo {
 struct fr_hist {
 	struct fr_hist_opts o;
 	struct memo *memo;               /* MEMO_SLOTS, on first use */
+	const struct fr_sym **csyms;     /* fr_hist__merge: one symbol per (name, dso, flags) */
+	size_t ncsyms, csyms_cap;
 	struct hentry **entries;
 	size_t n, cap;
 	uint32_t *slots;                 /* entry index + 1, open addressing */
@@ -131,6 +133,7 @@ void fr_hist__delete(struct fr_hist *h)
 		for (size_t i = 0; i < MEMO_SLOTS; i++)
 			free(h->memo[i].ptrs);
 	free(h->memo);
+	free(h->csyms);
 	free(h->entries);
 	free(h->slots);
 	fr_strpool__delete(h->strs);
@@ -433,6 +436,133 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 		*m = (struct memo){ s->stack_id, s->comm, s->pid, s->tid, s->cpu, npath,
 				    m->nkids, e, m->ptrs, m->cap, 0, 0 };
 	}
+	return 0;
+}
+
+/* ---- merging the histograms of other resolvers (a parallel report) -------
+ * Keys are pointers each resolver interns (names, files, symbols): merged
+ * here, a string key becomes the string in this histogram's pool and a symbol
+ * the first one seen with its name, files and flags, so equal keys of
+ * different resolvers meet as one. */
+
+static uint64_t str_hash(uint64_t x, const char *s)
+{
+	for (; s && *s; s++)
+		x = (x ^ (unsigned char)*s) * 0x100000001b3ull;
+	return x;
+}
+
+static bool same_sym(const struct fr_sym *a, const struct fr_sym *b)
+{
+	return a == b || (!strcmp(a->name, b->name) && !strcmp(a->dso, b->dso) &&
+			  !strcmp(a->dso_short, b->dso_short) && a->kernel == b->kernel &&
+			  a->inlined == b->inlined && a->unknown == b->unknown);
+}
+
+static size_t sym_slot(const struct fr_sym *const *v, size_t cap, const struct fr_sym *s)
+{
+	uint64_t x = str_hash(str_hash(0xcbf29ce484222325ull, s->name), s->dso);
+	size_t j = (x ^ s->kernel ^ (uint64_t)s->inlined << 1 ^ (uint64_t)s->unknown << 2) & (cap - 1);
+
+	while (v[j] && !same_sym(v[j], s))
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+static const struct fr_sym *canon_sym(struct fr_hist *h, const struct fr_sym *s)
+{
+	size_t j;
+
+	if (!s)
+		return NULL;
+	if ((h->ncsyms + 1) * 2 > h->csyms_cap) {
+		size_t cap = h->csyms_cap ? 2 * h->csyms_cap : 1024;
+		const struct fr_sym **v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < h->csyms_cap; i++)
+			if (h->csyms[i])
+				v[sym_slot(v, cap, h->csyms[i])] = h->csyms[i];
+		free(h->csyms);
+		h->csyms = v;
+		h->csyms_cap = cap;
+	}
+	j = sym_slot(h->csyms, h->csyms_cap, s);
+	if (!h->csyms[j]) {
+		h->csyms[j] = s;
+		h->ncsyms++;
+	}
+	return h->csyms[j];
+}
+
+static int canon_key(struct fr_hist *h, enum fr_sort_key k, uintptr_t v, uintptr_t *out)
+{
+	switch (k) {
+	case FR_KEY_COMM:
+	case FR_KEY_DSO:
+	case FR_KEY_SRCLINE:
+		*out = v ? (uintptr_t)fr_strpool__str(h->strs, (const char *)v) : 0;
+		break;
+	case FR_KEY_SYM:
+		*out = (uintptr_t)canon_sym(h, (const struct fr_sym *)v);
+		break;
+	default:
+		*out = v;
+	}
+	return v && !*out ? -ENOMEM : 0;
+}
+
+/* src's children of a node into dst's (the node's own weight is added by the caller). */
+static int merge_children(struct fr_hist *h, struct cnode *dst, const struct cnode *src)
+{
+	for (const struct cnode *c = src->child; c; c = c->next) {
+		const struct fr_sym *sym = canon_sym(h, c->sym);
+		struct cnode *d = dst->child;
+		int err;
+
+		if (!sym)
+			return -ENOMEM;
+		while (d && d->sym != sym)
+			d = d->next;
+		if (!d) {
+			if (!(d = new_node(h, sym)))
+				return -ENOMEM;
+			d->next = dst->child;
+			dst->child = d;
+		}
+		d->weight += c->weight;
+		if ((err = merge_children(h, d, c)))
+			return err;
+	}
+	return 0;
+}
+
+int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src)
+{
+	memo_flush_all(src);
+	for (size_t i = 0; i < src->n; i++) {
+		const struct hentry *e = src->entries[i];
+		uintptr_t key[FR_NR_KEYS] = { 0 };
+		struct hentry *d;
+		int err;
+
+		for (int k = 0; k < dst->o.nr_keys; k++)
+			if (canon_key(dst, dst->o.keys[k], e->key[k], &key[k]))
+				return -ENOMEM;
+		if (!(d = find_entry(dst, key)))
+			return -ENOMEM;
+		if (!d->sym && e->sym && !(d->sym = canon_sym(dst, e->sym)))
+			return -ENOMEM;
+		d->samples += e->samples;
+		d->weight += e->weight;
+		d->children += e->children;
+		d->root.weight += e->root.weight;
+		if ((err = merge_children(dst, &d->root, &e->root)))
+			return err;
+	}
+	dst->samples += src->samples;
+	dst->weight += src->weight;
 	return 0;
 }
 

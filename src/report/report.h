@@ -89,6 +89,10 @@ int fr_hist__new(const struct fr_hist_opts *o, struct fr_hist **out);
 void fr_hist__delete(struct fr_hist *h);
 int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s);
 uint64_t fr_hist__samples(const struct fr_hist *h);
+/* Add src (same options; its samples resolved by another resolver) to dst,
+ * a histogram that only ever received merges: 0 or -ENOMEM. src's symbols
+ * and names must outlive dst. */
+int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src);
 /* The entries, heaviest first, with a header naming the event. */
 int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f);
 

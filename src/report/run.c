@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,9 @@ struct report {
 	struct timespec started;
 	uint64_t records;
 	int err;
+	struct worker *workers;      /* a parallel text report's (par_run), or NULL */
+	struct fr_resolver **workers_res;   /* theirs, for the notes */
+	unsigned nworkers;
 };
 
 static bool in_list(const int *list, size_t n, uint32_t v)
@@ -262,34 +266,68 @@ static void print_header(struct report *rp, const char *path)
 	fprintf(rp->out, "#\n");
 }
 
+struct note {
+	const char *path, *used;
+	enum fr_dso_status st;
+};
+
+static int cmp_note(const void *a, const void *b)
+{
+	return strcmp(((const struct note *)a)->path, ((const struct note *)b)->path);
+}
+
+static struct fr_resolver *resolver_of(struct report *rp, unsigned i)
+{
+	return rp->nworkers ? rp->workers_res[i] : rp->res;
+}
+
+/* Files not (fully) used, in path order (of every worker's resolver in a
+ * parallel report, each once), missing kernel symbols, failed unwinds. */
 static void print_notes(struct report *rp, FILE *f)
 {
-	struct fr_symbolizer *s = fr_resolver__symbolizer(rp->res);
-	bool any = false;
+	unsigned nres = rp->nworkers ? rp->nworkers : 1;
+	struct note *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t unwind = 0;
+	bool ksyms = false;
 
-	for (size_t i = 0; i < fr_symbolizer__nr_dsos(s); i++) {
-		enum fr_dso_status st;
-		const char *path, *used;
+	for (unsigned r = 0; r < nres; r++) {
+		struct fr_resolver *res = resolver_of(rp, r);
+		struct fr_symbolizer *s = fr_resolver__symbolizer(res);
 
-		if (fr_symbolizer__dso_status(s, i, &path, &st, &used) || st == FR_DSO_OK ||
-		    st == FR_DSO_SPECIAL)
-			continue;
-		if (!any)
-			fprintf(f, "# files not (fully) symbolized:\n");
-		any = true;
-		fprintf(f, "#   %s: %s%s%s\n", path, fr_dso_status__str(st), used ? ", used " : "",
-			used ? used : "");
+		for (size_t i = 0; i < fr_symbolizer__nr_dsos(s); i++) {
+			struct note x;
+
+			if (fr_symbolizer__dso_status(s, i, &x.path, &x.st, &x.used) ||
+			    x.st == FR_DSO_OK || x.st == FR_DSO_SPECIAL)
+				continue;
+			if (fr_grow(&v, &cap, n + 1, sizeof(*v), 16))
+				break;
+			v[n++] = x;
+		}
+		ksyms |= fr_resolver__missed_ksyms(res);
+		unwind += fr_resolver__unwind_failures(res);
 	}
-	if (fr_resolver__missed_ksyms(rp->res) &&
-	    (fr_reader__nr_blobs(rp->rd, FR_BLOB_KSYMS) || fr_reader__nr_damaged(rp->rd)))
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_note);
+	for (size_t i = 0; i < n; i++) {
+		if (i && !strcmp(v[i].path, v[i - 1].path))
+			continue;
+		if (!i)
+			fprintf(f, "# files not (fully) symbolized:\n");
+		fprintf(f, "#   %s: %s%s%s\n", v[i].path, fr_dso_status__str(v[i].st),
+			v[i].used ? ", used " : "", v[i].used ? v[i].used : "");
+	}
+	free(v);
+	if (ksyms && (fr_reader__nr_blobs(rp->rd, FR_BLOB_KSYMS) || fr_reader__nr_damaged(rp->rd)))
 		fprintf(f, "# the kernel symbols of the file (KSYMS blob) are damaged or missing: "
 			"kernel addresses are [unknown]\n");
-	else if (fr_resolver__missed_ksyms(rp->res))
+	else if (ksyms)
 		fprintf(f, "# no kernel symbols in the file (KSYMS blob): kernel addresses are "
 			"[unknown]\n");
-	if (fr_resolver__unwind_failures(rp->res))
+	if (unwind)
 		fprintf(f, "# %llu samples: the user stack did not unwind past the sampled ip\n",
-			(unsigned long long)fr_resolver__unwind_failures(rp->res));
+			(unsigned long long)unwind);
 }
 
 static int print_text(struct report *rp, const char *path)
@@ -456,6 +494,134 @@ static int print_folded(struct report *rp, const char *path)
  * thread and batches are for big files; a 1 MiB file holds ~10^5-10^6 events). */
 #define READAHEAD_MIN_BYTES (1 << 20)
 
+/* ---- the text histogram in parallel ------------------------------------
+ * On this kind of host moving records between CPUs costs more than reading
+ * them (doc/design-notes.md): each worker opens the file, walks the sample
+ * streams of its share of the CPUs with every sideband record, resolves them
+ * with a resolver of its own and fills its own histograms; they are merged by
+ * name at the end. The other formats keep one ordered pass. */
+#define PAR_MAX 8
+
+struct worker {
+	struct report rp;
+	const char *path;
+	unsigned part, nparts;
+	int err;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	int err = fr_reader__open(w->path, &w->rp.rd);
+
+	if (!err)
+		err = setup(&w->rp);
+	if (!err && select_events(&w->rp))
+		err = -EINVAL;
+	if (!err) {
+		fr_reader__set_cpu_part(w->rp.rd, w->part, w->nparts);
+		err = fr_reader__for_each(w->rp.rd, report_cb, &w->rp);
+	}
+	/* anything but a clean walk: the report is made again in one pass,
+	 * which says what happened as it always does */
+	if (!err && (w->rp.err || fr_reader__nr_damaged(w->rp.rd) || fr_reader__truncated(w->rp.rd)))
+		err = w->rp.err ? w->rp.err : -EBADMSG;
+	w->err = err;
+	return NULL;
+}
+
+/* How many workers: 0 for one ordered pass. */
+static unsigned par_parts(const struct report *rp, const char *path)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = fr_reader__nr_cpu_stats(rp->rd);
+	struct stat sb;
+
+	if (rp->o->fmt != FMT_TEXT || getenv("FLIGHTREC_REPORT_ONE_PASS") || ncpu < 2 ||
+	    stat(path, &sb) || sb.st_size < READAHEAD_MIN_BYTES || fr_reader__nr_damaged(rp->rd) ||
+	    fr_reader__truncated(rp->rd))
+		return 0;
+	if (n > (size_t)ncpu)
+		n = (size_t)ncpu;
+	if (n > PAR_MAX)
+		n = PAR_MAX;
+	return n >= 2 ? (unsigned)n : 0;
+}
+
+static void par_free(struct report *rp)
+{
+	for (unsigned i = 0; i < rp->nworkers; i++)
+		teardown(&rp->workers[i].rp);
+	free(rp->workers);
+	free(rp->workers_res);
+	rp->workers = NULL;
+	rp->workers_res = NULL;
+	rp->nworkers = 0;
+}
+
+/* The workers' figures and histograms into rp: 0, or non-zero when the
+ * report must be made in one pass instead. */
+static int par_run(struct report *rp, const char *path, unsigned n)
+{
+	struct worker *w = calloc(n, sizeof(*w));
+	pthread_t th[PAR_MAX];
+	bool started[PAR_MAX] = { false };
+	int err = 0;
+
+	rp->workers_res = calloc(n, sizeof(*rp->workers_res));
+	if (!w || !rp->workers_res) {
+		free(w);
+		free(rp->workers_res);
+		rp->workers_res = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++)
+		w[i] = (struct worker){ { .o = rp->o, .out = rp->out, .shown = -1 }, path, i, n, 0 };
+	for (unsigned i = 1; i < n; i++)
+		started[i] = !pthread_create(&th[i], NULL, worker_main, &w[i]);
+	worker_main(&w[0]);
+	for (unsigned i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			worker_main(&w[i]);
+	}
+	rp->workers = w;
+	rp->nworkers = n;
+	for (unsigned i = 0; i < n && !err; i++)
+		err = w[i].err;
+	for (unsigned i = 0; i < n && !err; i++) {
+		struct report *x = &w[i].rp;
+
+		rp->workers_res[i] = x->res;
+		if (x->samples && (!rp->samples || x->first < rp->first))
+			rp->first = x->first;
+		if (x->samples && x->last > rp->last)
+			rp->last = x->last;
+		rp->samples += x->samples;
+		rp->lost += x->lost;
+		for (size_t k = 0; k < rp->nr_events && !err; k++) {
+			rp->counts[k] += x->counts[k];
+			if (!x->hists[k])
+				continue;
+			if (!rp->hists[k])
+				err = fr_hist__new(&rp->o->hist, &rp->hists[k]);
+			if (!err)
+				err = fr_hist__merge(rp->hists[k], x->hists[k]);
+		}
+	}
+	if (err) {   /* back to nothing: one pass makes it */
+		for (size_t k = 0; k < rp->nr_events; k++) {
+			fr_hist__delete(rp->hists[k]);
+			rp->hists[k] = NULL;
+			rp->counts[k] = 0;
+		}
+		rp->samples = rp->lost = rp->first = rp->last = 0;
+		par_free(rp);
+	}
+	return err;
+}
+
 int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct stat sb;
@@ -464,6 +630,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	char note[256];
 	int ret = fr_input__open(path, &rp.rd), err;
 	FILE *real = stdout, *safe = NULL;
+	unsigned nparts;
 
 	if (ret)
 		return ret;
@@ -492,7 +659,9 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		goto out;
 	/* a second thread reads ahead only where there is much to read: for a
 	 * small file, starting it and its 4 MiB of batches costs more */
-	if (stat(path, &sb) == 0 && sb.st_size < READAHEAD_MIN_BYTES)
+	if ((nparts = par_parts(&rp, path)) && !par_run(&rp, path, nparts))
+		err = 0;
+	else if (stat(path, &sb) == 0 && sb.st_size < READAHEAD_MIN_BYTES)
 		err = fr_reader__for_each(rp.rd, report_cb, &rp);
 	else
 		err = fr_readahead__for_each(rp.rd, report_cb, &rp);
@@ -538,6 +707,7 @@ out:
 		fclose(safe);
 	}
 	teardown(&rp);
+	par_free(&rp);
 	if (rp.out != stdout && fclose(rp.out) && !ret) {
 		fr_err(out_name, "%s", strerror(errno));
 		ret = FR_EXIT_ERROR;

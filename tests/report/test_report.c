@@ -273,6 +273,106 @@ static void test_memo(void)
 	free(s);
 }
 
+/* Histograms of one profile split over two "resolvers" (the second with
+ * its own copies of every symbol, file and name) merge into what one
+ * histogram of all the samples prints, in every view. */
+/* The second resolver's copy of a string or symbol: one per distinct one, as
+ * a resolver interns them (equal contents, equal pointers). */
+static char *pool_str[64];
+static size_t npool_str;
+
+static const char *intern2(const char *s)
+{
+	for (size_t i = 0; i < npool_str; i++)
+		if (!strcmp(pool_str[i], s))
+			return pool_str[i];
+	return pool_str[npool_str++] = strdup(s);
+}
+
+static struct fr_frame *copy_frames(const struct fr_frame *f, size_t n, struct fr_sym *syms,
+				    size_t *nsyms)
+{
+	struct fr_frame *c = calloc(n, sizeof(*c));
+
+	for (size_t i = 0; c && i < n; i++) {
+		struct fr_sym *s = NULL;
+
+		for (size_t j = 0; j < *nsyms && !s; j++)
+			if (!strcmp(syms[j].name, f[i].sym->name) && !strcmp(syms[j].dso, f[i].sym->dso))
+				s = &syms[j];
+		if (!s) {
+			s = &syms[(*nsyms)++];
+			*s = *f[i].sym;
+			s->name = intern2(f[i].sym->name);
+			s->dso = intern2(f[i].sym->dso);
+			s->dso_short = intern2(f[i].sym->dso_short);
+		}
+		c[i] = f[i];
+		c[i].sym = s;
+		c[i].file = f[i].file ? intern2(f[i].file) : NULL;
+	}
+	return c;
+}
+
+static void test_hist_merge(void)
+{
+	static const char *const keys[] = { "comm,dso,sym", "sym", "pid,srcline", "cpu,tid,sym",
+					    "dso" };
+	struct fr_rsample s[8], t[8];
+	struct fr_sym syms[64];
+	size_t n = make_samples(s), nsyms = 0;
+	/* the second half "resolved" again: other pointers, same contents */
+	for (size_t i = 0; i < n; i++) {
+		t[i] = s[i];
+		t[i].frames = copy_frames(s[i].frames, s[i].nr_frames, syms, &nsyms);
+		t[i].comm = intern2(s[i].comm);
+		CU_ASSERT_FATAL(t[i].frames != NULL);
+	}
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (int v = 0; v < 8; v++) {
+			struct fr_hist_opts o = { .callchains = v & 1, .children = (v & 2) != 0,
+						  .period = (v & 4) != 0 };
+			struct fr_hist *all, *a, *b, *m;
+			char *x = NULL, *y = NULL;
+			size_t lx, ly;
+			FILE *fx = open_memstream(&x, &lx), *fy = open_memstream(&y, &ly);
+
+			CU_ASSERT_FATAL(fr_hist__parse_keys(keys[k], &o) == 0);
+			CU_ASSERT_FATAL(fr_hist__new(&o, &all) == 0 && fr_hist__new(&o, &a) == 0 &&
+					fr_hist__new(&o, &b) == 0 && fr_hist__new(&o, &m) == 0);
+			for (int rep = 0; rep < 3; rep++)
+				for (size_t i = 0; i < n; i++) {
+					CU_ASSERT(fr_hist__add(all, &s[i]) == 0);
+					CU_ASSERT(fr_hist__add(all, &s[i]) == 0);
+					CU_ASSERT(fr_hist__add(a, &s[i]) == 0);
+					CU_ASSERT(fr_hist__add(b, &t[i]) == 0);
+				}
+			CU_ASSERT_EQUAL(fr_hist__merge(m, a), 0);
+			CU_ASSERT_EQUAL(fr_hist__merge(m, b), 0);
+			CU_ASSERT_EQUAL(fr_hist__samples(m), fr_hist__samples(all));
+			CU_ASSERT_EQUAL(fr_hist__print(all, "cpu-clock", fx), 0);
+			CU_ASSERT_EQUAL(fr_hist__print(m, "cpu-clock", fy), 0);
+			fclose(fx);
+			fclose(fy);
+			CU_ASSERT_PTR_NOT_NULL(x);
+			CU_ASSERT_PTR_NOT_NULL(y);
+			if (x && y && strcmp(x, y)) {
+				fprintf(stderr, "\n%s v%d: one:\n%s\nmerged:\n%s", keys[k], v, x, y);
+				CU_FAIL("the merged histogram prints otherwise");
+			}
+			free(x);
+			free(y);
+			fr_hist__delete(m);   /* before the ones whose symbols it names */
+			fr_hist__delete(all);
+			fr_hist__delete(a);
+			fr_hist__delete(b);
+		}
+	for (size_t i = 0; i < n; i++)
+		free((void *)t[i].frames);
+	while (npool_str)
+		free(pool_str[--npool_str]);
+}
+
 static void test_folded(void)
 {
 	struct fr_rsample s[8];
@@ -508,6 +608,19 @@ static int walk_cb(void *ctx, const struct fr_rec *r)
 	return ++w->n == w->stop_at ? 7 : 0;
 }
 
+struct cpu_walk {
+	uint64_t n[4];
+};
+
+static int cpu_cb(void *ctx, const struct fr_rec *r)
+{
+	struct cpu_walk *w = ctx;
+
+	if (r->cpu < 4)
+		w->n[r->cpu]++;
+	return 0;
+}
+
 static void test_readahead(void)
 {
 	char path[] = "/tmp/fr-test-ahead-XXXXXX";
@@ -572,6 +685,26 @@ static void test_readahead(void)
 	CU_ASSERT_EQUAL(fr_reader__for_each(rd, walk_cb, &a), 0);
 	CU_ASSERT_EQUAL(fr_readahead__for_each(rd, walk_cb, &b), 0);
 	CU_ASSERT_EQUAL(b.sum, a.sum);
+	/* parts: CPUs 0 and 3 in part 0 of 3, 1 in part 1, 2 in part 2; all
+	 * together every record once */
+	{
+		uint64_t total = 0;
+
+		for (unsigned part = 0; part < 3; part++) {
+			struct cpu_walk cw = { 0 };
+
+			fr_reader__set_cpu_part(rd, part, 3);
+			CU_ASSERT_EQUAL(fr_reader__for_each(rd, cpu_cb, &cw), 0);
+			for (uint32_t cpu = 0; cpu < 4; cpu++)
+				CU_ASSERT_EQUAL(cw.n[cpu], cpu % 3 == part ? per_cpu : 0);
+			total += cw.n[0] + cw.n[1] + cw.n[2] + cw.n[3];
+		}
+		CU_ASSERT_EQUAL(total, a.n);
+		fr_reader__set_cpu_part(rd, 0, 1);   /* every stream again */
+		a = (struct walk){ 0 };
+		CU_ASSERT_EQUAL(fr_reader__for_each(rd, walk_cb, &a), 0);
+		CU_ASSERT_EQUAL(a.sum, b.sum);
+	}
 	fr_reader__close(rd);
 	unlink(path);
 }
@@ -580,6 +713,7 @@ static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
 	{ "hist: samples with stack ids print as without (memo)", test_memo },
+	{ "hist: halves resolved apart merge into the whole", test_hist_merge },
 	{ "folded (golden)", test_folded },
 	{ "perf-script (golden)", test_script },
 	{ "json (golden, parses)", test_json },
