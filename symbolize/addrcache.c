@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,13 +388,10 @@ int fr_addrcache__serialize(struct fr_addrcache *ac, void **buf, size_t *len)
 /* CACHE/.build-id/xx/yyyy.addrsF */
 static int file_path(const struct fr_addrcache *ac, const char *cache, char *path, size_t len)
 {
-	size_t k = (size_t)snprintf(path, len, "%s/.build-id/%02x/", cache, ac->id[0]);
+	char suffix[16];
 
-	for (int i = 1; i < ac->idlen && k < len; i++)
-		k += (size_t)snprintf(path + k, len - k, "%02x", ac->id[i]);
-	if (k < len)
-		k += (size_t)snprintf(path + k, len - k, ".addrs%u", (unsigned)ac->flags);
-	return k < len ? 0 : -ENAMETOOLONG;
+	snprintf(suffix, sizeof(suffix), ".addrs%u", (unsigned)ac->flags);
+	return fr_debugcache__path(path, len, cache, ac->id, ac->idlen, suffix);
 }
 
 int fr_addrcache__load(struct fr_addrcache *ac, const char *cache)
@@ -408,12 +404,10 @@ int fr_addrcache__load(struct fr_addrcache *ac, const char *cache)
 
 	if (err)
 		return err;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = fr_debugcache__open_trusted(path, &st);
 	if (fd < 0)
-		return -errno;
-	/* ours to trust: a regular file owned by us or root, writable by no one else */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_mode & 022) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0) || st.st_size > AC_FILE_MAX) {
+		return fd;
+	if (st.st_size > AC_FILE_MAX) {
 		close(fd);
 		return -EPERM;
 	}

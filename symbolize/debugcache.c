@@ -21,35 +21,50 @@
 /* a cache entry larger than this once decompressed is not written */
 #define DEBUGCACHE_MAX (1ull << 30)
 
-/* CACHE/.build-id/xx/yyyy.debug: 0 or -ENAMETOOLONG */
-static int entry_path(char *path, size_t len, const char *cache, const unsigned char *id, int n)
+int fr_debugcache__path(char *path, size_t len, const char *cache, const unsigned char *id, int n,
+			const char *suffix)
 {
 	size_t k = (size_t)snprintf(path, len, "%s/.build-id/%02x/", cache, id[0]);
 
 	for (int i = 1; i < n && k < len; i++)
 		k += (size_t)snprintf(path + k, len - k, "%02x", id[i]);
 	if (k < len)
-		k += (size_t)snprintf(path + k, len - k, ".debug");
+		k += (size_t)snprintf(path + k, len - k, "%s", suffix);
 	return k < len ? 0 : -ENAMETOOLONG;
 }
 
-/* Ours to trust: a regular file (no link followed) owned by us or root and
- * writable by no one else, whose build id is id. The fd, or -errno. */
-static int open_entry(const char *path, const unsigned char *id, int n)
+/* CACHE/.build-id/xx/yyyy.debug: 0 or -ENAMETOOLONG */
+static int entry_path(char *path, size_t len, const char *cache, const unsigned char *id, int n)
+{
+	return fr_debugcache__path(path, len, cache, id, n, ".debug");
+}
+
+int fr_debugcache__open_trusted(const char *path, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || (st->st_mode & 022) ||
+	    (st->st_uid != geteuid() && st->st_uid != 0)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* Ours to trust (fr_debugcache__open_trusted), and its build id is id. The
+ * fd, or -errno. */
+static int open_entry(const char *path, const unsigned char *id, int n)
+{
 	const void *bits;
 	struct stat st;
+	int fd = fr_debugcache__open_trusted(path, &st);
 	Elf *elf;
 	bool ok;
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_mode & 022) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0)) {
-		close(fd);
-		return -EPERM;
-	}
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	ok = elf && dwelf_elf_gnu_build_id(elf, &bits) == n && !memcmp(bits, id, (size_t)n);
 	elf_end(elf);

@@ -274,8 +274,8 @@ static int try_caches(const struct fr_dso_id *id, const struct fr_symbolizer_opt
 	return err;
 }
 
-int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
-		 struct fr_dso **out, enum fr_dso_status *st, char **used)
+static int find_open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
+		     struct fr_dso **out, enum fr_dso_status *st, char **used)
 {
 	char path[PATH_MAX], rec[PATH_MAX];
 	const char *base;
@@ -326,15 +326,21 @@ int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
 	err = try_path(path, id, false, o, out, used, st);
 	if (!err)
 		*st = FR_DSO_DEBUG_ONLY;
-	if (*out)   /* machine-independent lookups keep no answers */
-		(*out)->cache_dir = o->only_given_dirs ? NULL : o->cache_dir;
 	return err == -ENOMEM ? err : 0;
 done:
 	if (!err && *st != FR_DSO_DEBUG_ONLY)
 		*st = FR_DSO_OK;
+	return err == -ENOMEM ? err : 0;
+}
+
+int fr_dso__open(const struct fr_dso_id *id, const struct fr_symbolizer_opts *o,
+		 struct fr_dso **out, enum fr_dso_status *st, char **used)
+{
+	int err = find_open(id, o, out, st, used);
+
 	if (*out)   /* machine-independent lookups keep no answers */
 		(*out)->cache_dir = o->only_given_dirs ? NULL : o->cache_dir;
-	return err == -ENOMEM ? err : 0;
+	return err;
 }
 
 /* The linkage name where there is one (an inline instance's comes from its

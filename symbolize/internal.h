@@ -54,6 +54,14 @@ int fr_debugcache__find(Dwfl_Module *mod, void **userdata, const char *modname,
 			GElf_Word debuglink_crc, char **debuginfo_file_name);
 /* Make every parent directory of path (0755); path is restored: 0 or -errno. */
 int fr_debugcache__mkdirs(char *path);
+/* CACHE/.build-id/xx/yyyy + suffix for build id id (n bytes): 0 or -ENAMETOOLONG. */
+int fr_debugcache__path(char *path, size_t len, const char *cache, const unsigned char *id, int n,
+			const char *suffix);
+struct stat;
+/* A cache file ours to trust: a regular file (no link followed) owned by us
+ * or root and writable by no one else; *st its fstat. The fd, or -errno
+ * (-EPERM: not to be trusted). */
+int fr_debugcache__open_trusted(const char *path, struct stat *st);
 const struct fr_dso_image *fr_dso__image(const struct fr_dso *d);
 /* addr = file address + bias in mapping mp (from the program headers, also
  * of a debuginfo-only file). */

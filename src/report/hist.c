@@ -346,18 +346,25 @@ static void memo_flush_all(struct fr_hist *h)
 			memo_flush(h, &h->memo[i]);
 }
 
+/* The table's slot for s (the table exists). */
+static struct memo *memo_slot(struct fr_hist *h, const struct fr_rsample *s)
+{
+	uint64_t x = s->stack_id * 0x9e3779b97f4a7c15ull ^ s->tid ^ (uint64_t)s->cpu << 32;
+
+	return &h->memo[(x ^ x >> 29) & (MEMO_SLOTS - 1)];
+}
+
 /* The slot for s: its pending weight added, ready to remember s's. NULL
  * when s cannot be remembered. */
 static struct memo *memo_take(struct fr_hist *h, const struct fr_rsample *s)
 {
-	uint64_t x = s->stack_id * 0x9e3779b97f4a7c15ull ^ s->tid ^ (uint64_t)s->cpu << 32;
 	size_t need = 2 * s->nr_frames;   /* path nodes, then at most one entry per frame */
 	struct memo *m;
 
 	if (!h->memo && (h->samples < MEMO_AFTER ||
 			 !(h->memo = calloc(MEMO_SLOTS, sizeof(*h->memo)))))
 		return NULL;
-	m = &h->memo[(x ^ x >> 29) & (MEMO_SLOTS - 1)];
+	m = memo_slot(h, s);
 	memo_flush(h, m);
 	m->stack_id = 0;
 	if (m->cap < need) {
@@ -373,12 +380,11 @@ static struct memo *memo_take(struct fr_hist *h, const struct fr_rsample *s)
 
 static bool memo_hit(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
 {
-	uint64_t x = s->stack_id * 0x9e3779b97f4a7c15ull ^ s->tid ^ (uint64_t)s->cpu << 32;
 	struct memo *m;
 
 	if (!h->memo)
 		return false;
-	m = &h->memo[(x ^ x >> 29) & (MEMO_SLOTS - 1)];
+	m = memo_slot(h, s);
 	if (m->stack_id != s->stack_id || m->comm != s->comm || m->pid != s->pid ||
 	    m->tid != s->tid || m->cpu != s->cpu)
 		return false;

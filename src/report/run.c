@@ -42,8 +42,15 @@ struct report {
 	uint64_t records;
 	int err;
 	struct worker *workers;      /* a parallel text report's (par_run), or NULL */
-	struct fr_resolver **workers_res;   /* theirs, for the notes */
 	unsigned nworkers;
+};
+
+/* One worker of a parallel text report (par_run, below). */
+struct worker {
+	struct report rp;
+	const char *path;
+	unsigned part, nparts;
+	int err;
 };
 
 static bool in_list(const int *list, size_t n, uint32_t v)
@@ -278,7 +285,7 @@ static int cmp_note(const void *a, const void *b)
 
 static struct fr_resolver *resolver_of(struct report *rp, unsigned i)
 {
-	return rp->nworkers ? rp->workers_res[i] : rp->res;
+	return rp->nworkers ? rp->workers[i].rp.res : rp->res;
 }
 
 /* Files not (fully) used, in path order (of every worker's resolver in a
@@ -502,13 +509,6 @@ static int print_folded(struct report *rp, const char *path)
  * name at the end. The other formats keep one ordered pass. */
 #define PAR_MAX 8
 
-struct worker {
-	struct report rp;
-	const char *path;
-	unsigned part, nparts;
-	int err;
-};
-
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -530,16 +530,15 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* How many workers: 0 for one ordered pass. */
-static unsigned par_parts(const struct report *rp, const char *path)
+/* How many workers (big: a file of READAHEAD_MIN_BYTES or more): 0 for one
+ * ordered pass. */
+static unsigned par_parts(const struct report *rp, bool big)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = fr_reader__nr_cpu_stats(rp->rd);
-	struct stat sb;
 
-	if (rp->o->fmt != FMT_TEXT || getenv("FLIGHTREC_REPORT_ONE_PASS") || ncpu < 2 ||
-	    stat(path, &sb) || sb.st_size < READAHEAD_MIN_BYTES || fr_reader__nr_damaged(rp->rd) ||
-	    fr_reader__truncated(rp->rd))
+	if (rp->o->fmt != FMT_TEXT || getenv("FLIGHTREC_REPORT_ONE_PASS") || ncpu < 2 || !big ||
+	    fr_reader__nr_damaged(rp->rd) || fr_reader__truncated(rp->rd))
 		return 0;
 	if (n > (size_t)ncpu)
 		n = (size_t)ncpu;
@@ -553,9 +552,7 @@ static void par_free(struct report *rp)
 	for (unsigned i = 0; i < rp->nworkers; i++)
 		teardown(&rp->workers[i].rp);
 	free(rp->workers);
-	free(rp->workers_res);
 	rp->workers = NULL;
-	rp->workers_res = NULL;
 	rp->nworkers = 0;
 }
 
@@ -568,13 +565,8 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 	bool started[PAR_MAX] = { false };
 	int err = 0;
 
-	rp->workers_res = calloc(n, sizeof(*rp->workers_res));
-	if (!w || !rp->workers_res) {
-		free(w);
-		free(rp->workers_res);
-		rp->workers_res = NULL;
+	if (!w)
 		return -ENOMEM;
-	}
 	for (unsigned i = 0; i < n; i++)
 		w[i] = (struct worker){ { .o = rp->o, .out = rp->out, .shown = -1 }, path, i, n, 0 };
 	for (unsigned i = 1; i < n; i++)
@@ -593,7 +585,6 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 	for (unsigned i = 0; i < n && !err; i++) {
 		struct report *x = &w[i].rp;
 
-		rp->workers_res[i] = x->res;
 		if (x->samples && (!rp->samples || x->first < rp->first))
 			rp->first = x->first;
 		if (x->samples && x->last > rp->last)
@@ -631,6 +622,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	int ret = fr_input__open(path, &rp.rd), err;
 	FILE *real = stdout, *safe = NULL;
 	unsigned nparts;
+	bool sized;
 
 	if (ret)
 		return ret;
@@ -659,9 +651,11 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		goto out;
 	/* a second thread reads ahead only where there is much to read: for a
 	 * small file, starting it and its 4 MiB of batches costs more */
-	if ((nparts = par_parts(&rp, path)) && !par_run(&rp, path, nparts))
+	sized = stat(path, &sb) == 0;
+	if ((nparts = par_parts(&rp, sized && sb.st_size >= READAHEAD_MIN_BYTES)) &&
+	    !par_run(&rp, path, nparts))
 		err = 0;
-	else if (stat(path, &sb) == 0 && sb.st_size < READAHEAD_MIN_BYTES)
+	else if (sized && sb.st_size < READAHEAD_MIN_BYTES)
 		err = fr_reader__for_each(rp.rd, report_cb, &rp);
 	else
 		err = fr_readahead__for_each(rp.rd, report_cb, &rp);
