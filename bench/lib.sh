@@ -156,7 +156,14 @@ rec_start() {
 		REC_PID=$!
 		wait_for "$d/out" '^ready' "$REC_PID" 20 || return 2
 		;;
-	backward | forward | forward-any | forward-own | keep)
+	backward | forward | forward-any | forward-own | keep | *-old)
+		# NAME-old: configuration NAME run by the --old binary
+		local bin=$FLIGHTREC
+		if [ "${cfg%-old}" != "$cfg" ]; then
+			[ -n "$FLIGHTREC_OLD" ] || { echo "no --old binary given" >"$d/na"; return 1; }
+			bin=$FLIGHTREC_OLD
+			cfg=${cfg%-old}
+		fi
 		local mode=${cfg%-any}
 		mode=${mode%-own}
 		local -a rextra=()
@@ -171,7 +178,7 @@ rec_start() {
 		mkdir -p "$d/files" && mkdir -m 700 -p "$d/run"   # run dirs: 0700, the recorder checks
 		# shellcheck disable=SC2086
 		pin_cmd "$rcpu"
-		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$FLIGHTREC" record -a -e "$ev" $opts \
+		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$bin" record -a -e "$ev" $opts \
 			"--$mode" "${rextra[@]}" -m "$RING" -o "$d/files" --name "frbench$$" --run-dir "$d/run" \
 			>"$d/out" 2>"$d/err" &
 		REC_PID=$!
@@ -239,7 +246,7 @@ rec_stop() {
 		floor | minfloor | floor-nodrain | floor-sb*)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
-		backward | forward | forward-any | forward-own | keep)
+		backward | forward | forward-any | forward-own | keep | *-old)
 			samples=$(num_before "$d/err" samples)
 			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)
