@@ -216,6 +216,62 @@ rec_start() {
 	return 0
 }
 
+# rec_cmd CONFIG WORKLOAD DIR: the set "cmd": the recorder started as a user
+# profiling one command starts it, `record -e EV -- taskset -c WCPU WORKLOAD`
+# (no -a, the recorder unpinned), in the background (REC_PID; REC_DONE=1 so
+# that rec_stop waits for it instead of stopping it); the workload's figure
+# comes out on DIR/out. baseline runs the pinned workload alone; the floor
+# configurations are system-wide only and run as in the other sets (rec_start).
+# The recorder CPU figure of this set includes the workload (its child).
+# 0 started; 1 not available here (DIR/na); 2 failed.
+rec_cmd() {
+	local cfg=$1 wl=$2 d=$3 ev opts bin=$FLIGHTREC mode
+	local -a wcmd rextra=()
+	ev=$(wl_events "$wl")
+	opts=$(wl_opts "$wl")
+	read -r -a wcmd <<<"$(wl_cmd "$wl")"
+	REC_PID=""
+	REC_DONE=1
+	mkdir -p "$d"
+	case $cfg in
+	baseline)
+		taskset -c "$WCPU" "${wcmd[@]}" >"$d/out" 2>"$d/wl.err" &
+		;;
+	backward | forward | forward-any | forward-own | keep | *-old)
+		if [ "${cfg%-old}" != "$cfg" ]; then
+			[ -n "$FLIGHTREC_OLD" ] || { echo "no --old binary given" >"$d/na"; return 1; }
+			bin=$FLIGHTREC_OLD
+			cfg=${cfg%-old}
+		fi
+		mode=${cfg%-any}
+		mode=${mode%-own}
+		[ "$cfg" = forward-any ] && rextra=(--reader-cpus any)
+		[ "$cfg" = forward-own ] && rextra=(--reader-cpus own)
+		[ "$cfg" = keep ] && rextra=(60s)
+		mkdir -p "$d/files" && mkdir -m 700 -p "$d/run"
+		# shellcheck disable=SC2086
+		"$RUNSTAT" -o "$d/rusage" "$bin" record -e "$ev" $opts "--$mode" "${rextra[@]}" \
+			-m "$RING" -o "$d/files" --name "frbench$$" --run-dir "$d/run" \
+			-- taskset -c "$WCPU" "${wcmd[@]}" >"$d/out" 2>"$d/err" &
+		;;
+	perf | perf-overwrite | perf-z)
+		[ -n "$PERF" ] || { echo "perf is not installed" >"$d/na"; return 1; }
+		[ "$cfg" = perf-overwrite ] && rextra=(--overwrite)
+		[ "$cfg" = perf-z ] && rextra=(-z)
+		# shellcheck disable=SC2086
+		"$RUNSTAT" -o "$d/rusage" "$PERF" record -q -e "$ev" $opts "${rextra[@]}" -m "$RING" \
+			-k mono -o "$d/perf.data" -- taskset -c "$WCPU" "${wcmd[@]}" >"$d/out" 2>"$d/err" &
+		;;
+	ftrace)
+		echo "the ftrace ring has no per-command form" >"$d/na"
+		return 1
+		;;
+	*) die "unknown configuration '$cfg'" ;;
+	esac
+	REC_PID=$!
+	return 0
+}
+
 # rec_stop CONFIG DIR: stops the recorder and writes DIR/metrics:
 # "cpu_s maxrss_kb bytes samples lost records" ("NA" where a figure does not
 # apply); records: every kernel record in the file (samples and sideband).
@@ -232,7 +288,8 @@ rec_stop() {
 		fi
 	fi
 	if [ -n "$REC_PID" ]; then
-		kill -INT "$REC_PID" 2>/dev/null || true
+		[ "${REC_DONE:-0}" = 1 ] || kill -INT "$REC_PID" 2>/dev/null || true
+		REC_DONE=0
 		wait "$REC_PID" || rc=$?
 		REC_PID=""
 		[ -n "$CTL_FD" ] && exec {CTL_FD}>&- {ACK_FD}>&-

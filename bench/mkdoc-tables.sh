@@ -30,6 +30,7 @@ set_desc() {
 	free) echo "nothing pinned: workload and recorder where the scheduler puts them" ;;
 	split) echo "workload pinned to the last CPU, the recorder pinned to CPU 0" ;;
 	shared) echo "workload and recorder pinned to the same CPU (seed 003)" ;;
+	cmd) echo "per command, as the README's examples run it: \`record -e EV -- taskset -c LAST WORKLOAD\` (no -a, the recorder unpinned; perf likewise); the floors stay system-wide: the headline for one command" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -48,6 +49,7 @@ config_desc() {
 	perf) echo "perf record" ;;
 	perf-overwrite) echo "perf record --overwrite" ;;
 	perf-z) echo "perf record -z" ;;
+	*-old) echo "$(config_desc "${1%-old}"), run by the --old binary (an earlier commit)" ;;
 	ftrace) echo "ftrace ring, overwrite, same tracepoints (tracefs instance)" ;;
 	*) echo "$1" ;;
 	esac
