@@ -217,8 +217,9 @@ FILE *fr_input__escaping(FILE *f);
  * records), a one-line note of the span kept versus the span recorded
  * (record_start_ns to snapshot_time_ns); false when none wrapped. */
 bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
-/* A file without its END that is still being written: a forward file whose
- * recorder (recorder_pid in the meta) is alive. True with a note. */
+/* A file without its END that is still being written: a writer holds it
+ * open (fr_reader__being_written; recorder_pid in the meta only names it).
+ * True with a note. */
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 
