@@ -243,7 +243,9 @@ static void print_header(struct report *rp, const char *path)
 	const struct fr_report_opts *o = rp->o;
 	char note[256];
 
-	fprintf(rp->out, "# flightrec report: %s\n", path);
+	fputs("# flightrec report: ", rp->out);
+	fr_text__put_escaped(rp->out, path);
+	fputc('\n', rp->out);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = fr_reader__meta(rp->rd, keys[i]);
 
@@ -322,7 +324,9 @@ static void print_notes(struct report *rp, FILE *f)
 			continue;
 		if (!i)
 			fprintf(f, "# files not (fully) symbolized:\n");
-		fprintf(f, "#   %s: %s%s%s\n", v[i].path, fr_dso_status__str(v[i].st),
+		fputs("#   ", f);
+		fr_text__put_escaped(f, v[i].path);
+		fprintf(f, ": %s%s%s\n", fr_dso_status__str(v[i].st),
 			v[i].used ? ", used " : "", v[i].used ? v[i].used : "");
 	}
 	free(v);
