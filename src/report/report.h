@@ -4,8 +4,8 @@
  * resolver that makes symbolized samples from its records (stack.c: process
  * table from the PROCS blob, libdw symbols, libunwind for dwarf stacks), the
  * histogram (hist.c), every output format (folded.c, script.c, json.c),
- * tracepoint fields (tpdecode.c), the whole report pass (run.c) and the raw
- * record listing (dump.c). Formats are specified in doc/report.md.
+ * where the output goes (outfile.c), tracepoint fields (tpdecode.c), the
+ * whole report pass (run.c) and the raw record listing (dump.c). Formats are specified in doc/report.md.
  *
  * May include: src/file/, src/proc/, symbolize/, ring/record.h, src/util.h.
  * Never: src/record/, src/cli.h or the cmd_*.c front doors. Writes the report
