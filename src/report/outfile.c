@@ -112,7 +112,8 @@ static int of_close(void *cookie)
 }
 
 /* A temporary name beside final, created O_EXCL with the mode fopen would
- * give a new file (0666 less the umask) or final's own when it exists. */
+ * give a new file (0666 less the umask), or final's own mode and owner (as
+ * far as we may give it) when it exists. */
 static int create_temp(struct fr_outfile *of, const struct stat *st)
 {
 	const char *slash = strrchr(of->final, '/');
@@ -133,6 +134,11 @@ static int create_temp(struct fr_outfile *of, const struct stat *st)
 	}
 	if (of->fd < 0)
 		return -EEXIST;
+	if (st) {   /* root writing a user's file: it stays the user's */
+		int ignored = fchown(of->fd, st->st_uid, st->st_gid);
+
+		(void)ignored;
+	}
 	if (st && fchmod(of->fd, st->st_mode & 07777)) {
 		int err = -errno;
 
@@ -166,7 +172,7 @@ static int open_file(struct fr_outfile *of, const char *path)
 	struct stat st;
 	bool exists = !stat(path, &st);
 	sigset_t old;
-	int err = 0;
+	int err;
 
 	/* an existing file is replaced where it is (a symlink to it stays) */
 	if (!(exists && S_ISREG(st.st_mode) && realpath(path, of->final)) &&
@@ -182,7 +188,7 @@ static int open_file(struct fr_outfile *of, const char *path)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (!err || !exists || (err != -EACCES && err != -EPERM))
 			return err;
-		err = 0;     /* a writable file in a directory we may not write */
+		/* else a writable file in a directory we may not write: in place */
 	}
 	of->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	return of->fd < 0 ? -errno : 0;

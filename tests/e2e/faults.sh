@@ -37,13 +37,14 @@ done
 pass "report -o onto a full disk: every format says ENOSPC naming the output, keeps the previous one"
 # with room again the new report replaces it, its mode kept
 rm -f "$M/fill"
-chmod 640 "$M/out.json"
+chmod 640 "$M/out.json"; chown 65534:65534 "$M/out.json"
 $F report -q --format=json -o "$M/out.json" "$FIXTURES/unwind.frec" 2>"$T/ok.err" || fail "report -o with room: $(cat "$T/ok.err")"
 [ "$(head -c 15 "$M/out.json")" = '{"traceEvents":' ] || fail "the new report did not replace the old one"
 [ "$(stat -c %a "$M/out.json")" = 640 ] || fail "mode $(stat -c %a "$M/out.json"), expected 640"
+[ "$(stat -c %u:%g "$M/out.json")" = 65534:65534 ] || fail "owner $(stat -c %u:%g "$M/out.json"), expected 65534:65534"
 [ "$(ls -A "$M")" = out.json ] || fail "left: $(ls -A "$M")"
 umount "$M"
-pass "report -o with room replaces the previous output, mode kept, no temporary file"
+pass "report -o with room replaces the previous output, mode and owner kept, no temporary file"
 
 # 2. report -o cut by a signal mid-write: killed by it, the previous output
 # whole, its temporary file gone. (A background job's SIGINT is ignored by
