@@ -13,8 +13,8 @@ mkdir -p "$T/o" "$T/big"
 M="$T/full"
 trap 'umount "$M" 2>/dev/null; cleanup' EXIT
 
-# an input whose reports take a while (~1 s for perf-script) and are big
-record_fg -q --forward -g -e syscalls:sys_enter_prctl -o "$T/big" -- "$HELPERS/prctl_loop" 200000 ||
+# an input whose reports take a while (~0.6 s for perf-script) and are big
+record_fg -q --forward -g -e syscalls:sys_enter_prctl -o "$T/big" -- "$HELPERS/prctl_loop" 100000 ||
 	fail "record exited $?: $(cat "$T/record.err")"
 big=$(ls "$T"/big/*.frec)
 PREV='previous good output'
@@ -62,7 +62,7 @@ cut_by() {  # SIGNAL NUMBER FORMAT
 		[ $i -lt 2000 ] || fail "$1: no temporary file beside $d/out"
 		sleep 0.005
 	done
-	sleep 0.1    # mid-write
+	sleep 0.05   # mid-write
 	kill -"$1" "$rp"
 	wait "$rp"
 	rc=$?
