@@ -14,20 +14,6 @@
 
 bool fr_quiet;
 
-/* Messages may quote names from a file: control bytes go out as \xNN, so a
- * message stays one line and cannot drive the terminal. */
-static void put_escaped(const char *p)
-{
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c < 0x20 || c == 0x7f)
-			fprintf(stderr, "\\x%02x", c);
-		else
-			fputc(c, stderr);
-	}
-}
-
 static void print_msg(bool info, const char *what, const char *fmt, va_list ap)
 {
 	char text[1024];
@@ -38,11 +24,12 @@ static void print_msg(bool info, const char *what, const char *fmt, va_list ap)
 	/* one line, whole: reader threads say things too */
 	flockfile(stderr);
 	fputs("flightrec: ", stderr);
+	/* messages may quote names from a file: one line, whatever they hold */
 	if (what) {
-		put_escaped(what);
+		fr_text__put_escaped(stderr, what);
 		fputs(": ", stderr);
 	}
-	put_escaped(text);
+	fr_text__put_escaped(stderr, text);
 	fputc('\n', stderr);
 	funlockfile(stderr);
 }

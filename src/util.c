@@ -1,5 +1,5 @@
-/* src/util.c: the message sink behind fr_err/fr_info, and strict number
- * parsing for the command line (end pointer, range and overflow checks, no
+/* src/util.c: the message sink behind fr_err/fr_info, names escaped for a
+ * line of text, and strict number parsing for the command line (end pointer, range and overflow checks, no
  * sign, no leading blanks).
  */
 #include "config.h"
@@ -37,6 +37,18 @@ void fr_info(const char *fmt, ...)
 	va_start(ap, fmt);
 	msg_sink(true, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void fr_text__put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
 }
 
 int fr_parse__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,11 @@ typedef void (*fr_msg_fn)(bool info, const char *what, const char *fmt, va_list 
 void fr_msg__set_sink(fr_msg_fn fn);
 void fr_err(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* s with every control byte (< 0x20, 0x7f: newline and tab too) as \xNN, so
+ * a name from a file or the command line stays on its line and cannot drive
+ * the terminal: messages (src/cli.c) and the lines of a report that quote a
+ * name (its "#" header) both write names through it. */
+void fr_text__put_escaped(FILE *f, const char *s);
 
 /* Grow *arr (of *cap elements of size bytes) to hold at least need elements,
  * doubling from min_cap. 0, or -ENOMEM (also on size overflow); *arr and

@@ -87,7 +87,11 @@ struct fr_writer;
 int fr_writer__open(const char *path, int zstd_level, struct fr_writer **out);
 /* Same on an fd open for writing (a pipe, a tty, /dev/full in tests): writes
  * the header at the fd's current offset. On success the writer owns fd and
- * closes it; on failure the caller still owns it. abort cannot unlink. */
+ * closes it; on failure the caller still owns it. abort cannot unlink.
+ * Both mark the file as being written: an OFD write lock (F_OFD_SETLK) on
+ * the whole file, held by the open file description (dups and appenders on
+ * them included) until the last fd of it is closed, by close or by the
+ * writer's death (fr_reader__being_written; doc/format.md §7). */
 int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out);
 /* Accumulated; written as one META chunk before the first event/records chunk
  * or at close. Keys are [a-z0-9_.-]+, values contain no newline: -EINVAL. */
@@ -159,10 +163,16 @@ typedef int (*fr_rec_cb)(void *ctx, const struct fr_rec *rec);
 /* Open and index a file: checks the header (-EBADMSG: not a flightrec file,
  * -EPROTONOSUPPORT: newer version), reads meta, events and stats, and indexes
  * the record chunks. A file cut short or with a corrupt chunk opens; it is
- * marked truncated and reads up to its last good chunk. */
+ * marked truncated and reads up to its last good chunk. -ENODEV: path is
+ * not a regular file (a FIFO, a device, a directory): it is not read, so a
+ * FIFO without a writer cannot block. */
 int fr_reader__open(const char *path, struct fr_reader **out);
 void fr_reader__close(struct fr_reader *r);
 bool fr_reader__truncated(const struct fr_reader *r);     /* no END, or a bad chunk */
+/* A writer holds the file open now (its OFD write lock, see fr_writer__open):
+ * a truncated file is still being written, not cut. A pid in the file cannot
+ * say this: it may be another process's by now. */
+bool fr_reader__being_written(const struct fr_reader *r);
 const char *fr_reader__meta(const struct fr_reader *r, const char *key); /* NULL if absent */
 size_t fr_reader__nr_events(const struct fr_reader *r);
 const struct fr_file_event *fr_reader__event(const struct fr_reader *r, size_t i);

@@ -4,6 +4,8 @@
  * ~700 lines: every chunk kind of a hostile file is bounded and checked here,
  * next to the index it feeds, so no check is far from the data it guards.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -585,15 +587,31 @@ int fr_reader__open(const char *path, struct fr_reader **out)
 {
 	struct fr_reader *r = calloc(1, sizeof(*r));
 	int err = -ENOMEM;
+	struct stat st;
 
 	*out = NULL;
 	if (!r)
 		return -ENOMEM;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = -1;
+	/* only a regular file: a FIFO without a writer would block the open and
+	 * the read forever, a device may act on open. Checked before the open
+	 * and again on what was opened (O_NONBLOCK: nothing put there since
+	 * can block it). */
+	if (stat(path, &st)) {
+		err = -errno;
+		goto out;
+	}
+	err = -ENODEV;
+	if (!S_ISREG(st.st_mode))
+		goto out;
+	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->fd < 0) {
 		err = -errno;
 		goto out;
 	}
+	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode))
+		goto out;
+	err = -ENOMEM;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx)
 		goto out;
@@ -608,6 +626,16 @@ out:
 	else
 		*out = r;
 	return err;
+}
+
+bool fr_reader__being_written(const struct fr_reader *r)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_RDLCK;        /* conflicts with the writer's F_WRLCK only */
+	fl.l_whence = SEEK_SET;
+	return !fcntl(r->fd, F_OFD_GETLK, &fl) && fl.l_type != F_UNLCK;
 }
 
 void fr_reader__close(struct fr_reader *r)

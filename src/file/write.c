@@ -277,14 +277,32 @@ out:
 	return err;
 }
 
+/* The mark of a file being written (doc/format.md §8): an OFD write lock on
+ * the whole file, held by the open file description, so by every dup of it
+ * (the appenders'), and gone with it however the writer ends. Best effort: a
+ * file that cannot be locked (a pipe, a filesystem without locks) reads as
+ * not being written, i.e. truncated until its END is there. */
+static void mark_writing(int fd)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	(void)fcntl(fd, F_OFD_SETLK, &fl);
+}
+
 int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out)
 {
 	int err = writer_new(fd, zstd_level, false, out);
 
+	if (err)
+		return err;
+	mark_writing(fd);
 	/* an O_APPEND fd may have other writers (appenders on dups) */
-	if (!err && (fcntl(fd, F_GETFL) & O_APPEND))
+	if (fcntl(fd, F_GETFL) & O_APPEND)
 		(*out)->shared = true;
-	return err;
+	return 0;
 }
 
 int fr_writer__appender(int fd, int zstd_level, struct fr_writer **out)

@@ -39,6 +39,7 @@ struct fr_control {
 	int lockfd;                 /* NAME.lock, flock'ed for our life */
 	uid_t euid;
 	char sock[80], pidf[80], lock[80];   /* names inside dirfd */
+	const char *refused_file, *refused_why;   /* listen: the file refused, and why */
 	uint64_t refused, bad;
 	struct client cl[FR_CONTROL_MAX_CLIENTS];
 };
@@ -116,6 +117,18 @@ int fr_control__parse_reply(const char *line, size_t len, int *ok, const char **
 
 /* ---- the recorder side ---- */
 
+#define WHY_SYMLINK "is a symlink, not ours: refusing"
+
+/* A file of the run directory refused: which, and why (-ELOOP or -EPERM). */
+static int refuse(struct fr_control *c, const char *name, int err)
+{
+	c->refused_file = name;
+	c->refused_why = err == -ELOOP ? WHY_SYMLINK
+		 : name == c->sock ? "is not a socket, not ours: refusing"
+				   : "is not a regular file of ours: refusing";
+	return err;
+}
+
 /* flock NAME.lock; the file we locked must still be the one at the path (a
  * recorder that exits removes it). */
 static int take_lock(struct fr_control *c, pid_t *other)
@@ -126,10 +139,10 @@ static int take_lock(struct fr_control *c, pid_t *other)
 				O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 
 		if (fd < 0)
-			return -errno;
+			return errno == ELOOP ? refuse(c, c->lock, -ELOOP) : -errno;
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != c->euid) {
 			close(fd);
-			return -EPERM;
+			return refuse(c, c->lock, -EPERM);
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			int err = errno;
@@ -171,9 +184,9 @@ static int write_pidfile(struct fr_control *c)
 		if (fstatat(c->dirfd, c->pidf, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
+			return refuse(c, c->pidf, -ELOOP);
 		if (!S_ISREG(st.st_mode) || st.st_uid != c->euid)
-			return -EPERM;
+			return refuse(c, c->pidf, -EPERM);
 		if (unlinkat(c->dirfd, c->pidf, 0) && errno != ENOENT)
 			return -errno;
 	}
@@ -216,7 +229,12 @@ static int bind_socket(struct fr_control *c, const char *run_dir, const char *na
 	/* the path must have led into our checked directory */
 	if (fstatat(c->dirfd, tmpname, &st, AT_SYMLINK_NOFOLLOW) || !S_ISSOCK(st.st_mode) ||
 	    st.st_uid != c->euid || (st.st_mode & 077)) {
-		err = -EPERM;
+		err = refuse(c, c->sock, -EPERM);
+		goto out_unlink;
+	}
+	/* a stale socket of ours is replaced; a symlink or anything else is not */
+	if (!fstatat(c->dirfd, c->sock, &st, AT_SYMLINK_NOFOLLOW) && !S_ISSOCK(st.st_mode)) {
+		err = refuse(c, c->sock, S_ISLNK(st.st_mode) ? -ELOOP : -EPERM);
 		goto out_unlink;
 	}
 	if (listen(fd, SOMAXCONN) || renameat(c->dirfd, tmpname, c->dirfd, c->sock)) {
@@ -233,14 +251,15 @@ out:
 }
 
 int fr_control__listen(const char *run_dir, const char *name, struct fr_control **out,
-		       pid_t *other)
+		       struct fr_control_fail *fail)
 {
 	struct sockaddr_un sa;
 	struct fr_control *c;
 	const char *why = NULL;
+	pid_t *other = &fail->other;
 	int err, created;
 
-	*other = 0;
+	memset(fail, 0, sizeof(*fail));
 	if (!fr_control__valid_name(name))
 		return -EINVAL;
 	err = fr_rundir_sock_addr(run_dir, name, ".sock.new", &sa);
@@ -262,6 +281,10 @@ int fr_control__listen(const char *run_dir, const char *name, struct fr_control 
 	c->dirfd = fr_rundir_open_checked(run_dir, true, created == 1, &why);
 	if (c->dirfd < 0) {
 		err = c->dirfd;
+		if (why) {
+			snprintf(fail->file, sizeof(fail->file), "%s", run_dir);
+			fail->why = why;
+		}
 		free(c);
 		return err;
 	}
@@ -282,6 +305,10 @@ out_unlock:
 	unlinkat(c->dirfd, c->lock, 0);
 	close(c->lockfd);
 out_err:
+	if (c->refused_file) {
+		snprintf(fail->file, sizeof(fail->file), "%s/%s", run_dir, c->refused_file);
+		fail->why = c->refused_why;
+	}
 	close(c->dirfd);
 	free(c);
 	return err;

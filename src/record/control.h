@@ -45,13 +45,21 @@ const char *fr_control__run_dir(const char *opt);
 /* Names are [A-Za-z0-9_.-]{1,64}, not starting with a dot. */
 int fr_control__valid_name(const char *name);
 
+/* Why fr_control__listen failed, beyond its -errno. */
+struct fr_control_fail {
+	pid_t other;     /* -EEXIST: the live recorder holding the name, 0 if unknown */
+	char file[128];  /* the path refused: "RUN_DIR/NAME.pid" (or RUN_DIR), "" if none */
+	const char *why; /* with file: "is a symlink, not ours: refusing", ... */
+};
 /* Create run_dir (0700) unless it exists, then insist it is a directory (not
  * a symlink) owned by us with mode 0700 (-ENOTDIR, -ELOOP, -EPERM otherwise).
  * Lock run_dir/name.lock for the recorder's life, write name.pid, listen on
- * name.sock (0600). -EEXIST (and *other set, 0 if unknown) when a live
- * recorder holds the name. Nothing there is followed if it is a symlink. */
+ * name.sock (0600). -EEXIST (and fail->other set) when a live recorder holds
+ * the name. Nothing there is followed if it is a symlink: a symlink at
+ * name.lock, name.pid or name.sock, or one of them not a regular file (a
+ * socket) of ours, is refused (-ELOOP, -EPERM) and named in fail->file. */
 int fr_control__listen(const char *run_dir, const char *name, struct fr_control **out,
-		       pid_t *other);
+		       struct fr_control_fail *fail);
 /* The listening socket (for callers that only want to know it exists). */
 int fr_control__fd(const struct fr_control *c);
 

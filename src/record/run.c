@@ -347,7 +347,7 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		 const struct fr_target *t, struct fr_child *ch, const char *desc, char *path)
 {
 	struct fr_evlist *el = fr_session__evlist(s);
-	pid_t other = 0;
+	struct fr_control_fail cf;
 	int err;
 
 	/* the socket says "recording": forward mode's readers need kallsyms
@@ -355,10 +355,13 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	 * it in a thread while the loop drains (below) */
 	if (o->forward || o->keep_ns)
 		fr_session__load_ksyms(s);
-	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &other);
+	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &cf);
 	if (err == -EEXIST) {
 		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
-		       (int)other);
+		       (int)cf.other);
+		return FR_EXIT_ERROR;
+	} else if (err && cf.file[0]) {
+		fr_err(cf.file, "%s", cf.why);
 		return FR_EXIT_ERROR;
 	} else if (err) {
 		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));

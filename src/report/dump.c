@@ -252,7 +252,9 @@ static void print_header(struct fr_reader *rd, const char *path)
 				      "snapshot_time_ns", "realtime_offset_ns", "pinned_copy", "mode",
 				      "window_time_ns" };
 
-	printf("# file: %s\n", path);
+	fputs("# file: ", stdout);
+	fr_text__put_escaped(stdout, path);
+	putchar('\n');
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = fr_reader__meta(rd, keys[i]);
 

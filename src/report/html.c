@@ -135,6 +135,7 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 		   struct fr_folded *fo)
 {
 	struct fr_flame_opts fl = { in->event, in->unit, 0, false };
+	int err;
 
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>flightrec: ", f);
 	fr_xml__string(f, in->file ? in->file : "");
@@ -159,8 +160,9 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 	fputs("<h2>Flame graph: ", f);
 	fr_xml__string(f, in->event ? in->event : "");
 	fputs(" (click a frame to zoom, Search to highlight)</h2>\n", f);
-	if (fr_flame__svg(fo, &fl, f))
-		return -ENOMEM;
+	err = fr_flame__svg(fo, &fl, f);
+	if (err)
+		return err;
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

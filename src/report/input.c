@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +76,8 @@ int fr_input__open(const char *path, struct fr_reader **rd)
 		fr_err(path, "not a flightrec file (bad magic)");
 	else if (err == -EPROTONOSUPPORT)
 		fr_err(path, "written by a newer flightrec (unsupported format version)");
+	else if (err == -ENODEV)
+		fr_err(path, "not a regular file (a FIFO, a device or a directory is not read)");
 	else
 		fr_err(path, "%s", strerror(-err));
 	return FR_EXIT_ERROR;
@@ -302,26 +303,16 @@ bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len)
 
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)
 {
-	const char *mode = fr_reader__meta(rd, "mode");
 	uint64_t pid = meta_u64(rd, "recorder_pid");
-	char path[64], comm[32] = "";
-	FILE *f;
 
-	if (!mode || strcmp(mode, "forward") || !pid || pid > INT32_MAX)
+	/* the writer's lock, never the pid: a crashed recorder's pid may be
+	 * another flightrec's by now */
+	if (!fr_reader__being_written(rd))
 		return false;
-	if (kill((pid_t)pid, 0) && errno == ESRCH)
-		return false;
-	/* the pid may be reused: it must still be a flightrec */
-	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-	}
-	if (strncmp(comm, "flightrec", 9))
-		return false;
-	snprintf(buf, len, "live: still being written by recorder pid %llu (no END yet)",
-		 (unsigned long long)pid);
+	if (pid && pid <= INT32_MAX)
+		snprintf(buf, len, "live: still being written by recorder pid %llu (no END yet)",
+			 (unsigned long long)pid);
+	else
+		snprintf(buf, len, "live: still being written (no END yet)");
 	return true;
 }

@@ -321,33 +321,43 @@ static int types(struct pp *p, const struct fr_pprof_info *in, ValueType vt[3], 
 	return 0;
 }
 
-static int pack_and_write(int fd, const Profile *prof)
+/* The packed profile gzipped (deflate with a gzip wrapper) into f. */
+static int pack_and_write(FILE *f, const Profile *prof)
 {
 	size_t len = perftools__profiles__profile__get_packed_size(prof);
-	uint8_t *buf = malloc(len ? len : 1);
-	gzFile gz;
-	int dfd, err = 0;
+	uint8_t *buf = malloc(len ? len : 1), out[65536];
+	z_stream z;
+	int zr = Z_OK, err = 0;
 
 	if (!buf)
 		return -ENOMEM;
 	perftools__profiles__profile__pack(prof, buf);
-	dfd = dup(fd);
-	gz = dfd >= 0 ? gzdopen(dfd, "wb") : NULL;
-	if (!gz) {
-		if (dfd >= 0)
-			close(dfd);
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)) {
 		free(buf);
-		return -EIO;
+		return -ENOMEM;
 	}
-	if (len && gzwrite(gz, buf, (unsigned)len) != (int)len)
-		err = -EIO;
-	if (gzclose(gz) != Z_OK)
-		err = -EIO;
+	z.next_in = buf;
+	z.avail_in = 0;
+	for (size_t left = len; zr != Z_STREAM_END && !err;) {
+		if (!z.avail_in && left) {   /* avail_in is 32 bits */
+			z.avail_in = left > (1u << 30) ? 1u << 30 : (uInt)left;
+			left -= z.avail_in;
+		}
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zr = deflate(&z, left || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		if (zr == Z_STREAM_ERROR)
+			err = -EIO;
+		else if (fwrite(out, 1, sizeof(out) - z.avail_out, f) != sizeof(out) - z.avail_out)
+			err = -EIO;
+	}
+	deflateEnd(&z);
 	free(buf);
-	return err;
+	return err ? err : ferror(f) ? -EIO : 0;
 }
 
-int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo)
+int fr_pprof__write(FILE *f, const struct fr_pprof_info *in, struct fr_folded *fo)
 {
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	ValueType vt[3], *vtp[2] = { &vt[0], &vt[1] };
@@ -412,7 +422,7 @@ int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo
 		prof.time_nanos = (int64_t)in->time_ns;
 		prof.duration_nanos = (int64_t)in->duration_ns;
 		prof.default_sample_type = vt[1].type;
-		err = pack_and_write(fd, &prof);
+		err = pack_and_write(f, &prof);
 	}
 	free(ptrs);
 	pp_free(&p);

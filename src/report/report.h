@@ -4,8 +4,8 @@
  * resolver that makes symbolized samples from its records (stack.c: process
  * table from the PROCS blob, libdw symbols, libunwind for dwarf stacks), the
  * histogram (hist.c), every output format (folded.c, script.c, json.c),
- * tracepoint fields (tpdecode.c), the whole report pass (run.c) and the raw
- * record listing (dump.c). Formats are specified in doc/report.md.
+ * where the output goes (outfile.c), tracepoint fields (tpdecode.c), the
+ * whole report pass (run.c) and the raw record listing (dump.c). Formats are specified in doc/report.md.
  *
  * May include: src/file/, src/proc/, symbolize/, ring/record.h, src/util.h.
  * Never: src/record/, src/cli.h or the cmd_*.c front doors. Writes the report
@@ -166,9 +166,30 @@ struct fr_pprof_info {
 	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
 	const struct fr_symbolizer *sym;     /* the files' build ids for the mappings, or NULL */
 };
-/* The folded stacks as a gzipped pprof Profile written to fd (not closed):
- * 0, -ENOMEM or -EIO. */
-int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo);
+/* The folded stacks as a gzipped pprof Profile written to f: 0, -ENOMEM or
+ * -EIO (a failed write: ferror(f)). */
+int fr_pprof__write(FILE *f, const struct fr_pprof_info *in, struct fr_folded *fo);
+
+/* ---- outfile.c: where the report goes ---- */
+struct fr_outfile;
+/* path NULL: stdout. Else a temporary file beside path (same directory,
+ * O_EXCL, the mode path has or a new file would get), renamed over path by
+ * commit and removed by abort or on SIGINT/SIGTERM/SIGHUP/SIGPIPE (those not
+ * ignored), so the previous path stays whole until the new one is. Written
+ * in place instead, as fopen(path, "w") would: a path that is not a regular
+ * file (a device, a FIFO, a dangling symlink), our own stdout or stderr
+ * (-o /dev/stdout), an existing file in a directory we may not write. One at
+ * a time. 0 or -errno. */
+int fr_outfile__open(const char *path, struct fr_outfile **out);
+FILE *fr_outfile__stream(const struct fr_outfile *of);
+/* -errno of the first failed write (-ENOSPC on a full disk), -EIO if the
+ * stream failed otherwise (stdout), 0. */
+int fr_outfile__err(const struct fr_outfile *of);
+/* Flush, fsync, close, rename over path: 0 or -errno (then path is as it was
+ * and the temporary file gone). Frees of. */
+int fr_outfile__commit(struct fr_outfile *of);
+/* Close and remove the temporary file; path is as it was. Frees of; NULL ok. */
+void fr_outfile__abort(struct fr_outfile *of);
 
 /* readahead.c: fr_reader__for_each with the reading (decompression, the
  * merge) in a second thread; cb runs in the caller's thread, records in the
@@ -196,8 +217,9 @@ FILE *fr_input__escaping(FILE *f);
  * records), a one-line note of the span kept versus the span recorded
  * (record_start_ns to snapshot_time_ns); false when none wrapped. */
 bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
-/* A file without its END that is still being written: a forward file whose
- * recorder (recorder_pid in the meta) is alive. True with a note. */
+/* A file without its END that is still being written: a writer holds it
+ * open (fr_reader__being_written; recorder_pid in the meta only names it).
+ * True with a note. */
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 

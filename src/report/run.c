@@ -243,7 +243,9 @@ static void print_header(struct report *rp, const char *path)
 	const struct fr_report_opts *o = rp->o;
 	char note[256];
 
-	fprintf(rp->out, "# flightrec report: %s\n", path);
+	fputs("# flightrec report: ", rp->out);
+	fr_text__put_escaped(rp->out, path);
+	fputc('\n', rp->out);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = fr_reader__meta(rp->rd, keys[i]);
 
@@ -322,7 +324,9 @@ static void print_notes(struct report *rp, FILE *f)
 			continue;
 		if (!i)
 			fprintf(f, "# files not (fully) symbolized:\n");
-		fprintf(f, "#   %s: %s%s%s\n", v[i].path, fr_dso_status__str(v[i].st),
+		fputs("#   ", f);
+		fr_text__put_escaped(f, v[i].path);
+		fprintf(f, ": %s%s%s\n", fr_dso_status__str(v[i].st),
 			v[i].used ? ", used " : "", v[i].used ? v[i].used : "");
 	}
 	free(v);
@@ -489,8 +493,7 @@ static int print_folded(struct report *rp, const char *path)
 					    rp->samples ? rp->last - rp->first : 0,
 					    fr_resolver__symbolizer(rp->res) };
 
-		fflush(rp->out);
-		return fr_pprof__write(fileno(rp->out), &in, rp->folded);
+		return fr_pprof__write(rp->out, &in, rp->folded);
 	}
 	default:
 		return fr_folded__print(rp->folded, rp->out);
@@ -613,11 +616,25 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 	return err;
 }
 
+/* The output failed (a write refused: -o on a full disk, a closed pipe):
+ * said naming the output, with the write's own errno. */
+static bool output_failed(struct report *rp, const struct fr_outfile *of, const char *out_name)
+{
+	int err = fr_outfile__err(of);
+
+	if (!err && rp->out && ferror(rp->out))
+		err = -EIO;
+	if (err)
+		fr_err(out_name, "%s", strerror(-err));
+	return err != 0;
+}
+
 int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct stat sb;
 	struct report rp = { .o = o, .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
+	struct fr_outfile *of = NULL;
 	char note[256];
 	int ret = fr_input__open(path, &rp.rd), err;
 	FILE *real = stdout, *safe = NULL;
@@ -626,13 +643,13 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 
 	if (ret)
 		return ret;
-	if (o->output && !(rp.out = fopen(o->output, "w"))) {
-		fr_err(o->output, "%s", strerror(errno));
-		rp.out = stdout;
+	err = fr_outfile__open(o->output, &of);
+	if (err) {
+		fr_err(out_name, "%s", strerror(-err));
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
-	real = rp.out;
+	rp.out = real = fr_outfile__stream(of);
 	/* names from the file go out escaped in the text formats (JSON, SVG and
 	 * HTML escape their own; pprof is binary) */
 	if ((o->fmt == FMT_TEXT || o->fmt == FMT_FOLDED || o->fmt == FMT_SCRIPT) &&
@@ -662,7 +679,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	if (rp.shown >= 0)
 		fputs("\r\033[K", stderr);
 	if (rp.err) {
-		fr_err(path, "%s", strerror(-rp.err));
+		if (!output_failed(&rp, of, out_name))   /* else the input is to blame */
+			fr_err(path, "%s", strerror(-rp.err));
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
@@ -680,8 +698,11 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 			rp.err = -EIO;
 		safe = NULL;
 	}
-	if (fflush(rp.out) || ferror(rp.out) || rp.err) {
-		fr_err(out_name, "%s", strerror(rp.err ? -rp.err : EIO));
+	fflush(rp.out);
+	if (output_failed(&rp, of, out_name)) {
+		ret = FR_EXIT_ERROR;
+	} else if (rp.err) {
+		fr_err(out_name, "%s", strerror(-rp.err));
 		ret = FR_EXIT_ERROR;
 	} else if (err < 0 && err != -EBADMSG) {
 		fr_err(path, "corrupt chunk: %s (records before it were reported)", strerror(-err));
@@ -696,15 +717,19 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = FR_EXIT_PARTIAL;
 	}
 out:
-	if (safe) {
-		rp.out = real;
+	if (safe)
 		fclose(safe);
-	}
 	teardown(&rp);
 	par_free(&rp);
-	if (rp.out != stdout && fclose(rp.out) && !ret) {
-		fr_err(out_name, "%s", strerror(errno));
-		ret = FR_EXIT_ERROR;
+	/* -o FILE takes the new report's place only when it is whole */
+	if (of && (ret == FR_EXIT_OK || ret == FR_EXIT_PARTIAL)) {
+		err = fr_outfile__commit(of);
+		if (err) {
+			fr_err(out_name, "%s", strerror(-err));
+			ret = FR_EXIT_ERROR;
+		}
+	} else {
+		fr_outfile__abort(of);
 	}
 	return ret;
 }

@@ -894,6 +894,51 @@ static void test_enospc(void)
 	close(full);
 }
 
+/* Liveness is the writer's OFD lock, not a pid: held while a writer (or a
+ * dup of its fd: appenders) has the file open, gone once it is closed; a
+ * fork that inherited nothing of it does not hold it. */
+static void test_being_written(void)
+{
+	struct fr_writer *w, *app = NULL;
+	struct fr_reader *r = NULL;
+	char path[256];
+
+	w = open_writer(path, sizeof(path));
+	CU_ASSERT_EQUAL(fr_writer__flush(w), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &r), 0);
+	CU_ASSERT(fr_reader__truncated(r));
+	CU_ASSERT(fr_reader__being_written(r));
+	CU_ASSERT_EQUAL(fr_writer__appender_of(w, &app), 0);
+	fr_writer__abort(w);                      /* the appender's dup still holds it */
+	CU_ASSERT(fr_reader__being_written(r));
+	CU_ASSERT_EQUAL(fr_writer__close(app), 0);
+	CU_ASSERT_FALSE(fr_reader__being_written(r));  /* as after kill -9 */
+	fr_reader__close(r);
+	/* a complete file: not being written once closed */
+	w = open_writer(path, sizeof(path));
+	CU_ASSERT_EQUAL(fr_writer__close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &r), 0);
+	CU_ASSERT_FALSE(fr_reader__truncated(r));
+	CU_ASSERT_FALSE(fr_reader__being_written(r));
+	fr_reader__close(r);
+	unlink(path);
+}
+
+/* Only regular files are read: a FIFO without a writer, a directory. */
+static void test_not_regular(void)
+{
+	struct fr_reader *r = (struct fr_reader *)1;
+	char path[256];
+
+	tmp_path(path, sizeof(path));
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	CU_ASSERT_EQUAL(fr_reader__open(path, &r), -ENODEV);   /* returns, no writer needed */
+	CU_ASSERT_PTR_NULL(r);
+	unlink(path);
+	CU_ASSERT_EQUAL(fr_reader__open("/", &r), -ENODEV);
+	CU_ASSERT_EQUAL(fr_reader__open("/dev/null", &r), -ENODEV);
+}
+
 /* A file size limit: the write crossing it is short, the next fails (EFBIG). */
 static void test_short_write_efbig(void)
 {
@@ -1187,6 +1232,8 @@ static const struct fr_test tests[] = {
 	{ "chunk flags by version: coded records, unknown flags, bad coding", test_chunk_flags },
 	{ "writer: mode 0600, O_EXCL, EINVAL, abort unlinks", test_mode_excl_abort },
 	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },
+	{ "writer: its OFD lock says being written, gone with its last fd", test_being_written },
+	{ "reader: a FIFO, a directory, a device are refused (ENODEV)", test_not_regular },
 	{ "writer: short write then EFBIG; partial file reads", test_short_write_efbig },
 	{ "blobs: kinds, order, limits, unknown kinds", test_blobs },
 	{ "damage: a bad blob is skipped and recorded; callers add theirs", test_damage_blob },
