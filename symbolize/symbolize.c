@@ -108,7 +108,7 @@ static const struct fr_sym *intern_sym(struct fr_symbolizer *s, const char *name
 				       const char *dso, const char *dso_short, bool kernel,
 				       bool inlined, bool unknown)
 {
-	uint64_t h = fr_hash__mix(fr_hash__mix(fr_hash__u64((uintptr_t)name), (uintptr_t)dso),
+	uint64_t h = fr_hash__mix(fr_hash__mix((uintptr_t)name, (uintptr_t)dso),
 				  (uint64_t)(kernel | inlined << 1 | unknown << 2));
 	struct fr_hmap_it it;
 	struct fr_sym *sym;

@@ -51,7 +51,7 @@ void fr_folded__delete(struct fr_folded *fo)
 
 static uint64_t hash_items(const void *comm, const struct fr_frame *f, size_t n)
 {
-	uint64_t x = fr_hash__u64((uintptr_t)comm);
+	uint64_t x = fr_hash__mix(0, (uintptr_t)comm);
 
 	for (size_t i = 0; i < n; i++)
 		x = fr_hash__mix(x, (uintptr_t)f[i].sym);

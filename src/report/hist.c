@@ -149,7 +149,7 @@ uint64_t fr_hist__samples(const struct fr_hist *h)
 
 static struct hentry *find_entry(struct fr_hist *h, const uintptr_t *key)
 {
-	uint64_t hash = fr_hash__u64(0);
+	uint64_t hash = 0;
 	struct fr_hmap_it it;
 	struct hentry *e;
 	uint32_t i;

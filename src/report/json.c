@@ -134,7 +134,7 @@ void fr_json__delete(struct fr_json *j)
 /* The id of frame sym under parent, created on first use; 0 on ENOMEM. */
 static uint32_t node_id(struct fr_json *j, uint32_t parent, const struct fr_sym *sym)
 {
-	uint64_t h = fr_hash__mix(fr_hash__u64(parent), (uintptr_t)sym);
+	uint64_t h = fr_hash__mix(parent, (uintptr_t)sym);
 	struct fr_hmap_it it;
 	uint32_t i;
 
