@@ -94,7 +94,9 @@ static inline uint64_t fr_hash__u64(uint64_t x)
 /* h combined with x; order matters (mix(mix(s, a), b) != mix(mix(s, b), a)).
  * wyhash's step: the two halves of a 128-bit product folded, one multiply
  * (chains of it hash every frame of every sample). Each bit of h and x moves
- * the upper half, so the low bits the map uses depend on all of them. */
+ * the upper half, so the low bits the map uses depend on all of them. Like
+ * wyhash it is not keyed: inputs crafted to collide make lookups slow, never
+ * wrong. */
 static inline uint64_t fr_hash__mix(uint64_t h, uint64_t x)
 {
 	__uint128_t r = (__uint128_t)(h ^ 0xa0761d6478bd642full) * (x ^ 0xe7037ed1a0b428dbull);
