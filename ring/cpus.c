@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "ring/evlist.h"
 
 int fr_cpus__parse(const char *s, int **out)
 {
 	int *cpus = NULL, n = 0;
+	size_t cap = 0;
 
 	while (*s && *s != '\n') {
 		char *end;
@@ -26,13 +28,10 @@ int fr_cpus__parse(const char *s, int **out)
 				goto bad;
 		}
 		for (long c = a; c <= b; c++) {
-			int *t = realloc(cpus, (size_t)(n + 1) * sizeof(*t));
-
-			if (!t) {
+			if (fr_grow(&cpus, &cap, (size_t)n + 1, sizeof(*cpus), 16)) {
 				free(cpus);
 				return -ENOMEM;
 			}
-			cpus = t;
 			cpus[n++] = (int)c;
 		}
 		s = end;

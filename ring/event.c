@@ -3,6 +3,7 @@
  * the events this machine has (flightrec list).
  */
 #include "config.h"
+#include "base/grow.h"
 #include "ring/event.h"
 
 #include <errno.h>
@@ -312,15 +313,8 @@ static bool hw_supported(unsigned long long config)
 static int add_listed(struct listed **l, size_t *n, size_t *cap, const char *name,
 		      enum fr_event_kind kind, bool supported)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct listed *g = realloc(*l, nc * sizeof(**l));
-
-		if (!g)
-			return -ENOMEM;
-		*l = g;
-		*cap = nc;
-	}
+	if (fr_grow(l, cap, *n + 1, sizeof(**l), 256))
+		return -ENOMEM;
 	(*l)[*n].name = strdup(name);
 	if (!(*l)[*n].name)
 		return -ENOMEM;

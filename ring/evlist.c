@@ -4,6 +4,7 @@
  * job (the evlist owns every fd and ring), hence ~640 lines.
  */
 #include "config.h"
+#include "base/grow.h"
 #include "ring/evlist.h"
 
 #include <dirent.h>
@@ -33,7 +34,7 @@ struct cpu_rings {
 
 struct fr_evlist {
 	struct fr_event **events;
-	size_t nr_events;
+	size_t nr_events, cap_events;
 	struct fr_event sb_event;
 	struct fr_event *trig_event;
 	char *trig_filter;
@@ -43,7 +44,7 @@ struct fr_evlist {
 	struct fd_info *fds;
 	size_t nr_fds, cap_fds;
 	uint64_t **ids;
-	size_t *nr_ids;
+	size_t *nr_ids, *cap_ids;
 	bool read_lost;
 	struct fr_copier *copier;   /* backward rings only */
 };
@@ -78,6 +79,7 @@ void fr_evlist__delete(struct fr_evlist *el)
 	}
 	free(el->ids);
 	free(el->nr_ids);
+	free(el->cap_ids);
 	free(el->events);
 	free(el->cpus);
 	free(el->rings);
@@ -87,13 +89,10 @@ void fr_evlist__delete(struct fr_evlist *el)
 
 int fr_evlist__add(struct fr_evlist *el, struct fr_event *ev)
 {
-	struct fr_event **n = realloc(el->events, (el->nr_events + 1) * sizeof(*n));
-
-	if (!n) {
+	if (fr_grow(&el->events, &el->cap_events, el->nr_events + 1, sizeof(*el->events), 4)) {
 		fr_event__delete(ev);
 		return -ENOMEM;
 	}
-	el->events = n;
 	el->events[el->nr_events++] = ev;
 	return 0;
 }
@@ -135,30 +134,21 @@ const uint64_t *fr_evlist__ids(const struct fr_evlist *el, size_t i, size_t *nr)
 
 static int add_fd(struct fr_evlist *el, int fd, int event, size_t cpu_idx)
 {
-	if (el->nr_fds == el->cap_fds) {
-		size_t cap = el->cap_fds ? el->cap_fds * 2 : 64;
-		struct fd_info *n = realloc(el->fds, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		el->fds = n;
-		el->cap_fds = cap;
-	}
+	if (fr_grow(&el->fds, &el->cap_fds, el->nr_fds + 1, sizeof(*el->fds), 64))
+		return -ENOMEM;
 	el->fds[el->nr_fds++] = (struct fd_info){ fd, event, cpu_idx };
 	return 0;
 }
 
 static int add_id(struct fr_evlist *el, size_t ev, int fd)
 {
-	uint64_t id, *n;
+	uint64_t id;
 
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
-	n = realloc(el->ids[ev], (el->nr_ids[ev] + 1) * sizeof(*n));
-	if (!n)
+	if (fr_grow(&el->ids[ev], &el->cap_ids[ev], el->nr_ids[ev] + 1, sizeof(*el->ids[ev]), 16))
 		return -ENOMEM;
-	el->ids[ev] = n;
-	n[el->nr_ids[ev]++] = id;
+	el->ids[ev][el->nr_ids[ev]++] = id;
 	return 0;
 }
 
@@ -266,7 +256,7 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 static int target_tids(const struct fr_target *t, pid_t **out)
 {
 	pid_t *tids = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 
 	if (t->kind != FR_TARGET_PIDS) {
 		tids = malloc(sizeof(*tids));
@@ -290,17 +280,14 @@ static int target_tids(const struct fr_target *t, pid_t **out)
 		while ((de = readdir(d))) {
 			char *end;
 			long tid = strtol(de->d_name, &end, 10);
-			pid_t *nt;
 
 			if (de->d_name[0] == '.' || *end || tid <= 0)
 				continue;
-			nt = realloc(tids, (n + 1) * sizeof(*nt));
-			if (!nt) {
+			if (fr_grow(&tids, &cap, n + 1, sizeof(*tids), 16)) {
 				closedir(d);
 				free(tids);
 				return -ENOMEM;
 			}
-			tids = nt;
 			tids[n++] = (pid_t)tid;
 		}
 		closedir(d);
@@ -394,7 +381,8 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
 	el->ids = calloc(el->nr_events, sizeof(*el->ids));
 	el->nr_ids = calloc(el->nr_events, sizeof(*el->nr_ids));
-	if (!el->rings || !el->ids || !el->nr_ids)
+	el->cap_ids = calloc(el->nr_events, sizeof(*el->cap_ids));
+	if (!el->rings || !el->ids || !el->nr_ids || !el->cap_ids)
 		return -ENOMEM;
 	for (size_t ci = 0; ci < el->nr_cpus; ci++)
 		el->rings[ci].sample_leader = el->rings[ci].sb_leader = el->rings[ci].trig_leader = -1;

@@ -2,6 +2,7 @@
  * ABI order, the sample_id_all trailer, the sideband record bodies, and the
  * id map that tells which event a record belongs to.
  */
+#include "base/grow.h"
 #include "ring/record.h"
 
 #include <errno.h>
@@ -250,21 +251,8 @@ int fr_idmap__add(struct fr_idmap *m, const uint64_t *ids, size_t nr, size_t ind
 {
 	if (!nr)
 		return 0;
-	if (m->nr + nr > m->cap) {
-		size_t cap = m->cap ? m->cap : 16;
-		struct fr_idmap_entry *n;
-
-		while (cap < m->nr + nr) {
-			if (cap > SIZE_MAX / 2 / sizeof(*n))
-				return -ENOMEM;
-			cap *= 2;
-		}
-		n = realloc(m->e, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->e = n;
-		m->cap = cap;
-	}
+	if (nr > SIZE_MAX - m->nr || fr_grow(&m->e, &m->cap, m->nr + nr, sizeof(*m->e), 16))
+		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++)
 		m->e[m->nr++] = (struct fr_idmap_entry){ ids[i], index };
 	return 0;

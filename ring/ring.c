@@ -3,6 +3,7 @@
  * streamed in bounded chunks. Owns the ring's memory mapping, scratch and
  * snapshot buffers.
  */
+#include "base/grow.h"
 #include "ring/ring.h"
 #include "ring/internal.h"
 
@@ -202,15 +203,8 @@ void fr_ring__wait_writers(void)
 
 static int push_off(struct fr_ring *r, size_t nr, size_t off)
 {
-	if (nr == r->offs_cap) {
-		size_t cap = r->offs_cap ? r->offs_cap * 2 : 256;
-		uint32_t *n = realloc(r->offs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->offs = n;
-		r->offs_cap = cap;
-	}
+	if (fr_grow(&r->offs, &r->offs_cap, nr + 1, sizeof(*r->offs), 256))
+		return -ENOMEM;
 	r->offs[nr] = (uint32_t)off;
 	return 0;
 }
@@ -316,6 +310,8 @@ static bool header_bad(const struct perf_event_header *h)
 	return h->size < sizeof(*h) || (h->size & 7) || h->type == 0;
 }
 
+/* Exactly want (the staging arrays are sized once and touched up front: no
+ * doubling's slack in a confined recorder's memory). */
 static int grow_u32(uint32_t **a, size_t *cap, size_t want)
 {
 	uint32_t *n;

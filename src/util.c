@@ -148,7 +148,7 @@ int fr_parse__pages_up(const char *s, size_t page_size, size_t max_pages, size_t
 int fr_parse__pids(const char *s, int **out, size_t *nr)
 {
 	int *pids = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	char *copy, *tok, *save = NULL;
 	int err = 0;
 
@@ -159,17 +159,14 @@ int fr_parse__pids(const char *s, int **out, size_t *nr)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
-		int *np;
 
 		err = fr_parse__u64(tok, 1, 4194304, &v);
 		if (err)
 			break;
-		np = realloc(pids, (n + 1) * sizeof(*np));
-		if (!np) {
+		if (fr_grow(&pids, &cap, n + 1, sizeof(*pids), 8)) {
 			err = -ENOMEM;
 			break;
 		}
-		pids = np;
 		pids[n++] = (int)v;
 	}
 	/* "1,,2" or a trailing comma leaves an empty token strtok skips: refuse it */

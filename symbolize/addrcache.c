@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "symbolize/internal.h"
 #include "symbolize/strpool.h"
 
@@ -42,23 +43,6 @@ struct fr_addrcache {
 	size_t nf, fcap;
 	bool dirty;                        /* answers added since */
 };
-
-/* *arr holds at least need elements of size: 0 or -ENOMEM. */
-static int grow(void *arr, size_t *cap, size_t need, size_t size, size_t min)
-{
-	void **a = arr, *p;
-	size_t n = *cap ? *cap : min;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (n > SIZE_MAX / size || !(p = realloc(*a, n * size)))
-		return -ENOMEM;
-	*a = p;
-	*cap = n;
-	return 0;
-}
 
 int fr_addrcache__new(const unsigned char *id, int idlen, uint32_t flags, const char *ident,
 		      struct fr_addrcache **out)
@@ -98,8 +82,8 @@ void fr_addrcache__delete(struct fr_addrcache *ac)
 static int add_entry(struct fr_addrcache *ac, uint64_t pc, size_t nframes)
 {
 	if (ac->n >= AC_ENTRIES_MAX ||
-	    grow(&ac->e, &ac->cap, ac->n + 1, sizeof(*ac->e), 256) ||
-	    grow(&ac->f, &ac->fcap, ac->nf + nframes, sizeof(*ac->f), 1024))
+	    fr_grow(&ac->e, &ac->cap, ac->n + 1, sizeof(*ac->e), 256) ||
+	    fr_grow(&ac->f, &ac->fcap, ac->nf + nframes, sizeof(*ac->f), 1024))
 		return -ENOMEM;
 	ac->e[ac->n++] = (struct ac_entry){ pc, (uint32_t)ac->nf, (uint32_t)nframes };
 	return 0;
@@ -273,7 +257,7 @@ static void wr_put(struct wr *w, const void *data, size_t n)
 {
 	if (w->err)
 		return;
-	if (grow(&w->p, &w->cap, w->n + n, 1, 4096)) {
+	if (fr_grow(&w->p, &w->cap, w->n + n, 1, 4096)) {
 		w->err = -ENOMEM;
 		return;
 	}

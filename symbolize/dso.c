@@ -17,6 +17,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "base/grow.h"
 #include "symbolize/internal.h"
 
 struct plt_entry {
@@ -488,27 +489,13 @@ static int cmp_u64(const void *a, const void *b)
 static int fsyms_add(struct fsyms *t, size_t *cap, size_t *scap, const struct fsym *f)
 {
 	if (f->end == f->value) {
-		if (t->nr_sizeless == *scap) {
-			size_t nc = *scap ? *scap * 2 : 256;
-			uint64_t *n = realloc(t->sizeless, nc * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			t->sizeless = n;
-			*scap = nc;
-		}
+		if (fr_grow(&t->sizeless, scap, t->nr_sizeless + 1, sizeof(*t->sizeless), 256))
+			return -ENOMEM;
 		t->sizeless[t->nr_sizeless++] = f->value;
 		return 0;
 	}
-	if (t->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		struct fsym *n = realloc(t->v, nc * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->v = n;
-		*cap = nc;
-	}
+	if (fr_grow(&t->v, cap, t->n + 1, sizeof(*t->v), 1024))
+		return -ENOMEM;
 	t->v[t->n++] = *f;
 	return 0;
 }

@@ -3,6 +3,7 @@
  * them as the KSYMS blob (doc/report.md), and looks addresses up at report.
  */
 #include "config.h"
+#include "base/grow.h"
 #include "symbolize/kallsyms.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@ struct fr_kallsyms {
 	char *names;
 	size_t names_len, names_cap;
 	struct kmod *mods;
-	size_t nmods;
+	size_t nmods, mods_cap;
 	uint64_t *noted;   /* record side: one bit per symbol */
 	bool sticky;       /* serialize leaves the notes set (fr_kallsyms__sticky) */
 };
@@ -58,28 +59,23 @@ void fr_kallsyms__delete(struct fr_kallsyms *ks)
 
 static int read_all(const char *path, char **out, size_t *len)
 {
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap + 1);
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
 
-	if (fd < 0 || !buf) {
-		err = fd < 0 ? -errno : -ENOMEM;
+	if (fd < 0) {
+		err = -errno;
 		goto out;
 	}
 	for (;;) {
 		ssize_t r;
 
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
+		/* room for a byte more and the terminating zero */
+		if (fr_grow(&buf, &cap, n + 2, 1, (size_t)1 << 20)) {
+			err = -ENOMEM;
+			goto out;
 		}
-		r = read(fd, buf + n, cap - n);
+		r = read(fd, buf + n, cap - 1 - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -138,13 +134,8 @@ static int mod_index(struct fr_kallsyms *ks, const char *name, size_t len, uint1
 	}
 	if (ks->nmods >= MAX_MODS)
 		return -E2BIG;
-	if (!(ks->nmods & (ks->nmods + 1)) || !ks->mods) {
-		struct kmod *n = realloc(ks->mods, (ks->nmods * 2 + 2) * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ks->mods = n;
-	}
+	if (fr_grow(&ks->mods, &ks->mods_cap, ks->nmods + 1, sizeof(*ks->mods), 2))
+		return -ENOMEM;
 	ks->mods[ks->nmods].name = strndup(name, len);
 	if (!ks->mods[ks->nmods].name)
 		return -ENOMEM;
@@ -156,15 +147,8 @@ static int mod_index(struct fr_kallsyms *ks, const char *name, size_t len, uint1
 static int add_sym(struct fr_kallsyms *ks, uint64_t addr, uint32_t size, uint32_t name,
 		   uint16_t mod)
 {
-	if (ks->n == ks->cap) {
-		size_t ncap = ks->cap ? ks->cap * 2 : 4096;
-		struct ksym *n = realloc(ks->syms, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ks->syms = n;
-		ks->cap = ncap;
-	}
+	if (fr_grow(&ks->syms, &ks->cap, ks->n + 1, sizeof(*ks->syms), 4096))
+		return -ENOMEM;
 	ks->syms[ks->n] = (struct ksym){ addr, size, name, mod, 0, (uint32_t)ks->n };
 	ks->n++;
 	return 0;
@@ -442,15 +426,8 @@ static int names_add(struct fr_kallsyms *ks, const uint8_t *s, size_t n, uint32_
 {
 	if (ks->names_len + n + 1 > UINT32_MAX)
 		return -E2BIG;
-	if (ks->names_len + n + 1 > ks->names_cap) {
-		size_t ncap = (ks->names_cap ? ks->names_cap * 2 : 65536) + n + 1;
-		char *nb = realloc(ks->names, ncap);
-
-		if (!nb)
-			return -ENOMEM;
-		ks->names = nb;
-		ks->names_cap = ncap;
-	}
+	if (fr_grow(&ks->names, &ks->names_cap, ks->names_len + n + 1, 1, 65536))
+		return -ENOMEM;
 	*off = (uint32_t)ks->names_len;
 	memcpy(ks->names + ks->names_len, s, n);
 	ks->names[ks->names_len + n] = '\0';

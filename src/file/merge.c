@@ -48,14 +48,8 @@ static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_
 	size_t off;
 	int err;
 
-	if (ref->raw > s->buf_cap) {
-		uint8_t *p = realloc(s->buf, ref->raw);
-
-		if (!p)
-			return -ENOMEM;
-		s->buf = p;
-		s->buf_cap = ref->raw;
-	}
+	if (fr_grow(&s->buf, &s->buf_cap, ref->raw, 1, 65536))
+		return -ENOMEM;
 	err = fr_reader_decode_chunk(r, ref, s->buf);
 	if (err)
 		return err;

@@ -99,14 +99,8 @@ int fr_reader_decode_chunk(struct fr_reader *r, const struct chunk_ref *ref, voi
 	size_t got;
 	int err;
 
-	if (ref->comp > r->cbuf_cap) {
-		uint8_t *p = realloc(r->cbuf, ref->comp);
-
-		if (!p)
-			return -ENOMEM;
-		r->cbuf = p;
-		r->cbuf_cap = ref->comp;
-	}
+	if (fr_grow(&r->cbuf, &r->cbuf_cap, ref->comp, 1, 65536))
+		return -ENOMEM;
 	err = pread_all(r->fd, r->cbuf, ref->comp, ref->off);
 	r->why = "unreadable";
 	if (err)

@@ -14,6 +14,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "base/grow.h"
 #include "src/file/delta.h"
 #include "src/file/file.h"
 #include "src/file/internal.h"
@@ -454,15 +455,8 @@ int fr_writer__meta(struct fr_writer *w, const char *key, const char *value)
 	need = w->meta_len + klen + vlen + 2;
 	if (need > FR_OTHER_PAYLOAD_MAX)
 		return -E2BIG;
-	if (need > w->meta_cap) {
-		size_t cap = need > 2 * w->meta_cap ? need : 2 * w->meta_cap;
-
-		p = realloc(w->meta, cap);
-		if (!p)
-			return -ENOMEM;
-		w->meta = p;
-		w->meta_cap = cap;
-	}
+	if (fr_grow(&w->meta, &w->meta_cap, need, 1, 256))
+		return -ENOMEM;
 	p = w->meta + w->meta_len;
 	memcpy(p, key, klen);
 	p[klen] = '=';
