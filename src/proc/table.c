@@ -165,14 +165,16 @@ static void drop_oldest_comms(struct fr_proctable *pt, struct thread *t, size_t 
 static int repool(struct fr_proctable *pt);
 
 /* comm (interned) from time on, in time order; the same name again in a row
- * adds nothing. */
-static int add_comm(struct fr_proctable *pt, struct thread *t, uint64_t time, const char *comm)
+ * adds nothing unless a new image starts with it (since: the image's start;
+ * UINT64_MAX: it does). */
+static int add_comm(struct fr_proctable *pt, struct thread *t, uint64_t time, const char *comm,
+		    uint64_t since)
 {
 	size_t at = t->n;
 
 	while (at > 0 && t->h[at - 1].time > time)
 		at--;
-	if (at == t->n && at && t->h[at - 1].comm == comm)
+	if (at == t->n && at && t->h[at - 1].comm == comm && t->h[at - 1].time >= since)
 		return 0;
 	if (pt->pol.max_comms && t->n >= pt->pol.max_comms) {
 		drop_oldest_comms(pt, t, t->n / 2);
@@ -214,7 +216,7 @@ int fr_proctable__comm(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
-	err = add_comm(pt, t, time, c);
+	err = add_comm(pt, t, time, c, exec ? UINT64_MAX : g ? g->p.start_time : 0);
 	if (!err && pt->pol.max_comms && pt->interned > 4 * (pt->nr_comms + pt->nr_dsos) + 65536)
 		err = repool(pt);   /* a rename storm: the pool keeps what is held */
 	return err;
@@ -369,7 +371,7 @@ int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
-	return comm ? add_comm(pt, t, time, comm) : 0;
+	return comm ? add_comm(pt, t, time, comm, pid != ppid ? UINT64_MAX : 0) : 0;
 }
 
 int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time)

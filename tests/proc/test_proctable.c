@@ -583,6 +583,14 @@ static void shared_rules(struct fr_proctable *pt, bool report)
 	CU_ASSERT_STRING_EQUAL(comm_of(pt, p, 105), "d");
 	CU_ASSERT_STRING_EQUAL(path_at(pt, 70, 105, D + 8), "/bin/e");
 	CU_ASSERT_STRING_EQUAL(path_at(pt, 70, 105, A + 8), "");
+	/* an exec keeping its name still names its new image (no merge with the
+	 * old image's entry); a rename to the same name adds nothing */
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, comm(90, 90, "same", 200, 0), ST), 0);
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, comm(90, 90, "same", 205, 0), ST), 0);
+	CU_ASSERT_EQUAL(nr_comms(pt, find(pt, 90, 206)), 1);
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, comm(90, 90, "same", 210, 1), ST), 0);
+	CU_ASSERT_EQUAL(nr_comms(pt, find(pt, 90, 215)), 1);
+	CU_ASSERT_STRING_EQUAL(comm_of(pt, find(pt, 90, 215), 215), "same");
 }
 
 static void test_shared_rules(void)
