@@ -201,16 +201,14 @@ int fr_proctable__comm(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 	if (!c)
 		return -ENOMEM;
 	pt->version++;
-	if (exec) {
+	if (exec) {   /* a new image */
 		struct proc *p = proc_add(pt, pid);
 
 		g = p ? add_gen(pt, p, time) : NULL;
-	} else {
+	} else {      /* the main thread's name: its image is known from then */
 		g = pid == tid ? gen_for(pt, pid, time) : NULL;
-		if (pid == tid && !g)
-			return -ENOMEM;
 	}
-	if (exec && !g)
+	if ((exec || pid == tid) && !g)
 		return -ENOMEM;
 	t = thread_add(pt, tid);
 	if (!t)
