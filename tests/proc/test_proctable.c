@@ -633,6 +633,7 @@ static void test_gc_keeps_inherited(void)
 	CU_ASSERT_EQUAL(fr_proctable__parse(back, pl.data[0], pl.len[0]), 0);
 	CU_ASSERT_STRING_EQUAL(path_at(back, 80, 400, A + 8), "/bin/c");
 	CU_ASSERT_STRING_EQUAL(path_at(back, 80, 400, D + 8), "/lib/own.so");
+	CU_ASSERT_FATAL(fr_proctable__find(back, 80, 400, A) != NULL);
 	CU_ASSERT_EQUAL(file_of(back, fr_proctable__find(back, 80, 400, A))->build_id[0], 3);
 	free(pl.data[0]);
 	fr_proctable__delete(back);
