@@ -16,7 +16,7 @@ allowed() {
 	symbolize) echo "base" ;;
 	src/util) echo "base" ;;
 	src/file) echo "base ring/record.h src/util.h" ;;
-	src/proc) echo "base ring/record.h src/util.h" ;;
+	src/proc) echo "base ring/record.h src/util.h symbolize/addrspace.h symbolize/strpool.h" ;;
 	src/report) echo "base ring/record.h src/util.h src/file symbolize src/proc" ;;
 	src/record) echo "base ring src/util.h src/file src/proc symbolize/kallsyms.h" ;;
 	src/cmd) echo "base ring src/util.h src/cli.h src/record/record.h src/record/control.h src/report/report.h" ;;
