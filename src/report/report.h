@@ -112,9 +112,12 @@ int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
 uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
 bool fr_folded__by_period(const struct fr_folded *fo);
 
-/* ---- report_script.c: perf script's text layout ---- */
+/* ---- script.c: perf script's text layout ---- */
 struct fr_tpdecode;
-int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp);
+/* One sample as `perf script` prints it; name_width: the longest event name
+ * of the file (perf aligns the names to it). */
+int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
+		      int name_width);
 /* Print a name with control characters (line breaks, tabs) as '_'. */
 void fr_put_name(FILE *f, const char *s);
 

@@ -31,6 +31,7 @@ struct report {
 	const struct fr_file_event *fold_ev;   /* folded for the flame graph, pprof, html */
 	struct fr_timeline *timeline;
 	struct fr_json *json;
+	int name_width;              /* perf-script: the longest event name */
 	FILE *out;
 	uint64_t first, last, samples, lost;
 	uint64_t t0, t1;             /* the file's window, from its CPU stats */
@@ -110,7 +111,7 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 	case FMT_FOLDED:
 	case FMT_FLAME:
 	case FMT_PPROF: return fr_folded__add(rp->folded, &rs);
-	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp);
+	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp, rp->name_width);
 	case FMT_JSON: return fr_json__sample(rp->json, &rs);
 	}
 	return 0;
@@ -392,6 +393,8 @@ static int setup(struct report *rp)
 
 		if (e->format && e->format_len)
 			fr_tpdecode__add(rp->tp, e->name, e->format, e->format_len);
+		if (!(e->flags & FR_EVENT_SIDEBAND) && strlen(e->name) > (size_t)rp->name_width)
+			rp->name_width = strlen(e->name) < 256 ? (int)strlen(e->name) : 256;
 	}
 	rp->need_stack = o->fmt != FMT_TEXT || o->hist.callchains;
 	for (int k = 0; k < o->hist.nr_keys; k++)

@@ -70,7 +70,7 @@ expect_error 2 'no flightrec file' "$FLIGHTREC" report -d "$T"
 
 # tracepoint events in perf-script and JSON, fields decoded
 "$FLIGHTREC" report --format=perf-script --pid "$p1" "$F" >"$T/script" || fail "perf-script exited $?"
-n=$(grep -Ec "^read_loop +$p1/$p1 +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: syscalls:sys_enter_read: .*count=" "$T/script")
+n=$(grep -Ec "^ *read_loop +$p1 \[[0-9]{3}\] +[0-9]+\.[0-9]{6}: +syscalls:sys_enter_read: .*count=" "$T/script")
 [ "$n" -eq "$c1" ] || fail "perf-script: $n lines of pid $p1, expected $c1: $(head -3 "$T/script")"
 "$FLIGHTREC" report --format=json "$F" >"$T/trace.json" || fail "json exited $?"
 if command -v python3 >/dev/null 2>&1; then

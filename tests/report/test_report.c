@@ -398,18 +398,33 @@ static void test_folded(void)
 	free(buf);
 }
 
+/* perf script's default fields: a callchain's sample with its frames (an
+ * address no symbol covers as "[unknown] (FILE)"), one without a callchain
+ * on one line (the address as sampled, the function the inline frames are
+ * in), a tracepoint; event names aligned to the longest. */
 static void test_script(void)
 {
+	static const struct fr_sym s_nosym = { "app+0x1400", "/usr/bin/app", "app", false, false,
+					       true };
+	static const struct fr_frame st_nosym[] = { F(s_nosym, 0x555500001400, 0, 0x1400),
+						     F(s_main, 0x55550000108c, 0x1c, 0x108c) };
+	struct fr_file_event ev_flat = ev_clock;
 	struct fr_rsample s[8];
 	size_t n = make_samples(s), len;
+	int width = (int)strlen(ev_tp.name);
 	char *buf;
 	FILE *f = open_memstream(&buf, &len);
 
 	for (size_t i = 0; i < n; i++)
-		CU_ASSERT_EQUAL(fr_script__sample(f, &s[i], NULL), 0);
+		CU_ASSERT_EQUAL(fr_script__sample(f, &s[i], NULL, width), 0);
+	s[0] = sample(&ev_clock, comm_app, 100, 1006500000ull, st_nosym, 2);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL, width), 0);
+	ev_flat.attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+	s[0] = sample(&ev_flat, comm_app, 100, 1006700000ull, st_hot, 2);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL, width), 0);
 	s[0] = sample(&ev_tp, comm_other, 200, 1007000000ull, NULL, 0);
 	s[0].has_stack = false;
-	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL), 0);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL, width), 0);
 	fclose(f);
 	check_golden("report_script.golden", buf);
 	free(buf);
