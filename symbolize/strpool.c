@@ -1,12 +1,16 @@
 /* symbolize/strpool.c: the string pool (see strpool.h): strings in 64 KiB
- * arena blocks, an open-addressing table of pointers keyed by FNV-1a.
+ * arena blocks, found again through an fr_hmap of their hashes.
  */
 #include "config.h"
 #include "symbolize/strpool.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/grow.h"
+#include "base/hmap.h"
 
 #define BLOCK_SIZE (64u * 1024u)
 
@@ -16,38 +20,23 @@ struct block {
 	char data[];
 };
 
-struct slot {
+struct str {
 	const char *s;
-	uint32_t hash;
-	uint32_t len;
+	size_t len;
 };
 
 struct fr_strpool {
 	struct block *blocks;
-	struct slot *slots;
-	size_t cap, used;
+	struct str *v;
+	size_t nr, cap;
+	struct fr_hmap index;   /* bytes -> v[] */
 };
-
-static uint32_t fnv1a(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (uint8_t)s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
 
 struct fr_strpool *fr_strpool__new(void)
 {
 	struct fr_strpool *p = calloc(1, sizeof(*p));
 
-	if (!p)
-		return NULL;
-	p->cap = 1024;
-	p->slots = calloc(p->cap, sizeof(*p->slots));
-	if (!p->slots) {
+	if (!p || fr_hmap__reserve(&p->index, 512)) {
 		free(p);
 		return NULL;
 	}
@@ -64,7 +53,8 @@ void fr_strpool__delete(struct fr_strpool *p)
 		p->blocks = b->next;
 		free(b);
 	}
-	free(p->slots);
+	free(p->v);
+	fr_hmap__exit(&p->index);
 	free(p);
 }
 
@@ -94,52 +84,23 @@ static char *alloc_str(struct fr_strpool *p, size_t len)
 	return s;
 }
 
-static int grow(struct fr_strpool *p)
-{
-	size_t ncap = p->cap * 2;
-	struct slot *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -1;
-	for (size_t i = 0; i < p->cap; i++) {
-		size_t j;
-
-		if (!p->slots[i].s)
-			continue;
-		for (j = p->slots[i].hash & (ncap - 1); n[j].s; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = p->slots[i];
-	}
-	free(p->slots);
-	p->slots = n;
-	p->cap = ncap;
-	return 0;
-}
-
 const char *fr_strpool__intern(struct fr_strpool *p, const char *s, size_t len)
 {
-	uint32_t h;
-	size_t i;
+	uint64_t h = fr_hash__bytes(0, s, len);
+	struct fr_hmap_it it;
+	uint32_t i;
 	char *copy;
 
-	if (len > UINT32_MAX)
-		return NULL;
-	if ((p->used + 1) * 4 > p->cap * 3 && grow(p))
-		return NULL;
-	h = fnv1a(s, len);
-	for (i = h & (p->cap - 1); p->slots[i].s; i = (i + 1) & (p->cap - 1)) {
-		const struct slot *sl = &p->slots[i];
-
-		if (sl->hash == h && sl->len == len && !memcmp(sl->s, s, len))
-			return sl->s;
-	}
-	copy = alloc_str(p, len);
-	if (!copy)
+	for (bool ok = fr_hmap__first(&p->index, h, &it, &i); ok; ok = fr_hmap__next(&p->index, &it, &i))
+		if (p->v[i].len == len && !memcmp(p->v[i].s, s, len))
+			return p->v[i].s;
+	/* on ENOMEM after alloc_str the copy stays unused in the arena */
+	if (p->nr >= UINT32_MAX || fr_grow(&p->v, &p->cap, p->nr + 1, sizeof(*p->v), 256) ||
+	    !(copy = alloc_str(p, len)) || fr_hmap__add(&p->index, h, (uint32_t)p->nr))
 		return NULL;
 	memcpy(copy, s, len);
 	copy[len] = '\0';
-	p->slots[i] = (struct slot){ copy, h, (uint32_t)len };
-	p->used++;
+	p->v[p->nr++] = (struct str){ copy, len };
 	return copy;
 }
 

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/grow.h"
+#include "base/hmap.h"
 #include "symbolize/demangle.h"
 #include "symbolize/internal.h"
 #include "symbolize/kallsyms.h"
@@ -30,7 +32,7 @@ struct cached {                    /* a frame without its per-process parts */
 struct cslot {
 	uint64_t pc;
 	uint32_t first;                /* index in the arena */
-	uint16_t n;                    /* 0: empty slot */
+	uint16_t n;                    /* frames there (>= 1) */
 };
 
 /* The answer for one (pid, address, ret) while the process model is at
@@ -51,7 +53,7 @@ struct fslot {
 
 struct kslot {                     /* a kernel address looked up */
 	uint64_t addr;                 /* as looked up (after pc-1) */
-	const struct fr_sym *sym;      /* NULL: empty slot */
+	const struct fr_sym *sym;
 	uint64_t off;
 	bool named;                    /* kallsyms knew it: off counts */
 };
@@ -64,8 +66,9 @@ struct dso_state {
 	const char *name, *short_name;
 	uint8_t build_id[20];
 	uint8_t build_id_size;
-	struct cslot *slots;
+	struct cslot *slots;           /* the addresses resolved, by slot_index */
 	size_t cap, nused;
+	struct fr_hmap slot_index;     /* pc -> slots[] */
 	uint64_t bias_start, bias_pgoff, bias;   /* the last mapping's load bias */
 	bool has_bias;
 };
@@ -74,22 +77,25 @@ struct fr_symbolizer {
 	struct fr_symbolizer_opts o;
 	struct fr_strpool *strs;
 	struct dso_state *dsos;
-	size_t nr_dsos;
-	struct fr_sym **syms;          /* interned functions, open addressing */
-	size_t syms_cap, syms_used;
+	size_t nr_dsos, dsos_cap;
+	struct fr_sym **syms;          /* interned functions, by sym_index */
+	size_t syms_cap, nr_syms;
+	struct fr_hmap sym_index;
 	struct cached *arena;
 	size_t arena_n, arena_cap;
 	struct fr_kallsyms *ks;
 	const struct fr_sym *unk_user, *unk_kernel;
 	const char *kernel_dso;
-	struct kslot *kcache;          /* open addressing */
+	struct kslot *kcache;          /* by kindex */
 	size_t kcap, kused;
+	struct fr_hmap kindex;         /* address -> kcache[] */
 	int vdso_fd;                   /* the saved vdso image (memfd), or -1 */
 	struct fslot *front;           /* 1 << FRONT_BITS, allocated on first use */
 	uint32_t epoch;                /* arena generation: flush_caches bumps it */
 	uint64_t front_hits, front_misses;
 };
 
+/* The front cache's index (one multiply: it is computed for every user frame). */
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;
@@ -102,45 +108,29 @@ static const struct fr_sym *intern_sym(struct fr_symbolizer *s, const char *name
 				       const char *dso, const char *dso_short, bool kernel,
 				       bool inlined, bool unknown)
 {
-	uint64_t h = mix((uintptr_t)name ^ mix((uintptr_t)dso) ^
-			 (uint64_t)(kernel | inlined << 1 | unknown << 2));
+	uint64_t h = fr_hash__mix(fr_hash__mix(fr_hash__u64((uintptr_t)name), (uintptr_t)dso),
+				  (uint64_t)(kernel | inlined << 1 | unknown << 2));
+	struct fr_hmap_it it;
 	struct fr_sym *sym;
-	size_t i;
+	uint32_t i;
 
-	if ((s->syms_used + 1) * 2 > s->syms_cap) {
-		size_t ncap = s->syms_cap ? s->syms_cap * 2 : 4096;
-		struct fr_sym **n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t j = 0; j < s->syms_cap; j++) {
-			struct fr_sym *e = s->syms[j];
-			size_t k;
-
-			if (!e)
-				continue;
-			k = mix((uintptr_t)e->name ^ mix((uintptr_t)e->dso) ^
-				(uint64_t)(e->kernel | e->inlined << 1 | e->unknown << 2)) & (ncap - 1);
-			while (n[k])
-				k = (k + 1) & (ncap - 1);
-			n[k] = e;
-		}
-		free(s->syms);
-		s->syms = n;
-		s->syms_cap = ncap;
-	}
-	for (i = h & (s->syms_cap - 1); s->syms[i]; i = (i + 1) & (s->syms_cap - 1)) {
+	for (bool ok = fr_hmap__first(&s->sym_index, h, &it, &i); ok;
+	     ok = fr_hmap__next(&s->sym_index, &it, &i)) {
 		sym = s->syms[i];
 		if (sym->name == name && sym->dso == dso && sym->kernel == kernel &&
 		    sym->inlined == inlined && sym->unknown == unknown)
 			return sym;
 	}
-	sym = malloc(sizeof(*sym));
-	if (!sym)
+	if (s->nr_syms >= UINT32_MAX ||
+	    fr_grow(&s->syms, &s->syms_cap, s->nr_syms + 1, sizeof(*s->syms), 4096) ||
+	    !(sym = malloc(sizeof(*sym))))
 		return NULL;
+	if (fr_hmap__add(&s->sym_index, h, (uint32_t)s->nr_syms)) {
+		free(sym);
+		return NULL;
+	}
 	*sym = (struct fr_sym){ name, dso, dso_short, kernel, inlined, unknown };
-	s->syms[i] = sym;
-	s->syms_used++;
+	s->syms[s->nr_syms++] = sym;
 	return sym;
 }
 
@@ -179,13 +169,16 @@ void fr_symbolizer__delete(struct fr_symbolizer *s)
 		fr_dso__delete(s->dsos[i].dso);
 		free(s->dsos[i].used);
 		free(s->dsos[i].slots);
+		fr_hmap__exit(&s->dsos[i].slot_index);
 	}
 	free(s->dsos);
-	for (size_t i = 0; i < s->syms_cap; i++)
+	for (size_t i = 0; i < s->nr_syms; i++)
 		free(s->syms[i]);
 	free(s->syms);
+	fr_hmap__exit(&s->sym_index);
 	free(s->arena);
 	free(s->kcache);
+	fr_hmap__exit(&s->kindex);
 	free(s->front);
 	fr_kallsyms__delete(s->ks);
 	fr_strpool__delete(s->strs);
@@ -199,6 +192,7 @@ int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_
 	free(s->kcache);   /* names may change */
 	s->kcache = NULL;
 	s->kcap = s->kused = 0;
+	fr_hmap__exit(&s->kindex);
 	return fr_kallsyms__parse(blob, len, &s->ks);
 }
 
@@ -250,12 +244,10 @@ static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps
 		return NULL;
 	if (idx >= s->nr_dsos) {
 		size_t n = fr_maps__nr_dsos(m);
-		struct dso_state *nd = realloc(s->dsos, n * sizeof(*nd));
 
-		if (!nd)
+		if (fr_grow(&s->dsos, &s->dsos_cap, n, sizeof(*s->dsos), 16))
 			return NULL;
-		memset(nd + s->nr_dsos, 0, (n - s->nr_dsos) * sizeof(*nd));
-		s->dsos = nd;
+		memset(s->dsos + s->nr_dsos, 0, (n - s->nr_dsos) * sizeof(*s->dsos));
 		s->nr_dsos = n;
 	}
 	d = &s->dsos[idx];
@@ -304,35 +296,23 @@ static void flush_caches(struct fr_symbolizer *s)
 		free(s->dsos[i].slots);
 		s->dsos[i].slots = NULL;
 		s->dsos[i].cap = s->dsos[i].nused = 0;
+		fr_hmap__exit(&s->dsos[i].slot_index);
 	}
 	s->arena_n = 0;
 	if (++s->epoch == 0)   /* front slots name arena frames: all stale now */
 		s->epoch = 1;
 }
 
-static struct cslot *cache_slot(struct dso_state *d, uint64_t pc)
+static struct cslot *cache_find(struct dso_state *d, uint64_t pc)
 {
-	size_t i = mix(pc) & (d->cap - 1);
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	while (d->slots[i].n && d->slots[i].pc != pc)
-		i = (i + 1) & (d->cap - 1);
-	return &d->slots[i];
-}
-
-static int cache_grow(struct dso_state *d)
-{
-	struct dso_state n = { .cap = d->cap ? d->cap * 2 : 256 };
-
-	n.slots = calloc(n.cap, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->cap; i++)
-		if (d->slots[i].n)
-			*cache_slot(&n, d->slots[i].pc) = d->slots[i];
-	free(d->slots);
-	d->slots = n.slots;
-	d->cap = n.cap;
-	return 0;
+	for (bool ok = fr_hmap__first(&d->slot_index, fr_hash__u64(pc), &it, &i); ok;
+	     ok = fr_hmap__next(&d->slot_index, &it, &i))
+		if (d->slots[i].pc == pc)
+			return &d->slots[i];
+	return NULL;
 }
 
 /* A symbol's name as shown: a version ("memcpy@@GLIBC_2.14") dropped, C++ and
@@ -383,23 +363,17 @@ static const struct cslot *resolve_cached(struct fr_symbolizer *s, struct dso_st
 	struct cslot *sl;
 	int n;
 
-	if (d->cap && (sl = cache_slot(d, pc))->n)
+	if ((sl = cache_find(d, pc)))
 		return sl;
 	if (s->arena_n + MAX_RAW > CACHE_MAX)
 		flush_caches(s);
-	if ((d->nused + 1) * 2 > d->cap && cache_grow(d))
+	if (d->nused >= UINT32_MAX ||
+	    fr_grow(&d->slots, &d->cap, d->nused + 1, sizeof(*d->slots), 256) ||
+	    fr_grow(&s->arena, &s->arena_cap, s->arena_n + MAX_RAW, sizeof(*s->arena), 4096) ||
+	    fr_hmap__add(&d->slot_index, fr_hash__u64(pc), (uint32_t)d->nused))
 		return NULL;
-	if (s->arena_n + MAX_RAW > s->arena_cap) {
-		size_t ncap = s->arena_cap ? s->arena_cap * 2 : 4096;
-		struct cached *na = realloc(s->arena, ncap * sizeof(*na));
-
-		if (!na)
-			return NULL;
-		s->arena = na;
-		s->arena_cap = ncap;
-	}
 	n = fr_dso__resolve(d->dso, pc, !s->o.no_inline, !s->o.no_srcline, raw, MAX_RAW);
-	sl = cache_slot(d, pc);
+	sl = &d->slots[d->nused];
 	sl->pc = pc;
 	sl->first = (uint32_t)s->arena_n;
 	sl->n = (uint16_t)n;
@@ -571,32 +545,22 @@ static int kernel_lookup(struct fr_symbolizer *s, uint64_t a, struct kslot *out)
  * thousand kernel addresses millions of times. */
 static const struct kslot *kernel_cached(struct fr_symbolizer *s, uint64_t a, struct kslot *tmp)
 {
-	size_t i;
+	uint64_t h = fr_hash__u64(a);
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	if ((s->kused + 1) * 2 > s->kcap) {
-		size_t ncap = s->kcap ? s->kcap * 2 : 1024;
-		struct kslot *n = ncap <= CACHE_MAX ? calloc(ncap, sizeof(*n)) : NULL;
-
-		if (!n)   /* too many or no memory: look up uncached */
-			return kernel_lookup(s, a, tmp) ? NULL : tmp;
-		for (size_t j = 0; j < s->kcap; j++) {
-			if (!s->kcache[j].sym)
-				continue;
-			for (i = mix(s->kcache[j].addr) & (ncap - 1); n[i].sym; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = s->kcache[j];
-		}
-		free(s->kcache);
-		s->kcache = n;
-		s->kcap = ncap;
-	}
-	for (i = mix(a) & (s->kcap - 1); s->kcache[i].sym; i = (i + 1) & (s->kcap - 1))
+	for (bool ok = fr_hmap__first(&s->kindex, h, &it, &i); ok; ok = fr_hmap__next(&s->kindex, &it, &i))
 		if (s->kcache[i].addr == a)
 			return &s->kcache[i];
-	if (kernel_lookup(s, a, &s->kcache[i]))
+	/* too many or no memory: look up uncached */
+	if (s->kused >= CACHE_MAX / 2 ||
+	    fr_grow(&s->kcache, &s->kcap, s->kused + 1, sizeof(*s->kcache), 512) ||
+	    fr_hmap__reserve(&s->kindex, s->kused + 1))
+		return kernel_lookup(s, a, tmp) ? NULL : tmp;
+	if (kernel_lookup(s, a, &s->kcache[s->kused]))
 		return NULL;
-	s->kused++;
-	return &s->kcache[i];
+	fr_hmap__add(&s->kindex, h, (uint32_t)s->kused);   /* reserved: cannot fail */
+	return &s->kcache[s->kused++];
 }
 
 int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
