@@ -63,6 +63,10 @@ struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r);
 uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r);
 /* Kernel addresses were looked up but the file has no kernel symbols. */
 bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
+/* The mapping that held user address addr of process pid at time, and its
+ * file: 0, or -ENOENT when none did. */
+int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+			 const struct fr_map **map, const struct fr_dso_id **dso);
 
 /* The frames that describe the sampled address itself: frames[0] up to the
  * first frame that is not an inline instance. */
@@ -165,13 +169,16 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 /* ---- pprof.c: profile.proto, gzipped ---- */
 struct fr_pprof_info {
 	const struct fr_file_event *event;   /* the sampled event (sample types) */
-	bool period;                         /* the folded weights are periods */
 	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
-	const struct fr_symbolizer *sym;     /* the files' build ids for the mappings, or NULL */
+	bool inline_frames;                  /* inline instances were resolved */
 };
-/* The folded stacks as a gzipped pprof Profile written to fd (not closed):
- * 0, -ENOMEM or -EIO. */
-int fr_pprof__write(int fd, const struct fr_pprof_info *in, struct fr_folded *fo);
+struct fr_pprof;
+int fr_pprof__new(struct fr_pprof **out);
+void fr_pprof__delete(struct fr_pprof *p);
+/* Add a sample of res (its frames' mappings come from res's process model). */
+int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
+/* The profile, gzipped, to fd (not closed): 0, -ENOMEM or -EIO. */
+int fr_pprof__write(struct fr_pprof *p, int fd, const struct fr_pprof_info *in);
 
 /* readahead.c: fr_reader__for_each with the reading (decompression, the
  * merge) in a second thread; cb runs in the caller's thread, records in the

@@ -187,6 +187,19 @@ bool fr_resolver__missed_ksyms(const struct fr_resolver *r)
 	return !r->ksyms && r->kernel_addrs;
 }
 
+int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+			 const struct fr_map **map, const struct fr_dso_id **dso)
+{
+	const struct fr_map *m = fr_maps__find(r->maps, pid, time, addr);
+	const struct fr_dso_id *d = m ? fr_maps__dso(r->maps, m->dso) : NULL;
+
+	if (!d)
+		return -ENOENT;
+	*map = m;
+	*dso = d;
+	return 0;
+}
+
 int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)
 {
 	const struct perf_event_header *h = rec->h;
