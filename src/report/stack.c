@@ -1,7 +1,8 @@
-/* src/report_stack.c: the report's resolver: feeds sideband records to the
+/* src/report/stack.c: the report's resolver: feeds sideband records to the
  * process model and turns a sample (ip, callchain, or user registers and
  * stack) into symbolized frames, kernel frames first, leaf first; keeps
- * the callchains and thread names already resolved.
+ * the callchains and thread names already resolved; names the mapping a user
+ * address was in (pprof's mappings).
  */
 #include "config.h"
 
