@@ -64,8 +64,11 @@ int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *t
 	if (!tracepoint && (st & PERF_SAMPLE_PERIOD))
 		fprintf(f, "%10llu ", (unsigned long long)s->period);
 	fprintf(f, "%*s: ", name_width, name);
-	if (s->raw && tp && !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
-						 sizeof(fields)))
+	/* the print fmt as perf prints it, else the fields */
+	if (s->raw && tp && (!fr_tpdecode__info(tp, name, s->raw, s->raw_size, fields,
+						sizeof(fields)) ||
+			     !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
+						  sizeof(fields))))
 		fputs(fields[0] == ' ' ? fields + 1 : fields, f);
 	if (chain) {
 		fputc('\n', f);
