@@ -52,16 +52,6 @@ static const struct named_event named_events[] = {
 
 #define NR_NAMED (sizeof(named_events) / sizeof(named_events[0]))
 
-const char *const *fr_event__known_names(void)
-{
-	static const char *names[NR_NAMED + 1];
-
-	if (!names[0])
-		for (size_t i = 0; i < NR_NAMED; i++)
-			names[i] = named_events[i].name;
-	return names;
-}
-
 static void base_attr(struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));

@@ -59,9 +59,6 @@ void fr_event__set_sampling(struct fr_event *ev, uint64_t freq, uint64_t period)
  * user space only): the default event is cycles where it can, as in perf. */
 bool fr_event__has_pmu(void);
 
-/* The list of software and hardware event names, for --help and errors. */
-const char *const *fr_event__known_names(void);
-
 /* Every event whose name matches the fnmatch glob (NULL: all), hardware
  * first, then software, then tracepoints (from tracefs, found or mounted by
  * libtracefs), each kind sorted by name. supported: false for a hardware

@@ -110,7 +110,6 @@ typedef int (*fr_folded_cb)(void *ctx, const char *comm, const struct fr_sym *co
 			    size_t n, uint64_t weight, uint64_t samples, uint64_t period);
 int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
 uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
-bool fr_folded__by_period(const struct fr_folded *fo);
 
 /* ---- report_script.c: perf script's text layout ---- */
 struct fr_tpdecode;
