@@ -1,4 +1,4 @@
-/* src/proctable.c: the retained process/mapping table (proctable.h): images
+/* src/proc/table.c: the retained process/mapping table (proctable.h): images
  * per pid generation, fed from sideband records and /proc, garbage collected
  * by time, and (de)serialized as the PROCS blob.
  */

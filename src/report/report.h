@@ -38,7 +38,7 @@ struct fr_rsample {
 	uint64_t stack_id;               /* not 0: every sample of this id has these frames */
 };
 
-/* ---- report_stack.c: records to resolved samples ---- */
+/* ---- stack.c: records to resolved samples ---- */
 struct fr_resolver;
 
 /* Reads the file's KSYMS blobs; keeps the process model and the symbolizer. */
@@ -68,7 +68,7 @@ bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
  * first frame that is not an inline instance. */
 size_t fr_leaf_frames(const struct fr_rsample *s);
 
-/* ---- report_hist.c: the text report's histogram ---- */
+/* ---- hist.c: the text report's histogram ---- */
 enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_KEY_CPU,
 		   FR_KEY_TID, FR_NR_KEYS };
 
@@ -96,7 +96,7 @@ int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src);
 /* The entries, heaviest first, with a header naming the event. */
 int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f);
 
-/* ---- report_folded.c: FlameGraph's collapsed stacks ---- */
+/* ---- folded.c: FlameGraph's collapsed stacks ---- */
 struct fr_folded;
 int fr_folded__new(bool period, struct fr_folded **out);
 void fr_folded__delete(struct fr_folded *fo);
@@ -111,13 +111,13 @@ typedef int (*fr_folded_cb)(void *ctx, const char *comm, const struct fr_sym *co
 int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
 uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
 
-/* ---- report_script.c: perf script's text layout ---- */
+/* ---- script.c: perf script's text layout ---- */
 struct fr_tpdecode;
 int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp);
 /* Print a name with control characters (line breaks, tabs) as '_'. */
 void fr_put_name(FILE *f, const char *s);
 
-/* ---- report_json.c: Chrome trace event format ---- */
+/* ---- json.c: Chrome trace event format ---- */
 struct fr_json;
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
 int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);

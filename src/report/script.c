@@ -1,4 +1,4 @@
-/* src/report_script.c: --format=perf-script: each sample in the text layout
+/* src/report/script.c: --format=perf-script: each sample in the text layout
  * of `perf script` (header line, then one tab-indented line per frame, then a
  * blank line), which stackcollapse-perf.pl, speedscope and the Firefox
  * Profiler import.

@@ -1,4 +1,4 @@
-/* src/report_stack.c: the report's resolver: feeds sideband records to the
+/* src/report/stack.c: the report's resolver: feeds sideband records to the
  * process model and turns a sample (ip, callchain, or user registers and
  * stack) into symbolized frames, kernel frames first, leaf first; keeps
  * the callchains and thread names already resolved.

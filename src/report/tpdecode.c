@@ -1,4 +1,4 @@
-/* src/tpdecode.c: tracepoint field decoding through libtraceevent: one
+/* src/report/tpdecode.c: tracepoint field decoding through libtraceevent: one
  * tep_handle per file, events parsed from their recorded format text. The
  * text and the raw data come from a file: both are checked before libtraceevent
  * sees them (printable bounded text; every field inside its record).

@@ -1,4 +1,4 @@
-/* tests/test_proctable.c: CUnit suite for src/proctable*.c: images built from
+/* tests/proc/test_proctable.c: CUnit suite for src/proc/: images built from
  * COMM/FORK/EXIT/MMAP2 records, lookups by pid and time, exec and pid reuse,
  * garbage collection by time, and the PROCS payload both ways.
  */
