@@ -92,8 +92,14 @@ static int resolve_tracepoint(struct fr_event *ev, const char *spec, const char 
 	memcpy(name, colon + 1, nn + 1);
 	if (!tracefs_tracing_dir())
 		return -ENODEV;
-	if (!tracefs_event_file_exists(NULL, sys, name, "id"))
-		return -ENOENT;
+	if (!tracefs_event_file_exists(NULL, sys, name, "id")) {
+		/* not there, or tracefs not readable by this user (mode 0700) */
+		char *dir = tracefs_get_tracing_file("events");
+		int err = dir && access(dir, X_OK) && errno == EACCES ? -EACCES : -ENOENT;
+
+		tracefs_put_tracing_file(dir);
+		return err;
+	}
 	id_txt = tracefs_event_file_read(NULL, sys, name, "id", NULL);
 	if (!id_txt)
 		return errno ? -errno : -EIO;

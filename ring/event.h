@@ -43,7 +43,8 @@ struct fr_event {
  * Returns 0; -EINVAL for a malformed name or modifier; -ENOENT for an unknown
  * event or tracepoint; -EOPNOTSUPP for :u on a tracepoint (a kernel event:
  * user-only leaves nothing); -ENODEV when tracefs can be neither found nor
- * mounted; -ENOMEM.
+ * mounted; -EACCES when tracefs's events are not searchable by this user (a
+ * permission problem, not an unknown name); -ENOMEM.
  */
 int fr_event__resolve(const char *spec, struct fr_event **out);
 void fr_event__delete(struct fr_event *ev);

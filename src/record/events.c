@@ -6,6 +6,7 @@
 #include "src/record/events.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,20 @@
 #else
 #define FR_REGS_USER_MASK 0ull
 #endif
+
+/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default) if unreadable. */
+int fr_record__paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
 
 /* Resolve -e names and apply -F/-c/-g; user_only: the kernel refused kernel
  * samples, so events that did not ask for them (:k) exclude the kernel.
@@ -50,6 +65,13 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 		}
 		if (err == -ENODEV) {
 			fr_err(o->events[i], "tracefs is neither mounted nor mountable at /sys/kernel/tracing");
+			return FR_EXIT_DENIED;
+		}
+		if (err == -EACCES) {
+			fr_err(o->events[i], "permission denied: tracefs (/sys/kernel/tracing) is "
+			       "not readable by this user; tracepoints need root or CAP_PERFMON, or "
+			       "tracefs opened to the user and /proc/sys/kernel/perf_event_paranoid "
+			       "-1 (it is %d)", fr_record__paranoid());
 			return FR_EXIT_DENIED;
 		}
 		if (err) {
@@ -92,8 +114,12 @@ static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el, bool user
 
 	if (err) {
 		fr_err(o->trigger, "--trigger: %s", err == -ENOENT ? "unknown event" :
-		       err == -EINVAL ? "malformed event name" : strerror(-err));
-		return err == -ENOENT || err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ERROR;
+		       err == -EINVAL ? "malformed event name" :
+		       err == -EACCES ? "permission denied: tracefs (/sys/kernel/tracing) is "
+					"not readable by this user (tracepoints need root)" :
+		       strerror(-err));
+		return err == -ENOENT || err == -EINVAL ? FR_EXIT_USAGE :
+		       err == -EACCES ? FR_EXIT_DENIED : FR_EXIT_ERROR;
 	}
 	ev->attr.freq = 0;
 	ev->attr.sample_period = 1;

@@ -32,20 +32,6 @@
 #define SB_CAP (64u << 20)               /* sideband bytes kept per CPU */
 #define FLUSH_MS 1000   /* forward mode: a killed recorder loses at most this much */
 
-/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default) if unreadable. */
-static int paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
 /* -G: the cgroup's directory under the cgroup2 mount (/sys/fs/cgroup, or
  * where /proc/self/mounts says cgroup2 is). Returns an exit code. */
 static int open_cgroup(const char *name, int *fd)
@@ -101,7 +87,7 @@ static int report_open_error(const struct fr_evlist *el, const struct fr_open_er
 	if (err == EACCES || err == EPERM) {
 		fr_err(what, "%s on CPU %d: %s (needs root or CAP_PERFMON, or a lower "
 		       "/proc/sys/kernel/perf_event_paranoid: it is %d; -a needs <= 0, kernel "
-		       "samples <= 1, tracepoints -1)", op, oe->cpu, strerror(err), paranoid());
+		       "samples <= 1, tracepoints -1)", op, oe->cpu, strerror(err), fr_record__paranoid());
 		return FR_EXIT_DENIED;
 	}
 	if (err == ENOMEM && !strcmp(op, "mmap")) {
@@ -373,7 +359,7 @@ int fr_record__run(struct fr_record_opts *op)
 		err = fr_evlist__open(el, &t, &eo, &oe);
 		if (!err)
 			fr_info("kernel samples not allowed (perf_event_paranoid=%d): recording user "
-				"space only", paranoid());
+				"space only", fr_record__paranoid());
 	}
 	if (err) {
 		ret = report_open_error(el, &oe);
