@@ -179,7 +179,8 @@ int fr_readahead__for_each(struct fr_reader *rd, fr_rec_cb cb, void *ctx);
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
 int fr_input__newest(const char *dir, char *out, size_t len);
 /* The file a command reads: *input if given, else the newest *.frec of dir
- * (into path). Returns an exit code, the error said. */
+ * (into path); an *input that is a directory stands for dir. Returns an exit
+ * code, the error said. */
 int fr_input__choose(const char **input, const char *dir, char *path, size_t len);
 /* Open with one-line errors; returns an exit code. */
 int fr_input__open(const char *path, struct fr_reader **rd);
@@ -212,6 +213,12 @@ const char *fr_archive__default_dir(char *buf, size_t len);
  * what it did through fr_info, errors through fr_err; returns an exit code. */
 int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 		    const struct fr_symbolizer_opts *so);
+
+/* ---- held.c: what a file holds ---- */
+/* Say in one line what path holds (its samples' span, the processes with the
+ * most samples, by name) when the filters selected none. Returns
+ * FR_EXIT_PARTIAL. */
+int fr_held__say(const char *path, const struct fr_symbolizer_opts *so);
 
 /* ---- run.c: one report of one file ---- */
 #define FR_REPORT_MAX_SYMDIRS 16
