@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/e2e/unprivileged_errors.sh: what a plain user (frtest) is told when
 # the machine says no: a tracepoint is a permission problem (tracefs mode or
-# perf_event_paranoid), said in one line, exit 3, never "unknown event".
+# perf_event_paranoid), said in one line, exit 3, never "unknown event"; and
+# where the system run directory exists (/run/flightrec, root's, as the
+# installed unit makes it), a user's recorder uses a run directory of that
+# user ($XDG_RUNTIME_DIR/flightrec, else /tmp/flightrec-UID) and snapshot finds it.
 . "$TESTLIB"
 F=$FLIGHTREC
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to switch to frtest"; exit 77; }
@@ -42,4 +45,39 @@ grep -q 'unknown event' "$T/trig.err" && fail "record --trigger TP as frtest: $(
 pass "record --trigger syscalls:sys_enter_read as frtest -> 3: $(cat "$T/trig.err")"
 # a name that does not exist is still a usage error (as root, who can look)
 expect_error 64 'unknown event' "$F" record -e syscalls:sys_enter_no_such_call -o "$T" -- true
+
+# the system run directory exists: a private /run (mount namespace) holding a
+# root-owned /run/flightrec, mode 0755 and 0700
+if unshare -m true 2>/dev/null; then
+	mkdir -p "$T/xdg" && chown frtest "$T/xdg" && chmod 700 "$T/xdg"
+	for mode in 0755 0700; do
+		for xdg in "" "$T/xdg"; do
+			want=${xdg:+$xdg/flightrec}
+			want=${want:-/tmp/flightrec-$(id -u frtest)}
+			rm -f "$T"/u/*.frec
+			T=$T unshare -m sh -c '
+				mount -t tmpfs tmpfs /run && mkdir -m "$1" /run/flightrec || exit 99
+				xdg=$2 f=$3 w=$4
+				u() {
+					if [ -n "$xdg" ]; then set -- env XDG_RUNTIME_DIR="$xdg" "$@"
+					else set -- env -u XDG_RUNTIME_DIR "$@"; fi
+					env -u FLIGHTREC_RUN_DIR HOME="$T/u" \
+						setpriv --reuid=frtest --regid=frtest --clear-groups "$@"
+				}
+				cd "$T/u" || exit 99
+				u "$f" record -q --backward -F 99 --name mine -o "$T/u" -- sleep 3 2>"$T/rd.err" &
+				for i in $(seq 50); do
+					[ -S "$w/mine.sock" ] && break; sleep 0.1
+				done
+				u "$f" snapshot --name mine >"$T/snap.out" 2>"$T/snap.err"; rc=$?
+				wait
+				exit $rc' sh "$mode" "$xdg" "$F" "$want"; rc=$?
+			[ $rc -eq 0 ] || fail "/run/flightrec $mode, XDG_RUNTIME_DIR '${xdg}': snapshot as frtest exited $rc: $(cat "$T/rd.err" "$T/snap.err")"
+			ls "$T"/u/*.frec >/dev/null 2>&1 || fail "no file written: $(cat "$T/rd.err")"
+			pass "/run/flightrec root's $mode, XDG_RUNTIME_DIR '${xdg}': frtest's recorder in $want, snapshot found it"
+		done
+	done
+else
+	echo "unshare -m not possible here: the /run/flightrec case is not run"
+fi
 exit 0
