@@ -1,10 +1,10 @@
 /* src/report/json.c: --format=json, the Chrome trace event format: samples
  * and tracepoint events (fields as args) as instant events on per-thread
- * tracks, stacks shared through "stackFrames" and referenced by "sf", a flame
- * chart of complete ("X") slices from consecutive clock samples, running time
- * from sched:sched_switch, thread and process names as metadata. Streams;
- * keeps the frame tree, the thread list with each one's open stack, per CPU
- * who runs.
+ * tracks, stacks shared through "stackFrames" (each frame's "parent" its
+ * caller) and referenced by "sf" (the leaf), a flame chart of begin/end slices
+ * from consecutive clock samples, running time from sched:sched_switch,
+ * thread and process names as metadata. Streams; keeps the frame tree, the
+ * thread list with each one's open stack, per CPU who runs.
  */
 #include "config.h"
 
@@ -25,8 +25,7 @@ struct jthread {
 	uint32_t tid, pid;        /* tid + 1; 0: a free slot */
 	const char *comm;
 	uint32_t *open;           /* the flame chart's open frames, root first: node ids */
-	uint64_t *since;          /* when each was opened */
-	size_t nr_open, open_cap, since_cap;
+	size_t nr_open, open_cap;
 	uint64_t end;             /* the last sample's time plus its period */
 	uint64_t on_since;        /* its first event since it last left a CPU (0: none) */
 };
@@ -120,7 +119,6 @@ void fr_json__delete(struct fr_json *j)
 		return;
 	for (size_t i = 0; i < j->threads_cap; i++) {
 		free(j->threads[i].open);
-		free(j->threads[i].since);
 	}
 	free(j->nodes);
 	free(j->slots);
@@ -253,22 +251,32 @@ static void slice(struct fr_json *j, const char *name, const char *cat, uint32_t
 	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
 }
 
-static void frame_slice(struct fr_json *j, const struct jthread *t, uint32_t id, uint64_t from,
-			uint64_t to)
+/* A frame of the flame chart opens ("B") or closes ("E"). Begin/end pairs,
+ * not complete events: frames that close together then share one printed
+ * time, where ts + dur of an "X" rounds apart in a viewer's doubles. */
+static void frame_edge(struct fr_json *j, const struct jthread *t, uint32_t id, char ph,
+		       uint64_t at)
 {
 	char buf[1100];
 	const struct fr_sym *sym = j->nodes[id - 1].sym;
 
 	snprintf(buf, sizeof(buf), "%s%s", sym->name, sym->inlined ? " (inlined)" : "");
-	slice(j, buf, "stack", t->pid, t->tid - 1, from, to);
+	begin_event(j);
+	fputs("{\"name\":", j->f);
+	fr_json__string(j->f, buf);
+	fprintf(j->f, ",\"cat\":\"stack\",\"ph\":\"%c\"", ph);
+	put_ts(j->f, "ts", at);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", t->pid, t->tid - 1);
 }
 
-/* Close the thread's open frames from depth keep on, at time end. */
+/* Close the thread's open frames from depth keep on, at time end, callee
+ * first. Frames open caller first (flame_chart): viewers (speedscope,
+ * Perfetto, chrome://tracing) nest events of one time in file order. */
 static void close_frames(struct fr_json *j, struct jthread *t, size_t keep, uint64_t end)
 {
 	while (t->nr_open > keep) {
 		t->nr_open--;
-		frame_slice(j, t, t->open[t->nr_open], t->since[t->nr_open], end);
+		frame_edge(j, t, t->open[t->nr_open], 'E', end);
 	}
 }
 
@@ -287,12 +295,11 @@ static int flame_chart(struct fr_json *j, struct jthread *t, const struct fr_rsa
 	while (keep < t->nr_open && keep < n && t->open[keep] == j->path[keep])
 		keep++;
 	close_frames(j, t, keep, end);
-	if (fr_grow(&t->open, &t->open_cap, n, sizeof(*t->open), 16) ||
-	    fr_grow(&t->since, &t->since_cap, n, sizeof(*t->since), 16))
+	if (fr_grow(&t->open, &t->open_cap, n, sizeof(*t->open), 16))
 		return -ENOMEM;
 	for (; t->nr_open < n; t->nr_open++) {
 		t->open[t->nr_open] = j->path[t->nr_open];
-		t->since[t->nr_open] = s->time;
+		frame_edge(j, t, t->open[t->nr_open], 'B', s->time);
 	}
 	t->end = s->time + d;
 	return 0;
@@ -438,9 +445,10 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 			close_frames(j, &j->threads[i], 0, j->threads[i].end);
 	for (size_t c = 0; c < j->cpus_cap; c++) {       /* and who is on a CPU, at the end */
 		const struct jthread *t = j->cpus[c].tid > 1 ? find_thread(j, j->cpus[c].tid - 1) : NULL;
+		uint64_t end = t && t->end > j->last ? t->end : j->last;   /* around its frames */
 
-		if (t && j->last > j->cpus[c].since)
-			slice(j, "running", "sched", t->pid, t->tid - 1, j->cpus[c].since, j->last);
+		if (t && end > j->cpus[c].since)
+			slice(j, "running", "sched", t->pid, t->tid - 1, j->cpus[c].since, end);
 	}
 	for (size_t i = 0; i < j->threads_cap; i++) {
 		const struct jthread *t = &j->threads[i];
