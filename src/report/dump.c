@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hmap.h"
 #include "ring/record.h"
 #include "src/file/file.h"
 #include "src/proc/proctable.h"
@@ -16,47 +17,32 @@
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
 
-/* tid -> comm, open addressing; tid 0 is the empty slot marker + 1 offset */
+/* tid -> its latest comm */
 struct comm_slot {
-	uint32_t key;   /* tid + 1; 0 = empty */
-	uint32_t pid;
+	uint32_t tid, pid;
 	char comm[16];
 };
 
 struct comm_map {
-	struct comm_slot *slots;
-	size_t cap, used;
+	struct comm_slot *v;
+	size_t nr, cap;
+	struct fr_hmap index;   /* tid -> v[] */
 };
 
 static struct comm_slot *comm_find(struct comm_map *m, uint32_t tid, bool add)
 {
-	size_t i;
+	uint64_t h = fr_hash__u64(tid);
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	if (add && (m->used + 1) * 2 > m->cap) {
-		struct comm_map n = { calloc(m->cap ? m->cap * 2 : 1024, sizeof(*n.slots)),
-				      m->cap ? m->cap * 2 : 1024, 0 };
-
-		if (!n.slots)
-			return NULL;
-		for (i = 0; i < m->cap; i++)
-			if (m->slots[i].key)
-				*comm_find(&n, m->slots[i].key - 1, true) = m->slots[i];
-		free(m->slots);
-		*m = n;
-	}
-	if (!m->cap)
+	for (bool ok = fr_hmap__first(&m->index, h, &it, &i); ok; ok = fr_hmap__next(&m->index, &it, &i))
+		if (m->v[i].tid == tid)
+			return &m->v[i];
+	if (!add || m->nr >= UINT32_MAX || fr_grow(&m->v, &m->cap, m->nr + 1, sizeof(*m->v), 1024) ||
+	    fr_hmap__add(&m->index, h, (uint32_t)m->nr))
 		return NULL;
-	for (i = (tid * 2654435761u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (m->slots[i].key == tid + 1)
-			return &m->slots[i];
-		if (!m->slots[i].key) {
-			if (!add)
-				return NULL;
-			m->slots[i].key = tid + 1;
-			m->used++;
-			return &m->slots[i];
-		}
-	}
+	m->v[m->nr] = (struct comm_slot){ .tid = tid };
+	return &m->v[m->nr++];
 }
 
 static void comm_set(struct comm_map *m, uint32_t pid, uint32_t tid, const char *comm)
@@ -360,7 +346,8 @@ out:
 	}
 	fr_tpdecode__delete(c.tp);
 	fr_proctable__delete(c.procs);
-	free(c.comms.slots);
+	free(c.comms.v);
+	fr_hmap__exit(&c.comms.index);
 	fr_reader__close(rd);
 	return ret;
 }

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+#include "base/hmap.h"
 #include "src/report/report.h"
 
 struct stack {
-	uint64_t hash, weight, samples, period;
+	uint64_t weight, samples, period;
 	const char *comm;
 	uint32_t n;                /* frames, leaf first */
 	const struct fr_sym *frames[];
@@ -19,8 +21,9 @@ struct stack {
 
 struct fr_folded {
 	bool period;
-	struct stack **slots;
-	size_t cap, used;
+	struct stack **v;          /* in the order first seen */
+	size_t used, cap;
+	struct fr_hmap index;      /* (comm, frames) -> v[] */
 	uint64_t total;
 };
 
@@ -39,27 +42,25 @@ void fr_folded__delete(struct fr_folded *fo)
 {
 	if (!fo)
 		return;
-	for (size_t i = 0; i < fo->cap; i++)
-		free(fo->slots[i]);
-	free(fo->slots);
+	for (size_t i = 0; i < fo->used; i++)
+		free(fo->v[i]);
+	free(fo->v);
+	fr_hmap__exit(&fo->index);
 	free(fo);
 }
 
 static uint64_t hash_items(const void *comm, const struct fr_frame *f, size_t n)
 {
-	uint64_t x = (uintptr_t)comm * 0x9e3779b97f4a7c15ull;
+	uint64_t x = fr_hash__u64((uintptr_t)comm);
 
-	for (size_t i = 0; i < n; i++) {
-		x ^= (uintptr_t)f[i].sym;
-		x *= 0xff51afd7ed558ccdull;
-		x ^= x >> 29;
-	}
+	for (size_t i = 0; i < n; i++)
+		x = fr_hash__mix(x, (uintptr_t)f[i].sym);
 	return x;
 }
 
-static bool same(const struct stack *st, uint64_t h, const struct fr_rsample *s)
+static bool same(const struct stack *st, const struct fr_rsample *s)
 {
-	if (st->hash != h || st->n != s->nr_frames || st->comm != s->comm)
+	if (st->n != s->nr_frames || st->comm != s->comm)
 		return false;
 	for (size_t i = 0; i < s->nr_frames; i++)
 		if (st->frames[i] != s->frames[i].sym)
@@ -67,52 +68,37 @@ static bool same(const struct stack *st, uint64_t h, const struct fr_rsample *s)
 	return true;
 }
 
-static int grow(struct fr_folded *fo)
+static struct stack *find(const struct fr_folded *fo, uint64_t h, const struct fr_rsample *s)
 {
-	size_t ncap = fo->cap ? fo->cap * 2 : 1024;
-	struct stack **n = calloc(ncap, sizeof(*n));
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < fo->cap; i++) {
-		size_t j;
-
-		if (!fo->slots[i])
-			continue;
-		for (j = fo->slots[i]->hash & (ncap - 1); n[j]; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = fo->slots[i];
-	}
-	free(fo->slots);
-	fo->slots = n;
-	fo->cap = ncap;
-	return 0;
+	for (bool ok = fr_hmap__first(&fo->index, h, &it, &i); ok; ok = fr_hmap__next(&fo->index, &it, &i))
+		if (same(fo->v[i], s))
+			return fo->v[i];
+	return NULL;
 }
 
 int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s)
 {
 	uint64_t h = hash_items(s->comm, s->frames, s->nr_frames);
-	struct stack *st;
-	size_t j;
+	struct stack *st = find(fo, h, s);
 
-	if ((fo->used + 1) * 2 > fo->cap && grow(fo))
-		return -ENOMEM;
-	for (j = h & (fo->cap - 1); fo->slots[j]; j = (j + 1) & (fo->cap - 1))
-		if (same(fo->slots[j], h, s))
-			break;
-	st = fo->slots[j];
 	if (!st) {
-		st = malloc(sizeof(*st) + s->nr_frames * sizeof(st->frames[0]));
-		if (!st)
+		if (fo->used >= UINT32_MAX ||
+		    fr_grow(&fo->v, &fo->cap, fo->used + 1, sizeof(*fo->v), 1024))
 			return -ENOMEM;
-		st->hash = h;
+		st = malloc(sizeof(*st) + s->nr_frames * sizeof(st->frames[0]));
+		if (!st || fr_hmap__add(&fo->index, h, (uint32_t)fo->used)) {
+			free(st);
+			return -ENOMEM;
+		}
 		st->weight = st->samples = st->period = 0;
 		st->comm = s->comm;
 		st->n = (uint32_t)s->nr_frames;
 		for (size_t i = 0; i < s->nr_frames; i++)
 			st->frames[i] = s->frames[i].sym;
-		fo->slots[j] = st;
-		fo->used++;
+		fo->v[fo->used++] = st;
 	}
 	st->weight += fo->period ? s->period : 1;
 	st->samples++;
@@ -133,11 +119,11 @@ uint64_t fr_folded__total(const struct fr_folded *fo)
 
 int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx)
 {
-	for (size_t i = 0; i < fo->cap; i++) {
-		const struct stack *st = fo->slots[i];
+	for (size_t i = 0; i < fo->used; i++) {
+		const struct stack *st = fo->v[i];
 		int err;
 
-		if (st && (err = cb(ctx, st->comm, st->frames, st->n, st->weight, st->samples, st->period)))
+		if ((err = cb(ctx, st->comm, st->frames, st->n, st->weight, st->samples, st->period)))
 			return err;
 	}
 	return 0;
@@ -186,10 +172,8 @@ int fr_folded__print(struct fr_folded *fo, FILE *f)
 
 	if (!lines)
 		return -ENOMEM;
-	for (size_t i = 0; i < fo->cap && !err; i++) {
-		if (!fo->slots[i])
-			continue;
-		lines[n] = stack_line(fo->slots[i]);
+	for (size_t i = 0; i < fo->used && !err; i++) {
+		lines[n] = stack_line(fo->v[i]);
 		if (!lines[n++])
 			err = -ENOMEM;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hmap.h"
 #include "src/util.h"
 #include "src/report/report.h"
 #include "symbolize/strpool.h"
@@ -67,10 +68,10 @@ struct fr_hist {
 	struct memo *memo;               /* MEMO_SLOTS, on first use */
 	const struct fr_sym **csyms;     /* fr_hist__merge: one symbol per (name, dso, flags) */
 	size_t ncsyms, csyms_cap;
+	struct fr_hmap csyms_index;
 	struct hentry **entries;
 	size_t n, cap;
-	uint32_t *slots;                 /* entry index + 1, open addressing */
-	size_t nslots;
+	struct fr_hmap index;            /* key -> entries[] */
 	struct fr_strpool *strs;
 	struct node_block *blocks;
 	uint64_t samples, weight;
@@ -135,7 +136,8 @@ void fr_hist__delete(struct fr_hist *h)
 	free(h->memo);
 	free(h->csyms);
 	free(h->entries);
-	free(h->slots);
+	fr_hmap__exit(&h->index);
+	fr_hmap__exit(&h->csyms_index);
 	fr_strpool__delete(h->strs);
 	free(h);
 }
@@ -145,50 +147,20 @@ uint64_t fr_hist__samples(const struct fr_hist *h)
 	return h->samples;
 }
 
-static uint64_t hash_key(const uintptr_t *key, int n)
-{
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-
-	for (int i = 0; i < n; i++) {
-		x ^= (uint64_t)key[i];
-		x *= 0xff51afd7ed558ccdull;
-		x ^= x >> 32;
-	}
-	return x;
-}
-
-static int grow_slots(struct fr_hist *h)
-{
-	size_t n = h->nslots ? h->nslots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->n; i++) {
-		size_t j = hash_key(h->entries[i]->key, h->o.nr_keys) & (n - 1);
-
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = (uint32_t)(i + 1);
-	}
-	free(h->slots);
-	h->slots = s;
-	h->nslots = n;
-	return 0;
-}
-
 static struct hentry *find_entry(struct fr_hist *h, const uintptr_t *key)
 {
-	size_t j;
+	uint64_t hash = fr_hash__u64(0);
+	struct fr_hmap_it it;
 	struct hentry *e;
+	uint32_t i;
 
-	if ((h->n + 1) * 2 > h->nslots && grow_slots(h))
-		return NULL;
-	for (j = hash_key(key, h->o.nr_keys) & (h->nslots - 1); h->slots[j];
-	     j = (j + 1) & (h->nslots - 1)) {
+	for (int k = 0; k < h->o.nr_keys; k++)
+		hash = fr_hash__mix(hash, (uint64_t)key[k]);
+	for (bool ok = fr_hmap__first(&h->index, hash, &it, &i); ok;
+	     ok = fr_hmap__next(&h->index, &it, &i)) {
 		int k = 0;
 
-		e = h->entries[h->slots[j] - 1];
+		e = h->entries[i];
 		while (k < h->o.nr_keys && e->key[k] == key[k])
 			k++;
 		if (k == h->o.nr_keys)
@@ -197,11 +169,12 @@ static struct hentry *find_entry(struct fr_hist *h, const uintptr_t *key)
 	if (h->n >= UINT32_MAX - 1 || fr_grow(&h->entries, &h->cap, h->n + 1, sizeof(*h->entries), 256))
 		return NULL;
 	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (!e || fr_hmap__add(&h->index, hash, (uint32_t)h->n)) {
+		free(e);
 		return NULL;
+	}
 	memcpy(e->key, key, sizeof(e->key[0]) * (size_t)h->o.nr_keys);
 	h->entries[h->n++] = e;
-	h->slots[j] = (uint32_t)h->n;
 	return e;
 }
 
@@ -367,15 +340,7 @@ static struct memo *memo_take(struct fr_hist *h, const struct fr_rsample *s)
 	m = memo_slot(h, s);
 	memo_flush(h, m);
 	m->stack_id = 0;
-	if (m->cap < need) {
-		void **p = realloc(m->ptrs, need * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		m->ptrs = p;
-		m->cap = need;
-	}
-	return m;
+	return fr_grow(&m->ptrs, &m->cap, need, sizeof(*m->ptrs), 16) ? NULL : m;
 }
 
 static bool memo_hit(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
@@ -451,13 +416,6 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
  * the first one seen with its name, files and flags, so equal keys of
  * different resolvers meet as one. */
 
-static uint64_t str_hash(uint64_t x, const char *s)
-{
-	for (; s && *s; s++)
-		x = (x ^ (unsigned char)*s) * 0x100000001b3ull;
-	return x;
-}
-
 static bool same_sym(const struct fr_sym *a, const struct fr_sym *b)
 {
 	return a == b || (!strcmp(a->name, b->name) && !strcmp(a->dso, b->dso) &&
@@ -465,41 +423,26 @@ static bool same_sym(const struct fr_sym *a, const struct fr_sym *b)
 			  a->inlined == b->inlined && a->unknown == b->unknown);
 }
 
-static size_t sym_slot(const struct fr_sym *const *v, size_t cap, const struct fr_sym *s)
-{
-	uint64_t x = str_hash(str_hash(0xcbf29ce484222325ull, s->name), s->dso);
-	size_t j = (x ^ s->kernel ^ (uint64_t)s->inlined << 1 ^ (uint64_t)s->unknown << 2) & (cap - 1);
-
-	while (v[j] && !same_sym(v[j], s))
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
 static const struct fr_sym *canon_sym(struct fr_hist *h, const struct fr_sym *s)
 {
-	size_t j;
+	uint64_t hash;
+	struct fr_hmap_it it;
+	uint32_t i;
 
 	if (!s)
 		return NULL;
-	if ((h->ncsyms + 1) * 2 > h->csyms_cap) {
-		size_t cap = h->csyms_cap ? 2 * h->csyms_cap : 1024;
-		const struct fr_sym **v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < h->csyms_cap; i++)
-			if (h->csyms[i])
-				v[sym_slot(v, cap, h->csyms[i])] = h->csyms[i];
-		free(h->csyms);
-		h->csyms = v;
-		h->csyms_cap = cap;
-	}
-	j = sym_slot(h->csyms, h->csyms_cap, s);
-	if (!h->csyms[j]) {
-		h->csyms[j] = s;
-		h->ncsyms++;
-	}
-	return h->csyms[j];
+	hash = fr_hash__mix(fr_hash__str(fr_hash__str(0, s->name), s->dso),
+			    (uint64_t)(s->kernel | s->inlined << 1 | s->unknown << 2));
+	for (bool ok = fr_hmap__first(&h->csyms_index, hash, &it, &i); ok;
+	     ok = fr_hmap__next(&h->csyms_index, &it, &i))
+		if (same_sym(h->csyms[i], s))
+			return h->csyms[i];
+	if (h->ncsyms >= UINT32_MAX ||
+	    fr_grow(&h->csyms, &h->csyms_cap, h->ncsyms + 1, sizeof(*h->csyms), 1024) ||
+	    fr_hmap__add(&h->csyms_index, hash, (uint32_t)h->ncsyms))
+		return NULL;
+	h->csyms[h->ncsyms++] = s;
+	return s;
 }
 
 static int canon_key(struct fr_hist *h, enum fr_sort_key k, uintptr_t v, uintptr_t *out)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hmap.h"
 #include "src/util.h"
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
@@ -22,7 +23,7 @@ struct jnode {                 /* a stack frame under a parent frame */
 };
 
 struct jthread {
-	uint32_t tid, pid;        /* tid + 1; 0: a free slot */
+	uint32_t tid, pid;        /* tid + 1 */
 	const char *comm;
 	uint32_t *open;           /* the flame chart's open frames, root first: node ids */
 	size_t nr_open, open_cap;
@@ -40,10 +41,10 @@ struct fr_json {
 	struct fr_tpdecode *tp;
 	struct jnode *nodes;      /* id - 1 */
 	size_t nr_nodes, nodes_cap;
-	uint32_t *slots;          /* node id, open addressing */
-	size_t nslots;
-	struct jthread *threads;  /* open addressing by tid + 1 */
+	struct fr_hmap node_index; /* (parent, sym) -> nodes[] */
+	struct jthread *threads;  /* in the order first seen */
 	size_t threads_cap, nr_threads;
+	struct fr_hmap thread_index;  /* tid -> threads[] */
 	struct jcpu *cpus;
 	size_t cpus_cap;
 	uint32_t path[FR_MAX_FRAMES];   /* the current sample's frames, root first */
@@ -117,109 +118,60 @@ void fr_json__delete(struct fr_json *j)
 {
 	if (!j)
 		return;
-	for (size_t i = 0; i < j->threads_cap; i++) {
+	for (size_t i = 0; i < j->nr_threads; i++) {
 		free(j->threads[i].open);
 	}
 	free(j->nodes);
-	free(j->slots);
+	fr_hmap__exit(&j->node_index);
 	free(j->threads);
+	fr_hmap__exit(&j->thread_index);
 	free(j->cpus);
 	free(j);
-}
-
-static uint64_t node_hash(uint32_t parent, const struct fr_sym *sym)
-{
-	uint64_t x = ((uint64_t)(uintptr_t)sym ^ ((uint64_t)parent << 40)) * 0x9e3779b97f4a7c15ull;
-
-	return x ^ (x >> 31);
-}
-
-static int grow_slots(struct fr_json *j)
-{
-	size_t n = j->nslots ? j->nslots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < j->nr_nodes; i++) {
-		size_t k = node_hash(j->nodes[i].parent, j->nodes[i].sym) & (n - 1);
-
-		while (s[k])
-			k = (k + 1) & (n - 1);
-		s[k] = (uint32_t)(i + 1);
-	}
-	free(j->slots);
-	j->slots = s;
-	j->nslots = n;
-	return 0;
 }
 
 /* The id of frame sym under parent, created on first use; 0 on ENOMEM. */
 static uint32_t node_id(struct fr_json *j, uint32_t parent, const struct fr_sym *sym)
 {
-	size_t k;
+	uint64_t h = fr_hash__mix(fr_hash__u64(parent), (uintptr_t)sym);
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	if ((j->nr_nodes + 1) * 2 > j->nslots && grow_slots(j))
-		return 0;
-	for (k = node_hash(parent, sym) & (j->nslots - 1); j->slots[k]; k = (k + 1) & (j->nslots - 1)) {
-		const struct jnode *n = &j->nodes[j->slots[k] - 1];
-
-		if (n->parent == parent && n->sym == sym)
-			return j->slots[k];
-	}
+	for (bool ok = fr_hmap__first(&j->node_index, h, &it, &i); ok;
+	     ok = fr_hmap__next(&j->node_index, &it, &i))
+		if (j->nodes[i].parent == parent && j->nodes[i].sym == sym)
+			return i + 1;
 	if (j->nr_nodes >= UINT32_MAX - 1 ||
-	    fr_grow(&j->nodes, &j->nodes_cap, j->nr_nodes + 1, sizeof(*j->nodes), 1024))
+	    fr_grow(&j->nodes, &j->nodes_cap, j->nr_nodes + 1, sizeof(*j->nodes), 1024) ||
+	    fr_hmap__add(&j->node_index, h, (uint32_t)j->nr_nodes))
 		return 0;
 	j->nodes[j->nr_nodes++] = (struct jnode){ parent, sym };
-	j->slots[k] = (uint32_t)j->nr_nodes;
 	return (uint32_t)j->nr_nodes;
 }
 
 static struct jthread *find_thread(struct fr_json *j, uint32_t tid)
 {
-	size_t k;
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	if (!j->threads_cap)
-		return NULL;
-	for (k = ((tid + 1) * 2654435761u) & (j->threads_cap - 1); j->threads[k].tid;
-	     k = (k + 1) & (j->threads_cap - 1))
-		if (j->threads[k].tid == tid + 1)
-			return &j->threads[k];
+	for (bool ok = fr_hmap__first(&j->thread_index, fr_hash__u64(tid), &it, &i); ok;
+	     ok = fr_hmap__next(&j->thread_index, &it, &i))
+		if (j->threads[i].tid == tid + 1)
+			return &j->threads[i];
 	return NULL;
 }
 
 /* The thread of s, its name and process updated; NULL on ENOMEM. */
 static struct jthread *note_thread(struct fr_json *j, const struct fr_rsample *s)
 {
-	struct jthread *t;
-	size_t k;
+	struct jthread *t = find_thread(j, s->tid);
 
-	if ((j->nr_threads + 1) * 2 > j->threads_cap) {
-		size_t n = j->threads_cap ? j->threads_cap * 2 : 256;
-		struct jthread *nt = calloc(n, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < j->threads_cap; i++) {
-			if (!j->threads[i].tid)
-				continue;
-			for (k = (j->threads[i].tid * 2654435761u) & (n - 1); nt[k].tid;
-			     k = (k + 1) & (n - 1))
-				;
-			nt[k] = j->threads[i];
-		}
-		free(j->threads);
-		j->threads = nt;
-		j->threads_cap = n;
-	}
-	t = find_thread(j, s->tid);
 	if (!t) {
-		for (k = ((s->tid + 1) * 2654435761u) & (j->threads_cap - 1); j->threads[k].tid;
-		     k = (k + 1) & (j->threads_cap - 1))
-			;
-		t = &j->threads[k];
-		t->tid = s->tid + 1;
-		j->nr_threads++;
+		if (j->nr_threads >= UINT32_MAX ||
+		    fr_grow(&j->threads, &j->threads_cap, j->nr_threads + 1, sizeof(*j->threads), 64) ||
+		    fr_hmap__add(&j->thread_index, fr_hash__u64(s->tid), (uint32_t)j->nr_threads))
+			return NULL;
+		t = &j->threads[j->nr_threads++];
+		*t = (struct jthread){ .tid = s->tid + 1 };
 	}
 	t->pid = s->pid;
 	t->comm = s->comm;
@@ -440,9 +392,8 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 	char buf[1100];
 	int err;
 
-	for (size_t i = 0; i < j->threads_cap; i++)     /* what still runs ends at its period */
-		if (j->threads[i].tid)
-			close_frames(j, &j->threads[i], 0, j->threads[i].end);
+	for (size_t i = 0; i < j->nr_threads; i++)     /* what still runs ends at its period */
+		close_frames(j, &j->threads[i], 0, j->threads[i].end);
 	for (size_t c = 0; c < j->cpus_cap; c++) {       /* and who is on a CPU, at the end */
 		const struct jthread *t = j->cpus[c].tid > 1 ? find_thread(j, j->cpus[c].tid - 1) : NULL;
 		uint64_t end = t && t->end > j->last ? t->end : j->last;   /* around its frames */
@@ -450,11 +401,9 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 		if (t && end > j->cpus[c].since)
 			slice(j, "running", "sched", t->pid, t->tid - 1, j->cpus[c].since, end);
 	}
-	for (size_t i = 0; i < j->threads_cap; i++) {
+	for (size_t i = 0; i < j->nr_threads; i++) {
 		const struct jthread *t = &j->threads[i];
 
-		if (!t->tid)
-			continue;
 		if (t->tid - 1 == t->pid)
 			metadata(j, "process_name", t->pid, t->tid - 1, t->comm);
 		metadata(j, "thread_name", t->pid, t->tid - 1, t->comm);

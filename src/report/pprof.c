@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/hmap.h"
 #include "src/util.h"
 #include "src/report/report.h"
 #include "src/report/profile.pb-c.h"
@@ -24,16 +25,13 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 
-struct map {            /* key -> value, open addressing; key 0 is free */
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, used;
-};
-
 struct pp {
-	struct map strs, syms, dsos, locs_map;   /* string hash, sym, file name, frames -> id */
+	/* strings, file names, symbols, inline runs -> index in their arrays */
+	struct fr_hmap strs, dsos, syms, locs_index;
 	char **strings;
 	size_t nr_strings, strings_cap;
+	const struct fr_sym **fsyms;   /* the symbol of each function */
+	size_t fsyms_cap;
 	Function *funcs;
 	Location *locs;
 	Line *lines;
@@ -50,68 +48,26 @@ struct pp {
 	int err;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x *= 0x9e3779b97f4a7c15ull;
-	return x ^ (x >> 31);
-}
-
-/* The slot of key, or of the free slot where it goes. */
-static size_t slot(const struct map *m, uint64_t key, const struct pp *p, const char *s)
-{
-	size_t k = mix(key) & (m->cap - 1);
-
-	while (m->keys[k] && (m->keys[k] != key || (s && strcmp(p->strings[m->vals[k]], s))))
-		k = (k + 1) & (m->cap - 1);
-	return k;
-}
-
-static int map_grow(struct map *m, const struct pp *p, bool strings)
-{
-	struct map n = { calloc(m->cap ? m->cap * 2 : 256, sizeof(uint64_t)),
-			 calloc(m->cap ? m->cap * 2 : 256, sizeof(uint32_t)),
-			 m->cap ? m->cap * 2 : 256, m->used };
-
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t k;
-
-		if (!m->keys[i])
-			continue;
-		k = slot(&n, m->keys[i], p, strings ? "\x01never" : NULL);
-		n.keys[k] = m->keys[i];
-		n.vals[k] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	*m = n;
-	return 0;
-}
-
 /* The index of s in the string table, added on first use (-ENOMEM). */
 static int64_t str(struct pp *p, const char *s)
 {
-	uint64_t h = 14695981039346656037ull;
-	size_t k;
+	uint64_t h = fr_hash__str(0, s);
+	struct fr_hmap_it it;
+	char *copy;
+	uint32_t i;
 
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		h = (h ^ *c) * 1099511628211ull;
-	h |= 1;
-	if ((p->strs.used + 1) * 2 > p->strs.cap && map_grow(&p->strs, p, true))
+	for (bool ok = fr_hmap__first(&p->strs, h, &it, &i); ok; ok = fr_hmap__next(&p->strs, &it, &i))
+		if (!strcmp(p->strings[i], s))
+			return i;
+	if (p->nr_strings >= UINT32_MAX ||
+	    fr_grow(&p->strings, &p->strings_cap, p->nr_strings + 1, sizeof(*p->strings), 256) ||
+	    !(copy = strdup(s)))
 		return -ENOMEM;
-	k = slot(&p->strs, h, p, s);
-	if (p->strs.keys[k])
-		return p->strs.vals[k];
-	if (fr_grow(&p->strings, &p->strings_cap, p->nr_strings + 1, sizeof(*p->strings), 256) ||
-	    !(p->strings[p->nr_strings] = strdup(s)))
+	if (fr_hmap__add(&p->strs, h, (uint32_t)p->nr_strings)) {
+		free(copy);
 		return -ENOMEM;
-	p->strs.keys[k] = h;
-	p->strs.vals[k] = (uint32_t)p->nr_strings;
-	p->strs.used++;
+	}
+	p->strings[p->nr_strings] = copy;
 	return (int64_t)p->nr_strings++;
 }
 
@@ -139,14 +95,17 @@ static int64_t build_id(struct pp *p, const char *dso)
 static uint64_t mapping(struct pp *p, const struct fr_sym *sym)
 {
 	int64_t name = str(p, sym->dso);
-	size_t k;
+	uint64_t h = fr_hash__u64((uint64_t)name);
+	struct fr_hmap_it it;
+	uint32_t i;
 
-	if (name < 0 || ((p->dsos.used + 1) * 2 > p->dsos.cap && map_grow(&p->dsos, p, false)))
+	if (name < 0)
 		return 0;
-	k = slot(&p->dsos, (uint64_t)name + 1, p, NULL);
-	if (p->dsos.keys[k])
-		return p->dsos.vals[k];
-	if (fr_grow(&p->maps, &p->maps_cap, p->nr_maps + 1, sizeof(*p->maps), 16))
+	for (bool ok = fr_hmap__first(&p->dsos, h, &it, &i); ok; ok = fr_hmap__next(&p->dsos, &it, &i))
+		if (p->maps[i].filename == name)
+			return i + 1;
+	if (fr_grow(&p->maps, &p->maps_cap, p->nr_maps + 1, sizeof(*p->maps), 16) ||
+	    fr_hmap__add(&p->dsos, h, (uint32_t)p->nr_maps))
 		return 0;
 	p->maps[p->nr_maps] = (Mapping)PERFTOOLS__PROFILES__MAPPING__INIT;
 	p->maps[p->nr_maps].id = p->nr_maps + 1;
@@ -154,43 +113,40 @@ static uint64_t mapping(struct pp *p, const struct fr_sym *sym)
 	p->maps[p->nr_maps].has_functions = true;
 	p->maps[p->nr_maps].build_id = build_id(p, sym->dso);
 	p->maps[p->nr_maps].has_inline_frames = false;
-	p->dsos.keys[k] = (uint64_t)name + 1;
-	p->dsos.vals[k] = (uint32_t)++p->nr_maps;
-	p->dsos.used++;
-	return p->nr_maps;
+	return ++p->nr_maps;
 }
 
 /* The function id of sym, added on first use (0: ENOMEM). */
 static uint64_t function(struct pp *p, const struct fr_sym *sym)
 {
-	size_t n = p->nr_funcs, k;
-	uint64_t map;
+	size_t n = p->nr_funcs;
+	uint64_t map, h = fr_hash__u64((uintptr_t)sym);
+	struct fr_hmap_it it;
+	uint32_t i;
 	int64_t name;
 
-	if ((p->syms.used + 1) * 2 > p->syms.cap && map_grow(&p->syms, p, false))
-		return 0;
-	k = slot(&p->syms, (uint64_t)(uintptr_t)sym, p, NULL);
-	if (p->syms.keys[k])
-		return p->syms.vals[k];
+	for (bool ok = fr_hmap__first(&p->syms, h, &it, &i); ok; ok = fr_hmap__next(&p->syms, &it, &i))
+		if (p->fsyms[i] == sym)
+			return i + 1;
 	if (!(map = mapping(p, sym)) || (name = str(p, sym->name)) < 0 ||
-	    fr_grow(&p->funcs, &p->funcs_cap, n + 1, sizeof(*p->funcs), 256))
+	    fr_grow(&p->funcs, &p->funcs_cap, n + 1, sizeof(*p->funcs), 256) ||
+	    fr_grow(&p->fsyms, &p->fsyms_cap, n + 1, sizeof(*p->fsyms), 256) ||
+	    fr_hmap__add(&p->syms, h, (uint32_t)n))
 		return 0;
 	p->funcs[n] = (Function)PERFTOOLS__PROFILES__FUNCTION__INIT;
 	p->funcs[n].id = n + 1;
 	p->funcs[n].name = p->funcs[n].system_name = name;
-	p->syms.keys[k] = (uint64_t)(uintptr_t)sym;
-	p->syms.vals[k] = (uint32_t)++p->nr_funcs;
-	p->syms.used++;
-	return n + 1;
+	p->fsyms[n] = sym;
+	return ++p->nr_funcs;
 }
 
 static uint64_t run_key(const struct fr_sym *const *run, size_t len)
 {
-	uint64_t h = len;
+	uint64_t h = fr_hash__u64(len);
 
 	for (size_t i = 0; i < len; i++)
-		h = mix(h ^ (uint64_t)(uintptr_t)run[i]);
-	return h | 1;
+		h = fr_hash__mix(h, (uintptr_t)run[i]);
+	return h;
 }
 
 /* The location of an address: its inline frames (innermost first) and the
@@ -198,21 +154,22 @@ static uint64_t run_key(const struct fr_sym *const *run, size_t len)
 static uint64_t location(struct pp *p, const struct fr_sym *const *run, size_t len)
 {
 	uint64_t key = run_key(run, len), map = mapping(p, run[len - 1]);
-	size_t n = p->nr_locs, k;
+	size_t n = p->nr_locs;
+	struct fr_hmap_it it;
+	uint32_t k;
 
-	if (!map || ((p->locs_map.used + 1) * 2 > p->locs_map.cap &&
-		     map_grow(&p->locs_map, p, false)))
+	if (!map)
 		return 0;
-	for (k = mix(key) & (p->locs_map.cap - 1); p->locs_map.keys[k];
-	     k = (k + 1) & (p->locs_map.cap - 1)) {
-		const Location *l = &p->locs[p->locs_map.vals[k] - 1];
+	for (bool ok = fr_hmap__first(&p->locs_index, key, &it, &k); ok;
+	     ok = fr_hmap__next(&p->locs_index, &it, &k)) {
+		const Location *l = &p->locs[k];
 
-		if (p->locs_map.keys[k] != key || l->n_line != len)
+		if (l->n_line != len)
 			continue;
 		for (size_t i = 0; i < len; i++)
 			if (p->lines[(size_t)l->address + i].function_id != function(p, run[i]))
 				goto next;
-		return p->locs_map.vals[k];
+		return k + 1;
 next:;
 	}
 	if (fr_grow(&p->locs, &p->locs_cap, n + 1, sizeof(*p->locs), 256) ||
@@ -228,11 +185,10 @@ next:;
 		if (!(p->lines[p->nr_lines + i].function_id = function(p, run[i])))
 			return 0;
 	}
+	if (fr_hmap__add(&p->locs_index, key, (uint32_t)n))
+		return 0;
 	p->nr_lines += len;
-	p->locs_map.keys[k] = key;
-	p->locs_map.vals[k] = (uint32_t)++p->nr_locs;
-	p->locs_map.used++;
-	return n + 1;
+	return ++p->nr_locs;
 }
 
 static int add_stack(void *ctx, const char *comm, const struct fr_sym *const *frames, size_t n,
@@ -278,14 +234,11 @@ static void pp_free(struct pp *p)
 	for (size_t i = 0; i < p->nr_samples; i++)
 		free(p->loc_ids[i]);
 	free(p->strings);
-	free(p->strs.keys);
-	free(p->strs.vals);
-	free(p->syms.keys);
-	free(p->syms.vals);
-	free(p->dsos.keys);
-	free(p->dsos.vals);
-	free(p->locs_map.keys);
-	free(p->locs_map.vals);
+	free(p->fsyms);
+	fr_hmap__exit(&p->strs);
+	fr_hmap__exit(&p->syms);
+	fr_hmap__exit(&p->dsos);
+	fr_hmap__exit(&p->locs_index);
 	free(p->funcs);
 	free(p->locs);
 	free(p->lines);

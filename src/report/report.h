@@ -103,7 +103,7 @@ void fr_folded__delete(struct fr_folded *fo);
 int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s);
 /* "comm;root;...;leaf count" lines, sorted. */
 int fr_folded__print(struct fr_folded *fo, FILE *f);
-/* Each distinct stack once, in no order: frames leaf first; weight is
+/* Each distinct stack once, in the order first added: frames leaf first; weight is
  * samples, or period when made with period. A non-zero return of cb stops
  * the walk and is returned. */
 typedef int (*fr_folded_cb)(void *ctx, const char *comm, const struct fr_sym *const *frames,
