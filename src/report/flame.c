@@ -13,9 +13,13 @@
 
 #define FRAME_H 16     /* px per level */
 #define PAD 10         /* left and right */
-#define TOP 56         /* title and controls */
+#define TOP 36         /* title and controls */
 #define BOTTOM 30      /* the details line */
-#define MIN_W 0.1      /* frames narrower than this (px) are left out */
+#define MIN_W 0.1      /* frames narrower than this (px) are left out, as
+			* flamegraph.pl's minwidth: the height follows the rest */
+#define MAX_FRAMES 44  /* a deeper stack draws its first 43 and a marker: the
+			* graph fits 800 px, the root on the first screen */
+static const char cut_marker[] = "[deeper frames cut]";
 
 struct node {
 	const char *name;
@@ -26,7 +30,6 @@ struct node {
 struct tree {
 	struct node *nodes;
 	size_t nr, cap;
-	uint32_t depth;         /* of the deepest node */
 };
 
 /* The child of parent named name, added on first use: its index, or -ENOMEM. */
@@ -62,13 +65,15 @@ static int add_stack(void *ctx, const char *comm, const struct fr_sym *const *fr
 		return (int)at;
 	t->nodes[at].weight += weight;
 	for (size_t i = n; i-- > 0;) {
-		at = child_of(t, (uint32_t)at, frames[i]->name);
+		bool cut = n - i == MAX_FRAMES && i;   /* more below this one */
+
+		at = child_of(t, (uint32_t)at, cut ? cut_marker : frames[i]->name);
 		if (at < 0)
 			return (int)at;
 		t->nodes[at].weight += weight;
+		if (cut)
+			break;
 	}
-	if (n + 1 > t->depth)
-		t->depth = (uint32_t)n + 1;
 	return 0;
 }
 
@@ -181,6 +186,22 @@ struct draw {
 	const char *unit;
 };
 
+/* The depth of the deepest frame under i wide enough to be drawn. */
+static uint32_t drawn_depth(const struct draw *d, uint32_t i)
+{
+	uint32_t deepest = 0;
+
+	for (uint32_t c = d->t->nodes[i].child; c; c = d->t->nodes[c - 1].next) {
+		uint32_t k;
+
+		if ((double)d->t->nodes[c - 1].weight * d->scale < MIN_W)
+			continue;
+		k = 1 + drawn_depth(d, c - 1);
+		deepest = k > deepest ? k : deepest;
+	}
+	return deepest;
+}
+
 static void draw(const struct draw *d, uint32_t i, uint32_t depth, double x)
 {
 	const struct node *n = &d->t->nodes[i];
@@ -208,9 +229,9 @@ static void draw(const struct draw *d, uint32_t i, uint32_t depth, double x)
 /* Search, zoom and labels; the frames' titles and rects are the data. */
 static const char script[] =
 "var W=0,P=10,fr=[],det,mat,unz;\n"
-"function init(){var s=document.getElementById('flame');W=+s.getAttribute('width');\n"
+"function init(){var s=document.getElementById('flame');W=+s.getAttribute('width');fr=[];\n"
 " det=document.getElementById('details');mat=document.getElementById('matched');\n"
-" unz=document.getElementById('unzoom');\n"
+" unz=document.getElementById('unzoom');unz.style.display='none';\n"
 " var gs=document.getElementById('frames').getElementsByTagName('g');\n"
 " for(var i=0;i<gs.length;i++){var g=gs[i],r=g.getElementsByTagName('rect')[0],\n"
 "  ti=g.getElementsByTagName('title')[0].textContent,\n"
@@ -260,7 +281,8 @@ int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f)
 		return err;
 	}
 	d = (struct draw){ f, &t, t.nodes[0].weight ? (width - 2.0 * PAD) / (double)t.nodes[0].weight
-				 : 0, TOP + BOTTOM + (t.depth + 1) * FRAME_H, o->unit };
+				 : 0, 0, o->unit };
+	d.height = TOP + BOTTOM + (drawn_depth(&d, 0) + 1) * FRAME_H;
 	if (o->standalone)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
 	fprintf(f, "<svg id=\"flame\" version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "

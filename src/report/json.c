@@ -69,7 +69,8 @@ size_t fr_utf8_len(const unsigned char *p)
 	return n;
 }
 
-void fr_json__string(FILE *f, const char *s)
+/* html: '<', '>' and '&' as \u escapes too, so the literal cannot end a <script>. */
+static void put_string(FILE *f, const char *s, bool html)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -78,7 +79,8 @@ void fr_json__string(FILE *f, const char *s)
 		const unsigned char *run = p;
 		size_t n;
 
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' &&
+		       !(html && (*p == '<' || *p == '>' || *p == '&')))
 			p++;
 		if (p > run)
 			fwrite(run, 1, (size_t)(p - run), f);
@@ -87,7 +89,7 @@ void fr_json__string(FILE *f, const char *s)
 		if (*p == '"' || *p == '\\') {
 			fputc('\\', f);
 			fputc(*p++, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
+		} else if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&') {
 			fprintf(f, "\\u%04x", *p++);
 		} else if ((n = fr_utf8_len(p))) {
 			fwrite(p, 1, n, f);
@@ -98,6 +100,16 @@ void fr_json__string(FILE *f, const char *s)
 		}
 	}
 	fputc('"', f);
+}
+
+void fr_json__string(FILE *f, const char *s)
+{
+	put_string(f, s, false);
+}
+
+void fr_json__string_html(FILE *f, const char *s)
+{
+	put_string(f, s, true);
 }
 
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out)

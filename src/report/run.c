@@ -102,10 +102,10 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 			return err;
 		return fr_hist__add(rp->hists[e->index], &rs);
 	case FMT_HTML:
-		fr_timeline__add(rp->timeline, rs.cpu, r->time,
-				 e->attr.type == PERF_TYPE_TRACEPOINT);
-		if (e != rp->fold_ev)
-			return 0;
+		err = fr_timeline__add(rp->timeline, &rs, r->time,
+				       e->attr.type == PERF_TYPE_TRACEPOINT, e == rp->fold_ev);
+		if (err || e != rp->fold_ev)
+			return err;
 		/* fall through */
 	case FMT_FOLDED:
 	case FMT_FLAME:
@@ -418,7 +418,8 @@ static int setup(struct report *rp)
 		rp->t0 = o->t0 > rp->t0 ? o->t0 : rp->t0;
 		rp->t1 = o->t1 < rp->t1 ? o->t1 : rp->t1;
 	}
-	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, &rp->timeline)))
+	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, o->hist.period,
+							  &rp->timeline)))
 		return err;
 	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_PPROF || o->fmt == FMT_HTML)
 		return fr_folded__new(o->hist.period, &rp->folded);
