@@ -17,8 +17,8 @@
 #define BOTTOM 30      /* the details line */
 #define MIN_W 0.1      /* frames narrower than this (px) are left out, as
 			* flamegraph.pl's minwidth: the height follows the rest */
-#define MAX_FRAMES 44  /* a deeper stack draws its first 43 and a marker: the
-			* graph fits 800 px, the root on the first screen */
+#define MAX_FRAMES 43  /* a deeper stack draws its first 42 and a marker: the
+			* graph fits 786 px, the root on the first screen */
 static const char cut_marker[] = "[deeper frames cut]";
 
 struct node {

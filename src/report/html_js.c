@@ -10,7 +10,7 @@ const char fr_html_script[] =
 "(function(){\n"
 "var D=FRD,svg=document.getElementById('timeline'),selr=document.getElementById('sel'),\n"
 " L=+svg.getAttribute('data-left'),R=+svg.getAttribute('data-right'),B=+svg.getAttribute('data-bins'),\n"
-" S=+svg.getAttribute('data-span'),MAXF=44,CUT='[deeper frames cut]',FH=16,TOP=36,BOT=30,PAD=10,\n"
+" S=+svg.getAttribute('data-span'),MAXF=43,CUT='[deeper frames cut]',FH=16,TOP=36,BOT=30,PAD=10,\n"
 " MINW=0.1,NS='http://www.w3.org/2000/svg',paths=[],down=null;\n"
 "function path(id){if(!id)return[];if(paths[id])return paths[id];\n"
 " var n=D.nodes[id-1];return paths[id]=path(n[0]).concat([n[1]])}\n"

@@ -4,7 +4,8 @@
 // to the open frame of its name) and check it against the "stackFrames" tree:
 // at each sample's time the viewer's open stack, root first, is the sample's
 // "sf" chain walked up through "parent" and reversed. Prints the first stack
-// root first. Usage: node trace_viewer.js TRACE.json
+// root first; with CALLER>CALLEE, some sample's stack must hold CALLER right
+// above CALLEE. Usage: node trace_viewer.js TRACE.json [CALLER>CALLEE]
 'use strict';
 const fs = require('fs');
 
@@ -44,7 +45,8 @@ for (const e of trace.traceEvents) {
 
 function key(e) { return (e.name || '(unnamed)') + (e.args ? ' ' + JSON.stringify(e.args) : ''); }
 
-let checked = 0, first = null;
+const calls = process.argv[3] ? process.argv[3].split('>') : null;
+let checked = 0, first = null, called = false;
 for (const [k, t] of byThread) {
 	// speedscope's partition: B (and X as B, longest first on ties), E
 	const begins = [], ends = [], xs = [];
@@ -71,6 +73,8 @@ for (const [k, t] of byThread) {
 				fail(k + ' at ts ' + samples[si].ts + ': the viewer shows\n  ' + got.join(' > ') +
 				     '\nwhere the sample is\n  ' + want.join(' > '));
 			if (!first) first = got;
+			if (calls && got.some((n, i) => n === calls[0] && got[i + 1] === calls[1]))
+				called = true;
 			checked++;
 		}
 	};
@@ -102,5 +106,6 @@ for (const [k, t] of byThread) {
 	if (stack.length) fail(k + ': ' + stack.length + ' frames still open at the end');
 }
 if (!checked) fail('no sample with a stack was checked');
+if (calls && !called) fail('no stack has ' + calls[0] + ' calling ' + calls[1]);
 console.log('ok: ' + checked + ' samples load as their stackFrames chain, root first; the first: ' +
 	    first.join(' > '));
