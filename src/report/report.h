@@ -142,6 +142,10 @@ struct fr_flame_opts {
 /* The folded stacks as a flame graph: root "all", then the thread's name,
  * then frames outermost first; siblings in name order. */
 int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f);
+/* The graphs of the events i with fo[i], titled with names[i], one under the
+ * other in one SVG (one: as fr_flame__svg; none: the empty none's). */
+int fr_flame__svgs(struct fr_folded *const *fo, const char *const *names, size_t n,
+		   struct fr_folded *none, const struct fr_flame_opts *o, FILE *f);
 /* s as XML text: & < > " ' escaped, control characters '_', bad UTF-8 U+FFFD. */
 void fr_xml__string(FILE *f, const char *s);
 

@@ -40,8 +40,8 @@ chrome "$T/svg.dom" --dump-dom "file://$T/flame.svg?s=hot_" || fail "--dump-dom 
 for f in hot_a hot_b main run; do
 	grep -q "<title>$f (" "$T/svg.dom" || fail "no frame $f in the rendered DOM"
 done
-grep -Eq 'id="matched"[^>]*>Matched: (9[0-9]|100)\.[0-9]%<' "$T/svg.dom" ||
-	fail "searching hot_ did not report the match: $(grep -o 'id="matched"[^<]*' "$T/svg.dom")"
+grep -Eq 'class="matched"[^>]*>Matched: (9[0-9]|100)\.[0-9]%<' "$T/svg.dom" ||
+	fail "searching hot_ did not report the match: $(grep -o 'class="matched"[^<]*' "$T/svg.dom")"
 pass "DOM: the frames are there, search for hot_ matched $(grep -o 'Matched: [0-9.]*%' "$T/svg.dom")"
 
 chrome "$T/html.dom" --dump-dom "file://$T/page.html" || fail "--dump-dom exited $?"

@@ -778,6 +778,55 @@ static void test_readahead(void)
 	unlink(path);
 }
 
+/* Several events: one graph each, one under the other, titled; one event:
+ * the plain graph; none: an empty one. */
+static void test_flames(void)
+{
+	struct fr_rsample s[8];
+	struct fr_folded *fo[3] = { NULL, NULL, NULL }, *none;
+	const char *names[3] = { "cpu-clock", "unused", "page-faults" };
+	struct fr_flame_opts o = { NULL, "samples", 0, true };
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f;
+
+	CU_ASSERT_FATAL(fr_folded__new(false, &fo[0]) == 0 && fr_folded__new(false, &fo[2]) == 0 &&
+			fr_folded__new(false, &none) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_folded__add(fo[i < 4 ? 0 : 2], &s[i]), 0);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svgs(fo, names, 3, none, &o, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<svg version=\"1.1\" width=\"1200\" height=\"308\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<svg class=\"flame\" version=\"1.1\" x=\"0\" y=\"0\" "
+				       "width=\"1200\" height=\"162\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "x=\"0\" y=\"162\" width=\"1200\" height=\"146\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph: cpu-clock</text>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph: page-faults</text>"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "unused"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>read (1 samples, 50.00%)</title>"));
+	CU_ASSERT_PTR_NULL(strstr(strstr(buf, "</script>") + 1, "</script>"));   /* one script */
+	free(buf);
+	fr_folded__delete(fo[0]);
+	fo[0] = NULL;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svgs(fo, names, 3, none, &o, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+				       "<svg class=\"flame\" version=\"1.1\" width"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph: page-faults</text>"));
+	free(buf);
+	fr_folded__delete(fo[2]);
+	fo[2] = NULL;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svgs(fo, names, 3, none, &o, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph</text>"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "<g><title>"));
+	free(buf);
+	fr_folded__delete(none);
+}
+
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
@@ -788,6 +837,7 @@ static const struct fr_test tests[] = {
 	{ "json (golden, parses)", test_json },
 	{ "flame graph and html page (golden)", test_flame },
 	{ "flame graph: height by drawn frames, deep stacks cut", test_flame_height },
+	{ "flame graphs: one per event", test_flames },
 	{ "sort keys and times", test_parse },
 	{ "readahead: the reader's records, in order", test_readahead },
 	{ NULL, NULL },
