@@ -27,7 +27,7 @@ struct jthread {
 	const char *comm;
 	uint32_t *open;           /* the flame chart's open frames, root first: node ids */
 	size_t nr_open, open_cap;
-	uint64_t end;             /* the last sample's time plus its period */
+	uint64_t start, end;      /* the last sample's time, plus its period */
 	uint64_t on_since;        /* its first event since it last left a CPU (0: none) */
 };
 
@@ -255,7 +255,9 @@ static int flame_chart(struct fr_json *j, struct jthread *t, const struct fr_rsa
 
 	if (t->nr_open && s->time > t->end + d)
 		close_frames(j, t, 0, t->end);
-	end = s->time < t->end ? s->time : t->end;
+	/* frames that close end before the new ones begin (1 ns): viewers
+	 * begin a frame before they end one of the same name at one time */
+	end = s->time > t->end ? t->end : s->time > t->start ? s->time - 1 : s->time;
 	while (keep < t->nr_open && keep < n && t->open[keep] == j->path[keep])
 		keep++;
 	close_frames(j, t, keep, end);
@@ -265,6 +267,7 @@ static int flame_chart(struct fr_json *j, struct jthread *t, const struct fr_rsa
 		t->open[t->nr_open] = j->path[t->nr_open];
 		frame_edge(j, t, t->open[t->nr_open], 'B', s->time);
 	}
+	t->start = s->time;
 	t->end = s->time + d;
 	return 0;
 }

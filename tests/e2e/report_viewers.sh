@@ -13,6 +13,11 @@ command -v node >/dev/null 2>&1 || { echo "SKIP: no node here (apt-get install n
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3 (SVG and pixel checks)"; exit 77; }
 VIEWER=$(dirname "$TESTLIB")/trace_viewer.js
 
+# the unit test's trace (tests/report/test_report.c) first: no kernel needed
+node "$VIEWER" "$FIXTURES/report_json.golden" 'run>hot' >"$T/viewer.out" 2>&1 ||
+	fail "the golden trace does not load root first: $(cat "$T/viewer.out")"
+pass "golden json: $(cat "$T/viewer.out")"
+
 mkdir -p "$T/out"
 record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/out" -- "$HELPERS/cpuburn_fp" 100 150 >/dev/null ||
 	fail "record exited $?: $(cat "$T/record.err")"

@@ -507,6 +507,13 @@ static void test_json(void)
 		CU_ASSERT_EQUAL(fr_json__sample(j, &s[i]), 0);
 	s[0] = sample(&ev_tp, comm_other, 200, 1007000000ull, NULL, 0);
 	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
+	/* main>run>hot, then main>hot before it ended: the old frames end 1 ns
+	 * before the new begin (a viewer would begin the new hot first) */
+	s[0] = sample(&ev_clock, comm_other, 300, 1008000000ull, st_hot2, 3);
+	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
+	s[0] = sample(&ev_clock, comm_other, 300, 1008500000ull, st_hot2 + 1, 2);
+	s[0].frames = (const struct fr_frame[]){ st_hot2[0], st_hot2[2] };
+	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
 	CU_ASSERT_EQUAL(fr_json__finish(j, "/tmp/x.frec"), 0);
 	fclose(f);
 	check_golden("report_json.golden", buf);
