@@ -564,6 +564,7 @@ static void test_flame(void)
 	fclose(f);
 	check_golden("report_html.golden", buf);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<line id=\"trigger\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "text-anchor=\"middle\">trigger</text>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "cpu 0 events"));
 	CU_ASSERT_PTR_NULL(strstr(buf, "<?xml"));   /* the SVG is inlined */
 	/* a lane per thread; the script's data: threads, stacks, cells */
@@ -572,6 +573,14 @@ static void test_flame(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "[0,\"main\"],\n[1,\"run\"],\n[2,\"hot\"],\n[3,\"mix\"]"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"cells\":[[0,0,4,1],[50,0,4,1],[100,0,4,1],[200,0,3,1]"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "[7,\"odd;name\\u000ax \\\"q\\\" \xc3\xa9\\ufffd\"]"));
+	free(buf);
+	/* a trigger at the window's end: its label ends there, inside */
+	in.trigger_ns = 1006000000ull;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_html__write(f, &in, tl, fo), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<text x=\"1190.0\" y=\"141\" fill=\"#e00\" "
+				       "text-anchor=\"end\">trigger</text>"));
 	free(buf);
 	/* a name in the script cannot end it */
 	f = open_memstream(&buf, &len);
