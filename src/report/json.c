@@ -202,17 +202,19 @@ static void put_ts(FILE *f, const char *key, uint64_t ns)
 		(unsigned long long)(ns % 1000));
 }
 
-/* A complete event: a frame of the flame chart, or running time. */
-static void slice(struct fr_json *j, const char *name, const char *cat, uint32_t pid,
-		  uint32_t tid, uint64_t from, uint64_t to)
+/* The thread ran from from to to: a complete event 1 ns wider at each end,
+ * so that the flame chart's frames in it (begin/end pairs of those times)
+ * nest inside in viewers, which order a tie of begins or ends by kind and
+ * compute ts + dur in doubles. */
+static void running(struct fr_json *j, const struct jthread *t, uint64_t from, uint64_t to)
 {
+	from -= from > 0;
+	to += to < UINT64_MAX;
 	begin_event(j);
-	fputs("{\"name\":", j->f);
-	fr_json__string(j->f, name);
-	fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"X\"", cat);
+	fputs("{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\"", j->f);
 	put_ts(j->f, "ts", from);
 	put_ts(j->f, "dur", to > from ? to - from : 0);
-	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", t->pid, t->tid - 1);
 }
 
 /* A frame of the flame chart opens ("B") or closes ("E"). Begin/end pairs,
@@ -322,7 +324,7 @@ static int sched_switch(struct fr_json *j, struct jthread *t, const struct fr_rs
 
 		close_frames(j, t, 0, t->end < s->time ? t->end : s->time);
 		if (since && fl->prev_pid)
-			slice(j, "running", "sched", t->pid, t->tid - 1, since, s->time);
+			running(j, t, since, s->time);
 		t->on_since = 0;
 	}
 	c->tid = (uint32_t)fl->next_pid + 1;
@@ -414,7 +416,7 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 		uint64_t end = t && t->end > j->last ? t->end : j->last;   /* around its frames */
 
 		if (t && end > j->cpus[c].since)
-			slice(j, "running", "sched", t->pid, t->tid - 1, j->cpus[c].since, end);
+			running(j, t, j->cpus[c].since, end);
 	}
 	for (size_t i = 0; i < j->nr_threads; i++) {
 		const struct jthread *t = &j->threads[i];
