@@ -45,8 +45,5 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *dro
  * chunks in progress to the window now (the threads wait meanwhile); drops:
  * per CPU, records the window refused (no memory) so far, or NULL. */
 int fr_forward__sync(struct fr_forward *f, uint64_t *drops);
-/* Threads not pinned to their ring's CPU (outside the recorder's affinity,
- * or refused). */
-size_t fr_forward__unpinned(const struct fr_forward *f);
 
 #endif
