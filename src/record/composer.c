@@ -505,7 +505,7 @@ int fr_composer__snapshot(struct fr_session *s, const struct fr_trigger *tr, uin
 		c->cutoff = t0 - s->o.window_ns;
 	err = s->src->ops->stream_into(s->src, c, st);
 	if (!err)
-		err = fr_session_drain(s, false);
+		err = fr_session__drain(s);
 	if (err) {
 		fr_composer__discard(c);
 		return err;

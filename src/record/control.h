@@ -52,8 +52,6 @@ int fr_control__valid_name(const char *name);
  * recorder holds the name. Nothing there is followed if it is a symlink. */
 int fr_control__listen(const char *run_dir, const char *name, struct fr_control **out,
 		       pid_t *other);
-/* The listening socket (for callers that only want to know it exists). */
-int fr_control__fd(const struct fr_control *c);
 
 /* The fds to poll: the listening socket first, then each client still
  * sending its request; at most FR_CONTROL_MAX_CLIENTS + 1. */
@@ -68,9 +66,6 @@ int fr_control__timeout_ms(const struct fr_control *c);
 typedef void (*fr_control_cb)(void *ctx, int client, const struct fr_control_req *req);
 void fr_control__service(struct fr_control *c, const struct pollfd *fds, size_t n,
 			 fr_control_cb cb, void *ctx);
-/* Clients refused: wrong uid, too many, malformed or silent requests. */
-uint64_t fr_control__refused_peers(const struct fr_control *c);
-uint64_t fr_control__bad_requests(const struct fr_control *c);
 
 /* Answer one client ("ok PATH"/"error MSG", a newline added) and close it. */
 int fr_control__reply(int client, const char *line);

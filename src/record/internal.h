@@ -103,9 +103,6 @@ int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
 			     struct fr_forward **out);
 /* Wait for kallsyms: join the loading thread, or load it now if nobody did. */
 void fr_session_ksyms(struct fr_session *s);
-/* Drain the sideband (into the stores, or the source's sideband op) and feed
- * the table; gc: also collect exited processes when many are held. */
-int fr_session_drain(struct fr_session *s, bool gc);
 
 /* composer.c: one file of any source. Opened: named, created (as NAME.part
  * renamed when complete; a streamed file without --switch-output as its

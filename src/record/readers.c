@@ -1,4 +1,4 @@
-/* src/record/readers.c: forward mode's reader threads (see readers.h), one per
+/* src/record/readers.c: the forward readers (see readers.h), one per
  * CPU, unpinned at nice -10 by default (--reader-cpus places them), woken by
  * the ring watermark or the flush timeout, appending records through
  * a per-thread appender; stats are thread-local until the join.

@@ -1,6 +1,7 @@
-/* src/record/readers.h: forward (streaming) mode's per-CPU reader threads: each
- * reads one CPU's ring, sleeps until it passes the watermark, and appends
- * the records to the file with its own zstd context. No lock between CPUs.
+/* src/record/readers.h: the per-CPU reader threads of the forward and --keep
+ * sources: each reads one CPU's forward ring, sleeps until it passes the
+ * watermark, and appends the records to the file (or the --keep window)
+ * with its own zstd context. No lock between CPUs.
  */
 #ifndef FR_FORWARD_H
 #define FR_FORWARD_H

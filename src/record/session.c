@@ -230,7 +230,9 @@ static void maybe_gc(struct fr_session *s)
  * it read them (a writer publishes within microseconds of its timestamp). */
 #define FEED_SLACK_NS 1000000ull
 
-int fr_session_drain(struct fr_session *s, bool gc)
+/* Not at a snapshot's drain: the file's stream may reach back further than
+ * the source's oldest time now (the file's write collects the table). */
+int fr_session__drain(struct fr_session *s)
 {
 	uint64_t start = fr_session_now(CLOCK_MONOTONIC);
 	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
@@ -240,14 +242,7 @@ int fr_session_drain(struct fr_session *s, bool gc)
 		err = 0;
 	/* once the events are disabled nothing older can come: feed it all */
 	fr_sideband__feed(s->sb, s->stopped ? UINT64_MAX : start - FEED_SLACK_NS);
-	if (gc)
-		maybe_gc(s);
 	return err;
-}
-
-int fr_session__drain(struct fr_session *s)
-{
-	return fr_session_drain(s, true);
 }
 
 int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
@@ -256,9 +251,10 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
 
 	*due = NULL;
 	*wait_ms = -1;
-	if (!err && s->src->ops->tick)
-		err = s->src->ops->tick(s->src, due, wait_ms);
-	return err;
+	if (err)
+		return err;
+	maybe_gc(s);
+	return s->src->ops->tick ? s->src->ops->tick(s->src, due, wait_ms) : 0;
 }
 
 int fr_session__stop(struct fr_session *s)

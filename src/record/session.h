@@ -98,10 +98,10 @@ void fr_session__prepare(struct fr_session *s);
  * the source starts. path gets the name of a file begun now, or "". */
 int fr_session__start(struct fr_session *s, char *path, size_t len);
 /* Drain the sideband rings into the process table and the stores (or the
- * file being streamed); collect exited processes when many are held. */
+ * file being streamed). */
 int fr_session__drain(struct fr_session *s);
-/* Drain, then the source's periodic work (forward: write the sideband
- * chunks in progress): *due gets "size" or "time" when --switch-output's
+/* Drain, collect exited processes when many are held, then the source's
+ * periodic work (forward: write the sideband chunks in progress): *due gets "size" or "time" when --switch-output's
  * limit is reached (NULL otherwise), *wait_ms how soon to call it again
  * (-1: only when woken). */
 int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms);
