@@ -165,11 +165,8 @@ static void sync_dir(const char *dir)
 /* Keep the newest --max-files files: every completed file passes here. */
 static void max_files(struct fr_session *s, const char *path)
 {
-	char **n = realloc(s->files, (s->nr_files + 1) * sizeof(*n));
-
-	if (!n)
+	if (fr_grow(&s->files, &s->files_cap, s->nr_files + 1, sizeof(*s->files), 16))
 		return;
-	s->files = n;
 	s->files[s->nr_files] = strdup(path);
 	if (s->files[s->nr_files])
 		s->nr_files++;

@@ -79,7 +79,7 @@ struct fr_session {
 	bool stopped;               /* events disabled: the last drain feeds everything */
 	uint64_t gc_at;             /* exited images that trigger a collection */
 	char **files;               /* files completed, oldest first (--max-files) */
-	size_t nr_files;
+	size_t nr_files, files_cap;
 	uint32_t self_pid;          /* the recorder's pid when its tracepoint records are left out, or 0 */
 };
 

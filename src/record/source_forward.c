@@ -186,9 +186,11 @@ static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
 		return err;
 	if (o->switch_ns) {
 		at = f->cur->t0 + o->switch_ns;
-		if (now >= at)
+		if (now >= at) {   /* the next file, begun now, is due switch_ns from now */
 			*due = "time";
-		else if ((at - now + 999999) / 1000000 < (uint64_t)*wait_ms)
+			at = now + o->switch_ns;
+		}
+		if ((at - now + 999999) / 1000000 < (uint64_t)*wait_ms)
 			*wait_ms = (int)((at - now + 999999) / 1000000);
 	}
 	if (o->switch_bytes && !*due) {
