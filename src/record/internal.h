@@ -45,8 +45,9 @@ struct fr_source_ops {
 	 * in c->cs (and c->pids, c->drops, c->floor) and st. */
 	int (*stream_into)(struct fr_source *src, struct fr_composer *c,
 			   struct fr_snapshot_stats *st);
-	/* The oldest time every CPU's window still shows, cheaply (no ring is
-	 * copied): a lower bound, 0 when some window reaches back to the start. */
+	/* For collecting exited processes: the oldest time every CPU's window
+	 * still shows, cheaply (no ring is copied): a lower bound, 0 when some
+	 * window reaches back to the start. */
 	uint64_t (*oldest_time)(struct fr_source *src);
 	/* A drained sideband record of CPU ci (may be NULL: kept in the store). */
 	int (*sideband)(struct fr_source *src, size_t ci, const struct perf_event_header *h);
