@@ -1,7 +1,7 @@
 /* src/util.h: the small pieces every part of src/ shares and that depend on
- * nothing: array growth, and strict parsing of the numbers users type (every
- * number with an end pointer and a range check; sizes with K/M/G suffixes).
- * Leaf header: it includes no other flightrec header.
+ * nothing above base/: exit codes, messages, strict parsing of the numbers
+ * users type (every number with an end pointer and a range check; sizes with
+ * K/M/G suffixes), little-endian fields; fr_grow comes from base/grow.h.
  */
 #ifndef FR_UTIL_H
 #define FR_UTIL_H
@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/grow.h"
 
 /* Exit codes of every command (doc/exit-codes.md, --help); subsystems that
  * run a whole command's work (the record loop, the report) return them too. */
@@ -37,32 +39,6 @@ void fr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the terminal: messages (src/cli.c) and the lines of a report that quote a
  * name (its "#" header) both write names through it. */
 void fr_text__put_escaped(FILE *f, const char *s);
-
-/* Grow *arr (of *cap elements of size bytes) to hold at least need elements,
- * doubling from min_cap. 0, or -ENOMEM (also on size overflow); *arr and
- * *cap are unchanged on failure. */
-static inline int fr_grow(void *arr, size_t *cap, size_t need, size_t size, size_t min_cap)
-{
-	void **a = (void **)arr;
-	size_t n = *cap ? *cap : (min_cap ? min_cap : 1);
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
-	if (size && n > SIZE_MAX / size)
-		return -ENOMEM;
-	p = realloc(*a, n * size);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = n;
-	return 0;
-}
 
 /* Decimal unsigned integer in [min, max]. -EINVAL: not a number or trailing
  * junk; -ERANGE: out of range. */

@@ -10,7 +10,7 @@
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
 
-#include "symbolize/maps.h"
+#include "symbolize/addrspace.h"
 #include "symbolize/symbolize.h"
 
 struct fr_dso_image {
@@ -24,7 +24,7 @@ struct fr_dso_image {
 
 /* The image of dso (opened on first use), or NULL when the file is not
  * usable for unwinding (missing, build id mismatch, only debuginfo). */
-const struct fr_dso_image *fr_symbolizer__image(struct fr_symbolizer *s, const struct fr_maps *m,
+const struct fr_dso_image *fr_symbolizer__image(struct fr_symbolizer *s, const struct fr_addrspace *as,
 						 uint32_t dso);
 
 /* addr = vaddr + bias for the mapping mp of the image's file. */

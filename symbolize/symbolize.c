@@ -236,7 +236,7 @@ const struct fr_sym *fr_symbolizer__unknown(struct fr_symbolizer *s, bool kernel
 }
 
 /* The state of dso idx, its file opened on first use. */
-static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps *m,
+static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_addrspace *as,
 				   uint32_t idx)
 {
 	const struct fr_dso_id *id;
@@ -245,11 +245,11 @@ static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps
 
 	if (idx < s->nr_dsos && s->dsos[idx].tried)
 		return &s->dsos[idx];
-	id = fr_maps__dso(m, idx);
+	id = as->ops->dso(as->model, idx);
 	if (!id)
 		return NULL;
 	if (idx >= s->nr_dsos) {
-		size_t n = fr_maps__nr_dsos(m);
+		size_t n = as->ops->nr_dsos(as->model);
 		struct dso_state *nd = realloc(s->dsos, n * sizeof(*nd));
 
 		if (!nd)
@@ -290,10 +290,10 @@ static struct dso_state *dso_state(struct fr_symbolizer *s, const struct fr_maps
 	return d;
 }
 
-const struct fr_dso_image *fr_symbolizer__image(struct fr_symbolizer *s, const struct fr_maps *m,
+const struct fr_dso_image *fr_symbolizer__image(struct fr_symbolizer *s, const struct fr_addrspace *as,
 						 uint32_t dso)
 {
-	struct dso_state *d = dso_state(s, m, dso);
+	struct dso_state *d = dso_state(s, as, dso);
 
 	return d && d->dso ? fr_dso__image(d->dso) : NULL;
 }
@@ -447,10 +447,10 @@ static int copy_frames(const struct fr_symbolizer *s, const struct fslot *f, uin
 
 /* The answer for (pid, addr, ret) at time without the front cache; *f
  * filled with it (f->epoch 0: not to be kept). */
-static int lookup_user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+static int lookup_user(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 		       uint64_t time, uint64_t addr, bool ret, struct fslot *f)
 {
-	const struct fr_map *mp = fr_maps__find_span(m, pid, time, addr, &f->tlo, &f->thi);
+	const struct fr_map *mp = as->ops->find_span(as->model, pid, time, addr, &f->tlo, &f->thi);
 	const struct cslot *sl;
 	struct dso_state *d;
 
@@ -461,7 +461,7 @@ static int lookup_user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_
 		f->vaddr = 0;
 		return 0;
 	}
-	d = dso_state(s, m, mp->dso);
+	d = dso_state(s, as, mp->dso);
 	if (!d)
 		return -ENOMEM;
 	if (!d->dso) {
@@ -489,19 +489,19 @@ static int lookup_user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_
 	return 0;
 }
 
-int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max)
 {
 	uint64_t lo, hi;
 
-	return fr_symbolizer__user_span(s, m, pid, time, addr, ret, out, max, &lo, &hi);
+	return fr_symbolizer__user_span(s, as, pid, time, addr, ret, out, max, &lo, &hi);
 }
 
-int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 			     uint64_t time, uint64_t addr, bool ret, struct fr_frame *out,
 			     size_t max, uint64_t *tlo, uint64_t *thi)
 {
-	uint64_t mver = fr_maps__version(m);
+	uint64_t mver = as->ops->version(as->model);
 	struct fslot *f, tmp;
 	int err;
 
@@ -509,7 +509,7 @@ int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, u
 		return -EINVAL;
 	if (!s->front && !(s->front = calloc((size_t)1 << FRONT_BITS, sizeof(*s->front)))) {
 		/* no memory for the cache: look up uncached */
-		err = lookup_user(s, m, pid, time, addr, ret, &tmp);
+		err = lookup_user(s, as, pid, time, addr, ret, &tmp);
 		*tlo = tmp.tlo;
 		*thi = tmp.thi;
 		return err ? err : copy_frames(s, &tmp, addr, out, max);
@@ -524,7 +524,7 @@ int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, u
 		return copy_frames(s, f, addr, out, max);
 	}
 	s->front_misses++;
-	err = lookup_user(s, m, pid, time, addr, ret, &tmp);
+	err = lookup_user(s, as, pid, time, addr, ret, &tmp);
 	if (err)
 		return err;
 	/* resolve_cached may have started the arena afresh: stamp after it */
@@ -616,12 +616,12 @@ int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
 	return 1;
 }
 
-int fr_symbolizer__touch(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+int fr_symbolizer__touch(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 			 uint64_t time, uint64_t addr)
 {
-	const struct fr_map *mp = fr_maps__find(m, pid, time, addr);
+	const struct fr_map *mp = fr_addrspace__find(as, pid, time, addr);
 
-	return !mp || dso_state(s, m, mp->dso) ? 0 : -ENOMEM;
+	return !mp || dso_state(s, as, mp->dso) ? 0 : -ENOMEM;
 }
 
 size_t fr_symbolizer__nr_dsos(const struct fr_symbolizer *s)

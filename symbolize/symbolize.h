@@ -1,6 +1,6 @@
 /* symbolize/symbolize.h: addresses to functions, inline frames and source
- * lines. User addresses go through the process model (maps.h) to a file,
- * checked against its recorded build id and read with libdw (ELF symbol
+ * lines. User addresses go through the caller's process model (addrspace.h)
+ * to a file, checked against its recorded build id and read with libdw (ELF symbol
  * table, DWARF, separate debuginfo, debuginfod when DEBUGINFOD_URLS is set);
  * kernel addresses through the symbols captured at record time (kallsyms.h).
  * Library code: returns 0 or -errno, never prints, never exits.
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbolize/maps.h"
+#include "symbolize/addrspace.h"
 
 struct fr_symbolizer;
 
@@ -64,12 +64,12 @@ int fr_symbolizer__add_vdso(struct fr_symbolizer *s, const void *image, size_t l
 /* Frames for a user address of process pid at time, innermost first, at most
  * max (max >= 1). ret: addr is a return address (looked up at addr - 1).
  * Returns the number of frames (>= 1: an unknown address still gets one). */
-int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+int fr_symbolizer__user(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 			uint64_t time, uint64_t addr, bool ret, struct fr_frame *out, size_t max);
 /* The same, and the span of times [*tlo, *thi) around time over which the
  * answer stays the same while the process model's version does not change
- * (fr_maps__version). */
-int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+ * (the address space's version). */
+int fr_symbolizer__user_span(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 			     uint64_t time, uint64_t addr, bool ret, struct fr_frame *out,
 			     size_t max, uint64_t *tlo, uint64_t *thi);
 /* How often fr_symbolizer__user found its answer in the cache of (pid,
@@ -81,7 +81,7 @@ int fr_symbolizer__kernel(struct fr_symbolizer *s, uint64_t addr, bool ret,
 			  struct fr_frame *out, size_t max);
 /* Open the file a user address is in, as fr_symbolizer__user would, without
  * looking the address up: its status then counts in fr_symbolizer__dso_status. */
-int fr_symbolizer__touch(struct fr_symbolizer *s, const struct fr_maps *m, uint32_t pid,
+int fr_symbolizer__touch(struct fr_symbolizer *s, const struct fr_addrspace *as, uint32_t pid,
 			 uint64_t time, uint64_t addr);
 
 /* Why a file could not be used, for the report's notes: one entry per file

@@ -39,7 +39,7 @@ struct seen {                 /* a file whose tables this unwind has read */
 
 struct ctx {
 	struct fr_unwind *u;
-	const struct fr_maps *m;
+	const struct fr_addrspace *as;
 	uint32_t pid;
 	uint64_t time;
 	const struct fr_ustack *st;
@@ -108,10 +108,10 @@ static const struct fr_dso_image *image_at(struct ctx *c, uint64_t addr, const s
 {
 	const struct fr_dso_image *img;
 
-	*mp = fr_maps__find(c->m, c->pid, c->time, addr);
+	*mp = fr_addrspace__find(c->as, c->pid, c->time, addr);
 	if (!*mp)
 		return NULL;
-	img = fr_symbolizer__image(c->u->sym, c->m, (*mp)->dso);
+	img = fr_symbolizer__image(c->u->sym, c->as, (*mp)->dso);
 	if (img) {
 		*bias = fr_dso_image__bias(img, *mp);
 		remember(c, img, *bias);
@@ -278,10 +278,10 @@ void fr_unwind__delete(struct fr_unwind *u)
 	free(u);
 }
 
-int fr_unwind__user(struct fr_unwind *u, const struct fr_maps *m, uint32_t pid, uint64_t time,
+int fr_unwind__user(struct fr_unwind *u, const struct fr_addrspace *as, uint32_t pid, uint64_t time,
 		    const struct fr_ustack *st, uint64_t *ips, size_t max)
 {
-	struct ctx c = { .u = u, .m = m, .pid = pid, .time = time, .st = st };
+	struct ctx c = { .u = u, .as = as, .pid = pid, .time = time, .st = st };
 	uint64_t ip, prev_sp = 0;
 	unw_cursor_t cur;
 	size_t n = 0;
@@ -302,7 +302,7 @@ int fr_unwind__user(struct fr_unwind *u, const struct fr_maps *m, uint32_t pid, 
 
 		unw_get_reg(&cur, UNW_REG_IP, &nip);
 		unw_get_reg(&cur, UNW_REG_SP, &nsp);
-		if (!nip || (nsp == prev_sp && nip == ips[n - 1]) || !fr_maps__find(m, pid, time, nip))
+		if (!nip || (nsp == prev_sp && nip == ips[n - 1]) || !fr_addrspace__find(as, pid, time, nip))
 			break;
 		prev_sp = nsp;
 		ips[n++] = nip;

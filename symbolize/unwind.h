@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbolize/maps.h"
+#include "symbolize/addrspace.h"
 #include "symbolize/symbolize.h"
 
 struct fr_unwind;
@@ -24,7 +24,7 @@ struct fr_ustack {
 	uint64_t size;          /* valid bytes (the dynamic size when recorded) */
 };
 
-/* Files are read through s; one unwinder serves one fr_maps. */
+/* Files are read through s; one unwinder serves one address space. */
 int fr_unwind__new(struct fr_symbolizer *s, struct fr_unwind **out);
 void fr_unwind__delete(struct fr_unwind *u);
 
@@ -33,7 +33,7 @@ void fr_unwind__delete(struct fr_unwind *u);
  * the end of the copied stack, or at an address outside every mapping.
  * Returns the number of addresses (0: no user registers) or -errno
  * (-ENOTSUP: registers of another architecture). */
-int fr_unwind__user(struct fr_unwind *u, const struct fr_maps *m, uint32_t pid, uint64_t time,
+int fr_unwind__user(struct fr_unwind *u, const struct fr_addrspace *as, uint32_t pid, uint64_t time,
 		    const struct fr_ustack *st, uint64_t *ips, size_t max);
 
 #endif

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/layout.sh: the arrows between the subsystems run one way (see
 # doc/design-notes.md, "Map"): every #include "..." of a source file must be
-# allowed for its folder, and main.c sees only the front doors. Fails on the
-# first forbidden arrow, naming it.
+# allowed for its folder, and main.c sees only the front doors (and base/).
+# base/ (the hash map, the growth helper) includes nothing of ours; every
+# other folder may include it. Fails on the first forbidden arrow, naming it.
 set -u
 top=${srcdir:-.}
 cd "$top" || exit 99
@@ -10,21 +11,22 @@ bad=0
 # folder: the folders (or single headers) its files may include, besides itself
 allowed() {
 	case "$1" in
-	ring) echo "" ;;
-	symbolize) echo "" ;;
-	src/util) echo "" ;;
-	src/file) echo "ring/record.h src/util.h" ;;
-	src/proc) echo "ring/record.h src/util.h" ;;
-	src/report) echo "ring/record.h src/util.h src/file symbolize src/proc" ;;
-	src/record) echo "ring src/util.h src/file src/proc symbolize/kallsyms.h" ;;
-	src/cmd) echo "ring src/util.h src/cli.h src/record/record.h src/record/control.h src/report/report.h" ;;
-	src/main) echo "src/cli.h" ;;
-	src/cli) echo "src/cli.h src/util.h" ;;
+	base) echo "" ;;
+	ring) echo "base" ;;
+	symbolize) echo "base" ;;
+	src/util) echo "base" ;;
+	src/file) echo "base ring/record.h src/util.h" ;;
+	src/proc) echo "base ring/record.h src/util.h symbolize/addrspace.h symbolize/strpool.h" ;;
+	src/report) echo "base ring/record.h src/util.h src/file symbolize src/proc" ;;
+	src/record) echo "base ring src/util.h src/file src/proc symbolize/kallsyms.h" ;;
+	src/cmd) echo "base ring src/util.h src/cli.h src/record/record.h src/record/control.h src/report/report.h" ;;
+	src/main) echo "base src/cli.h" ;;
+	src/cli) echo "base src/cli.h src/util.h" ;;
 	*) echo "?" ;;
 	esac
 }
 n=0
-for f in ring/*.[ch] symbolize/*.[ch] src/*.[ch] src/*/*.[ch]; do
+for f in base/*.[ch] ring/*.[ch] symbolize/*.[ch] src/*.[ch] src/*/*.[ch]; do
 	case "$f" in
 	src/util.*) dir=src/util ;;
 	src/cli.*) dir=src/cli ;;

@@ -1,6 +1,6 @@
 /* src/proc/buildid.c: the GNU build id note of an ELF file, read with
  * libelf/libdwelf and cached per inode and mtime (mappings of one file are
- * reported many times).
+ * reported many times); the recorder's policy for the process model.
  */
 #include "config.h"
 #include "src/proc/proctable.h"
@@ -82,3 +82,13 @@ uint8_t fr_buildid__read(const char *path, uint8_t id[20])
 	memcpy(bid_cache[bid_nr - 1].id, id, 20);
 	return (uint8_t)n;
 }
+
+const struct fr_proctable_policy fr_proctable__recorder_policy = {
+	.processes_only = true,
+	/* a process renaming itself or mapping code without end keeps only its
+	 * newest history: older entries predate any window a snapshot can still
+	 * hold (the renames and mappings of one image between two snapshots) */
+	.max_comms = 4096,
+	.max_maps = 65536,
+	.read_build_id = fr_buildid__read_pid,
+};

@@ -1,4 +1,4 @@
-/* src/proc/procfs.c: what the process table learns from /proc at start:
+/* src/proc/procfs.c: what the process model learns from /proc at start:
  * comm, ppid and executable mappings of every process (or of given pids),
  * build ids read from the mapped ELF files.
  */
@@ -45,7 +45,7 @@ static int scan_maps(struct fr_proctable *pt, int pid)
 		unsigned long long start, end, off;
 		char perms[8];
 		int n = 0;
-		struct fr_pmap m = { 0 };
+		uint8_t bid[20];
 		char *file;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &n) < 4 ||
@@ -55,14 +55,12 @@ static int scan_maps(struct fr_proctable *pt, int pid)
 		file[strcspn(file, "\n")] = '\0';
 		if (!*file)
 			continue;   /* anonymous executable memory (JIT): nothing to symbolize by */
-		m.start = start;
-		m.len = end - start;
-		m.pgoff = off;
-		m.prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-			 (perms[1] == 'w' ? PROT_WRITE : 0);
-		m.path = file;
-		m.build_id_size = fr_buildid__read_pid((uint32_t)pid, file, m.build_id);
-		err = fr_proctable__add_map(pt, (uint32_t)pid, &m);
+		err = fr_proctable__mmap(pt, (uint32_t)pid, 0, start, end - start, off,
+					 PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+					 (perms[1] == 'w' ? PROT_WRITE : 0), file, bid,
+					 fr_buildid__read_pid((uint32_t)pid, file, bid));
+		if (err == -EINVAL)
+			err = 0;   /* an empty or wrapping range */
 	}
 	fclose(f);
 	return err;
@@ -84,7 +82,9 @@ static int scan_pid(struct fr_proctable *pt, int pid)
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	if (!fr_procfs__read_text(path, comm, sizeof(comm)))
 		comm[strcspn(comm, "\n")] = '\0';
-	err = fr_proctable__add_proc(pt, (uint32_t)pid, ppid, comm);
+	err = fr_proctable__image(pt, &(struct fr_proc){ .pid = (uint32_t)pid, .ppid = ppid });
+	if (!err)
+		err = fr_proctable__comm(pt, (uint32_t)pid, (uint32_t)pid, 0, comm, false);
 	return err ? err : scan_maps(pt, pid);
 }
 

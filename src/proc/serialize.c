@@ -1,6 +1,7 @@
 /* src/proc/serialize.c: the PROCS blob (doc/format.md) both ways: the
- * images of chosen pids into bounded payloads, and payloads (from files of
- * any origin: every length checked) back into a table.
+ * images of chosen pids (with the mappings a forked one sees of its parent)
+ * into bounded payloads, and payloads (from files of any origin: every count
+ * and length checked before use) back into a model.
  */
 #include "config.h"
 #include "src/proc/proctable.h"
@@ -23,108 +24,164 @@
 #define COMM_SIZE 24u
 #define MAP_FIXED_SIZE 68u
 
-static size_t image_size(const struct fr_proc *p)
-{
-	size_t n = IMG_HDR + p->nr_comms * COMM_SIZE;
+struct sizer {
+	const struct fr_proctable *pt;
+	size_t n, nr_maps;
+};
 
-	for (size_t i = 0; i < p->nr_maps; i++)
-		n += MAP_FIXED_SIZE + strlen(p->maps[i].path);
-	return n;
+static int size_map(void *ctx, const struct fr_map *m)
+{
+	struct sizer *z = ctx;
+
+	z->n += MAP_FIXED_SIZE + strlen(fr_proctable__dso(z->pt, m->dso)->path);
+	z->nr_maps++;
+	return 0;
 }
 
-static uint8_t *put_image(uint8_t *b, const struct fr_proc *p)
+/* The bytes of an image, and how many mappings it holds. */
+static size_t image_size(const struct fr_proctable *pt, const struct fr_proc *p, size_t *nr_maps)
 {
+	struct sizer z = { pt, IMG_HDR, 0 };
+	size_t nc;
+
+	fr_proctable__proc_comms(pt, p, &nc);
+	z.n += nc * COMM_SIZE;
+	fr_proctable__proc_maps(pt, p, size_map, &z);
+	*nr_maps = z.nr_maps;
+	return z.n;
+}
+
+struct putter {
+	const struct fr_proctable *pt;
+	uint8_t *b;
+};
+
+static int put_map(void *ctx, const struct fr_map *m)
+{
+	struct putter *w = ctx;
+	const struct fr_dso_id *d = fr_proctable__dso(w->pt, m->dso);
+	uint32_t len = (uint32_t)strlen(d->path);
+	uint8_t *b = w->b;
+
+	fr_put64(b, m->time);
+	fr_put64(b + 8, m->start);
+	fr_put64(b + 16, m->end - m->start);
+	fr_put64(b + 24, m->pgoff);
+	fr_put32(b + 32, m->prot);
+	b[36] = d->build_id_size;
+	memcpy(b + 37, d->build_id, 20);
+	memset(b + 57, 0, 3);
+	fr_put32(b + 60, len);
+	memcpy(b + 64, d->path, len);
+	w->b = b + MAP_FIXED_SIZE - 4 + len;
+	return 0;
+}
+
+static uint8_t *put_image(const struct fr_proctable *pt, uint8_t *b, const struct fr_proc *p,
+			  size_t nr_maps)
+{
+	size_t nc;
+	const struct fr_pcomm *c = fr_proctable__proc_comms(pt, p, &nc);
+	struct putter w = { pt, NULL };
+
 	fr_put32(b, p->pid);
 	fr_put32(b + 4, p->ppid);
 	fr_put64(b + 8, p->start_time);
 	fr_put64(b + 16, p->exit_time);
-	fr_put32(b + 24, (uint32_t)p->nr_comms);
-	fr_put32(b + 28, (uint32_t)p->nr_maps);
+	fr_put32(b + 24, (uint32_t)nc);
+	fr_put32(b + 28, (uint32_t)nr_maps);
 	b += IMG_HDR;
-	for (size_t i = 0; i < p->nr_comms; i++, b += COMM_SIZE) {
-		fr_put64(b, p->comms[i].time);
-		memcpy(b + 8, p->comms[i].comm, 16);
+	for (size_t i = 0; i < nc; i++, b += COMM_SIZE) {
+		fr_put64(b, c[i].time);
+		memset(b + 8, 0, 16);
+		strncpy((char *)b + 8, c[i].comm, 15);
 	}
-	for (size_t i = 0; i < p->nr_maps; i++) {
-		const struct fr_pmap *m = &p->maps[i];
-		uint32_t len = (uint32_t)strlen(m->path);
-
-		fr_put64(b, m->time);
-		fr_put64(b + 8, m->start);
-		fr_put64(b + 16, m->len);
-		fr_put64(b + 24, m->pgoff);
-		fr_put32(b + 32, m->prot);
-		b[36] = m->build_id_size;
-		memcpy(b + 37, m->build_id, 20);
-		memset(b + 57, 0, 3);
-		fr_put32(b + 60, len);
-		memcpy(b + 64, m->path, len);
-		b += MAP_FIXED_SIZE - 4 + len;
-	}
-	return b;
+	w.b = b;
+	fr_proctable__proc_maps(pt, p, put_map, &w);
+	return w.b;
 }
 
-static bool wanted(const struct fr_proc *p, const uint32_t *pids, size_t nr)
+struct writer {
+	const struct fr_proctable *pt;
+	const uint32_t *pids;
+	size_t nr, max;
+	int (*cb)(void *ctx, const void *data, size_t len);
+	void *ctx;
+	uint8_t *buf, *b;
+	uint32_t count;
+};
+
+static bool wanted(const struct writer *w, const struct fr_proc *p)
 {
-	if (!pids)
+	if (!w->pids)
 		return true;
-	for (size_t i = 0; i < nr; i++)
-		if (pids[i] == p->pid)
+	for (size_t i = 0; i < w->nr; i++)
+		if (w->pids[i] == p->pid)
 			return true;
 	return false;
+}
+
+/* The payload so far, if any, out. */
+static int flush(struct writer *w)
+{
+	int err = 0;
+
+	if (w->count) {
+		fr_put32(w->buf, PROCS_VERSION);
+		fr_put32(w->buf + 4, w->count);
+		err = w->cb(w->ctx, w->buf, (size_t)(w->b - w->buf));
+	}
+	w->count = 0;
+	w->b = w->buf + 8;
+	return err;
+}
+
+static int write_image(void *ctx, const struct fr_proc *p)
+{
+	struct writer *w = ctx;
+	size_t nr_maps, need;
+	int err;
+
+	if (!wanted(w, p))
+		return 0;
+	need = image_size(w->pt, p, &nr_maps);
+	if (need + 8 > w->max || nr_maps > UINT32_MAX)
+		return 0;   /* an image larger than a blob: left out */
+	if ((size_t)(w->b - w->buf) + need > w->max && (err = flush(w)))
+		return err;
+	w->b = put_image(w->pt, w->b, p, nr_maps);
+	w->count++;
+	return 0;
 }
 
 int fr_proctable__serialize(const struct fr_proctable *pt, const uint32_t *pids, size_t nr,
 			    size_t max, int (*cb)(void *ctx, const void *data, size_t len),
 			    void *ctx)
 {
-	uint8_t *buf = malloc(max), *b;
-	uint32_t count = 0;
-	int err = 0;
+	struct writer w = { pt, pids, nr, max, cb, ctx, NULL, NULL, 0 };
+	int err;
 
-	if (!buf || max < 8)
-		return buf ? (free(buf), -EINVAL) : -ENOMEM;
-	b = buf + 8;
-	for (size_t i = 0; !err; i++) {
-		const struct fr_proc *p = fr_proctable__get(pt, i);
-		size_t need = p ? image_size(p) : 0;
-
-		if (p && !wanted(p, pids, nr))
-			continue;
-		if (p && need + 8 > max)
-			continue;   /* an image larger than a blob: left out */
-		if (!p || (size_t)(b - buf) + need > max) {
-			if (count) {
-				fr_put32(buf, PROCS_VERSION);
-				fr_put32(buf + 4, count);
-				err = cb(ctx, buf, (size_t)(b - buf));
-			}
-			count = 0;
-			b = buf + 8;
-			if (!p)
-				break;
-		}
-		b = put_image(b, p);
-		count++;
-	}
-	free(buf);
+	if (max < 8)
+		return -EINVAL;
+	w.buf = malloc(max);
+	if (!w.buf)
+		return -ENOMEM;
+	w.b = w.buf + 8;
+	err = fr_proctable__for_each(pt, write_image, &w);
+	if (!err)
+		err = flush(&w);
+	free(w.buf);
 	return err;
 }
 
-static void tmp_free(struct fr_proc *p)
-{
-	for (size_t i = 0; i < p->nr_maps; i++)
-		free(p->maps[i].path);
-	free(p->maps);
-	free(p->comms);
-}
-
+/* One image of a payload into pt; every count and length checked against
+ * what is left of it. */
 static int parse_image(struct fr_proctable *pt, const uint8_t **pp, const uint8_t *end)
 {
 	const uint8_t *b = *pp;
 	struct fr_proc p = { 0 };
 	uint32_t nc, nm;
-	int err = -EBADMSG;
+	int err;
 
 	if (end - b < IMG_HDR)
 		return -EBADMSG;
@@ -137,44 +194,46 @@ static int parse_image(struct fr_proctable *pt, const uint8_t **pp, const uint8_
 	b += IMG_HDR;
 	if (nc > (size_t)(end - b) / COMM_SIZE || nm > (size_t)(end - b) / (MAP_FIXED_SIZE - 4))
 		return -EBADMSG;
-	p.comms = calloc(nc ? nc : 1, sizeof(*p.comms));
-	p.maps = calloc(nm ? nm : 1, sizeof(*p.maps));
-	if (!p.comms || !p.maps) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (; p.nr_comms < nc; p.nr_comms++, b += COMM_SIZE) {
-		p.comms[p.nr_comms].time = fr_get64(b);
-		memcpy(p.comms[p.nr_comms].comm, b + 8, 16);
-		p.comms[p.nr_comms].comm[15] = '\0';
-	}
-	for (; p.nr_maps < nm; p.nr_maps++) {
-		struct fr_pmap *m = &p.maps[p.nr_maps];
-		uint32_t len;
+	/* the whole image is checked before any of it is added */
+	{
+		const uint8_t *q = b + (size_t)nc * COMM_SIZE;
 
-		if (end - b < (ptrdiff_t)(MAP_FIXED_SIZE - 4))
-			goto out;
-		len = fr_get32(b + 60);
-		if (len > (size_t)(end - b) - (MAP_FIXED_SIZE - 4) || b[36] > 20)
-			goto out;
-		m->time = fr_get64(b);
-		m->start = fr_get64(b + 8);
-		m->len = fr_get64(b + 16);
-		m->pgoff = fr_get64(b + 24);
-		m->prot = fr_get32(b + 32);
-		m->build_id_size = b[36];
-		memcpy(m->build_id, b + 37, 20);
-		m->path = strndup((const char *)b + 64, len);
-		if (!m->path) {
-			err = -ENOMEM;
-			goto out;
+		for (uint32_t i = 0; i < nm; i++) {
+			uint32_t len;
+
+			if (end - q < (ptrdiff_t)(MAP_FIXED_SIZE - 4))
+				return -EBADMSG;
+			len = fr_get32(q + 60);
+			if (len > (size_t)(end - q) - (MAP_FIXED_SIZE - 4) || q[36] > 20)
+				return -EBADMSG;
+			q += MAP_FIXED_SIZE - 4 + len;
 		}
+	}
+	err = fr_proctable__image(pt, &p);
+	for (uint32_t i = 0; i < nc && !err; i++, b += COMM_SIZE) {
+		char comm[16];
+
+		memcpy(comm, b + 8, 15);
+		comm[15] = '\0';
+		err = fr_proctable__comm(pt, p.pid, p.pid, fr_get64(b), comm, false);
+	}
+	for (uint32_t i = 0; i < nm && !err; i++) {
+		uint32_t len = fr_get32(b + 60);
+		uint64_t t = fr_get64(b), start = fr_get64(b + 8), mlen = fr_get64(b + 16);
+		char *path = strndup((const char *)b + 64, len);
+
+		if (!path)
+			return -ENOMEM;
+		/* mappings copied from a parent count from the image's start */
+		err = fr_proctable__mmap(pt, p.pid, t > p.start_time ? t : p.start_time, start,
+					 mlen, fr_get64(b + 24), fr_get32(b + 32), path,
+					 b[36] ? b + 37 : NULL, b[36]);
+		free(path);
+		if (err == -EINVAL)
+			err = 0;   /* an empty or wrapping range: that mapping only */
 		b += MAP_FIXED_SIZE - 4 + len;
 	}
-	err = fr_proctable__add_image(pt, &p);
 	*pp = b;
-out:
-	tmp_free(&p);
 	return err;
 }
 

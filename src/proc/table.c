@@ -1,420 +1,562 @@
-/* src/proctable.c: the retained process/mapping table (proctable.h): images
- * per pid generation, fed from sideband records and /proc, garbage collected
- * by time, and (de)serialized as the PROCS blob.
+/* src/proc/table.c: the process model's rules (proctable.h): names, images,
+ * mappings, fork, exec and exit as they are fed, by record or whole image,
+ * within the limits of a policy; and its collection by time.
  */
 #include "config.h"
-#include "src/util.h"
-#include "src/proc/proctable.h"
+#include "src/proc/model.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "ring/record.h"
+#include "base/grow.h"
+#include "symbolize/strpool.h"
 
-struct img {
-	struct fr_proc p;
-	size_t prev;                /* older image of the same pid, or NONE */
-	size_t cap_comms, cap_maps;
-};
-
-/* A process that renames itself or maps code without end keeps only its
- * newest history: older entries predate any window a snapshot can still hold
- * (the renames and mappings of one image between two snapshots). */
-#define MAX_COMMS 4096
-#define MAX_MAPS 65536
-#define NONE ((size_t)-1)
-
-struct slot {
-	uint32_t key;               /* pid + 1; 0 empty */
-	size_t newest;
-};
-
-struct fr_proctable {
-	struct img *imgs;
-	size_t nr, cap, exited;
-	struct slot *slots;
-	size_t nslots, used;
-};
-
-struct fr_proctable *fr_proctable__new(void)
+struct fr_proctable *fr_proctable__new(const struct fr_proctable_policy *pol)
 {
-	return calloc(1, sizeof(struct fr_proctable));
+	struct fr_proctable *pt = calloc(1, sizeof(*pt));
+
+	if (!pt || !(pt->strs = fr_strpool__new())) {
+		free(pt);
+		return NULL;
+	}
+	if (pol)
+		pt->pol = *pol;
+	return pt;
 }
 
-static void img_free(struct img *im)
+static void gen_free(struct gen *g)
 {
-	for (size_t i = 0; i < im->p.nr_maps; i++)
-		free(im->p.maps[i].path);
-	free(im->p.maps);
-	free(im->p.comms);
+	if (g)
+		free(g->maps);
+	free(g);
 }
 
 void fr_proctable__delete(struct fr_proctable *pt)
 {
 	if (!pt)
 		return;
-	for (size_t i = 0; i < pt->nr; i++)
-		img_free(&pt->imgs[i]);
-	free(pt->imgs);
-	free(pt->slots);
+	for (size_t i = 0; i < pt->nr_procs; i++) {
+		for (size_t g = 0; g < pt->procs[i].n; g++)
+			gen_free(pt->procs[i].gens[g]);
+		free(pt->procs[i].gens);
+	}
+	for (size_t i = 0; i < pt->nr_threads; i++)
+		free(pt->threads[i].h);
+	free(pt->procs);
+	free(pt->threads);
+	free(pt->dsos);
+	fr_hmap__exit(&pt->pidx);
+	fr_hmap__exit(&pt->tidx);
+	fr_hmap__exit(&pt->didx);
+	fr_strpool__delete(pt->strs);
 	free(pt);
 }
 
-static struct slot *slot_find(struct fr_proctable *pt, uint32_t pid, bool add)
+static const char *intern(struct fr_proctable *pt, const char *s)
 {
-	if (add && (pt->used + 1) * 2 > pt->nslots) {
-		size_t n = pt->nslots ? pt->nslots * 2 : 256;
-		struct slot *old = pt->slots, *ns = calloc(n, sizeof(*ns));
-		size_t oldn = pt->nslots;
+	pt->interned++;
+	return fr_strpool__str(pt->strs, s);
+}
 
-		if (!ns)
-			return NULL;
-		pt->slots = ns;
-		pt->nslots = n;
-		pt->used = 0;
-		for (size_t i = 0; i < oldn; i++)
-			if (old[i].key)
-				slot_find(pt, old[i].key - 1, true)->newest = old[i].newest;
-		free(old);
-	}
-	if (!pt->nslots)
+/* The process of pid, added if unknown (pointers into procs move then). */
+static struct proc *proc_add(struct fr_proctable *pt, uint32_t pid)
+{
+	struct proc *p = fr_pm_proc(pt, pid);
+
+	if (p)
+		return p;
+	if (pt->nr_procs >= UINT32_MAX ||
+	    fr_grow(&pt->procs, &pt->cap_procs, pt->nr_procs + 1, sizeof(*pt->procs), 64) ||
+	    fr_hmap__add(&pt->pidx, fr_pm_hash_id(pid), (uint32_t)pt->nr_procs))
 		return NULL;
-	for (size_t i = (pid * 2654435761u) & (pt->nslots - 1);; i = (i + 1) & (pt->nslots - 1)) {
-		if (pt->slots[i].key == pid + 1)
-			return &pt->slots[i];
-		if (!pt->slots[i].key) {
-			if (!add)
-				return NULL;
-			pt->slots[i].key = pid + 1;
-			pt->slots[i].newest = NONE;
-			pt->used++;
-			return &pt->slots[i];
+	p = &pt->procs[pt->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static struct thread *thread_add(struct fr_proctable *pt, uint32_t tid)
+{
+	struct thread *t = fr_pm_thread(pt, tid);
+
+	if (t)
+		return t;
+	if (pt->nr_threads >= UINT32_MAX ||
+	    fr_grow(&pt->threads, &pt->cap_threads, pt->nr_threads + 1, sizeof(*pt->threads), 64) ||
+	    fr_hmap__add(&pt->tidx, fr_pm_hash_id(tid), (uint32_t)pt->nr_threads))
+		return NULL;
+	t = &pt->threads[pt->nr_threads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static void set_exit(struct fr_proctable *pt, struct gen *g, uint64_t t)
+{
+	pt->nr_exited += !g->p.exit_time && t;
+	pt->nr_exited -= g->p.exit_time && !t;
+	g->p.exit_time = t;
+}
+
+/* The image of p starting at start, added unless one does (a fork or exec
+ * seen twice: in the sideband and in a PROCS blob). A new image ends the one
+ * before it, and takes over an exit that one was given after its start (an
+ * exit read before the earlier exec: records of two CPUs); one added before
+ * another ends where that starts. */
+static struct gen *add_gen(struct fr_proctable *pt, struct proc *p, uint64_t start)
+{
+	long gi = fr_pm_gen_index(p, start);
+	size_t at = (size_t)(gi + 1);
+	struct gen *g;
+
+	if (gi >= 0 && p->gens[gi]->p.start_time == start)
+		return p->gens[gi];
+	if (fr_grow(&p->gens, &p->cap, p->n + 1, sizeof(*p->gens), 4) ||
+	    !(g = calloc(1, sizeof(*g))))
+		return NULL;
+	memmove(&p->gens[at + 1], &p->gens[at], (p->n - at) * sizeof(*p->gens));
+	p->gens[at] = g;
+	p->n++;
+	pt->nr_images++;
+	g->p.pid = p->pid;
+	g->p.start_time = start;
+	if (at + 1 < p->n) {
+		uint64_t next = p->gens[at + 1]->p.start_time;
+
+		set_exit(pt, g, next ? next : 1);
+	}
+	if (at > 0) {
+		struct gen *prev = p->gens[at - 1];
+
+		g->p.ppid = prev->p.ppid;
+		if (!prev->p.exit_time || prev->p.exit_time > start) {
+			if (prev->p.exit_time && at + 1 == p->n)
+				set_exit(pt, g, prev->p.exit_time);
+			set_exit(pt, prev, start ? start : 1);
 		}
 	}
+	return g;
 }
 
-static struct img *newest(struct fr_proctable *pt, uint32_t pid)
+/* The image a record of pid at time belongs to: the one alive then, else a
+ * new one (from the start when pid is new, else from time: a reused pid
+ * whose fork was not seen). */
+static struct gen *gen_for(struct fr_proctable *pt, uint32_t pid, uint64_t time)
 {
-	struct slot *s = slot_find(pt, pid, false);
+	struct proc *p = proc_add(pt, pid);
+	long gi;
 
-	return s && s->newest != NONE ? &pt->imgs[s->newest] : NULL;
-}
-
-/* A new image for pid from time t; the previous one (if alive) ends at t. */
-static struct img *new_img(struct fr_proctable *pt, uint32_t pid, uint32_t ppid, uint64_t t)
-{
-	struct slot *s = slot_find(pt, pid, true);
-	struct img *im;
-
-	if (!s || fr_grow(&pt->imgs, &pt->cap, pt->nr + 1, sizeof(*pt->imgs), 16))
+	if (!p)
 		return NULL;
-	if (s->newest != NONE && !pt->imgs[s->newest].p.exit_time) {
-		pt->imgs[s->newest].p.exit_time = t ? t : 1;
-		pt->exited++;
-	}
-	im = &pt->imgs[pt->nr];
-	memset(im, 0, sizeof(*im));
-	im->p.pid = pid;
-	im->p.ppid = ppid;
-	im->p.start_time = t;
-	im->prev = s->newest;
-	s->newest = pt->nr++;
-	return im;
+	gi = fr_pm_gen_index(p, time);
+	if (gi >= 0 && !(p->gens[gi]->p.exit_time && p->gens[gi]->p.exit_time <= time))
+		return p->gens[gi];
+	return add_gen(pt, p, gi >= 0 ? time : 0);
 }
 
-static int add_comm(struct img *im, uint64_t t, const char *comm)
+static void drop_oldest_comms(struct fr_proctable *pt, struct thread *t, size_t k)
 {
-	struct fr_pcomm *c;
+	memmove(t->h, t->h + k, (t->n - k) * sizeof(*t->h));
+	t->n -= k;
+	pt->nr_comms -= k;
+}
 
-	if (im->p.nr_comms && !strncmp(im->p.comms[im->p.nr_comms - 1].comm, comm, 15))
+static int repool(struct fr_proctable *pt);
+
+/* comm (interned) from time on, in time order; the same name again in a row
+ * adds nothing. */
+static int add_comm(struct fr_proctable *pt, struct thread *t, uint64_t time, const char *comm)
+{
+	size_t at = t->n;
+
+	while (at > 0 && t->h[at - 1].time > time)
+		at--;
+	if (at == t->n && at && t->h[at - 1].comm == comm)
 		return 0;
-	if (im->p.nr_comms == MAX_COMMS) {
-		memmove(im->p.comms, im->p.comms + MAX_COMMS / 2,
-			(MAX_COMMS / 2) * sizeof(*im->p.comms));
-		im->p.nr_comms = MAX_COMMS / 2;
+	if (pt->pol.max_comms && t->n >= pt->pol.max_comms) {
+		drop_oldest_comms(pt, t, t->n / 2);
+		for (at = t->n; at > 0 && t->h[at - 1].time > time;)
+			at--;
 	}
-	if (fr_grow(&im->p.comms, &im->cap_comms, im->p.nr_comms + 1, sizeof(*c), 16))
+	if (fr_grow(&t->h, &t->cap, t->n + 1, sizeof(*t->h), 4))
 		return -ENOMEM;
-	c = im->p.comms + im->p.nr_comms++;
-	memset(c, 0, sizeof(*c));
-	c->time = t;
-	strncpy(c->comm, comm, sizeof(c->comm) - 1);
+	memmove(&t->h[at + 1], &t->h[at], (t->n - at) * sizeof(*t->h));
+	t->h[at] = (struct fr_pcomm){ time, comm };
+	t->n++;
+	pt->nr_comms++;
 	return 0;
 }
 
-static int add_map(struct img *im, const struct fr_pmap *m)
+int fr_proctable__comm(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time,
+		       const char *comm, bool exec)
 {
-	struct fr_pmap *n;
+	const char *c = intern(pt, comm);
+	struct thread *t;
+	struct gen *g;
+	int err;
 
-	if (im->p.nr_maps == MAX_MAPS) {
-		for (size_t i = 0; i < MAX_MAPS / 2; i++)
-			free(im->p.maps[i].path);
-		memmove(im->p.maps, im->p.maps + MAX_MAPS / 2, (MAX_MAPS / 2) * sizeof(*im->p.maps));
-		im->p.nr_maps = MAX_MAPS / 2;
+	if (!c)
+		return -ENOMEM;
+	pt->version++;
+	if (exec) {
+		struct proc *p = proc_add(pt, pid);
+
+		g = p ? add_gen(pt, p, time) : NULL;
+	} else {
+		g = pid == tid ? gen_for(pt, pid, time) : NULL;
+		if (pid == tid && !g)
+			return -ENOMEM;
 	}
-	if (fr_grow(&im->p.maps, &im->cap_maps, im->p.nr_maps + 1, sizeof(*n), 16))
+	if (exec && !g)
 		return -ENOMEM;
-	n = im->p.maps + im->p.nr_maps;
-	*n = *m;
-	n->path = strdup(m->path ? m->path : "");
-	if (!n->path)
+	t = thread_add(pt, tid);
+	if (!t)
 		return -ENOMEM;
-	im->p.nr_maps++;
-	return 0;
-}
-
-int fr_proctable__add_image(struct fr_proctable *pt, const struct fr_proc *p)
-{
-	struct slot *s = slot_find(pt, p->pid, true);
-	struct img *im;
-	int err = 0;
-
-	if (!s || fr_grow(&pt->imgs, &pt->cap, pt->nr + 1, sizeof(*pt->imgs), 16))
-		return -ENOMEM;
-	im = &pt->imgs[pt->nr];
-	memset(im, 0, sizeof(*im));
-	im->p.pid = p->pid;
-	im->p.ppid = p->ppid;
-	im->p.start_time = p->start_time;
-	im->p.exit_time = p->exit_time;
-	im->prev = s->newest;
-	s->newest = pt->nr++;
-	pt->exited += p->exit_time != 0;
-	for (size_t i = 0; i < p->nr_comms && !err; i++)
-		err = add_comm(im, p->comms[i].time, p->comms[i].comm);
-	for (size_t i = 0; i < p->nr_maps && !err; i++)
-		err = add_map(im, &p->maps[i]);
+	t->pid = pid;
+	err = add_comm(pt, t, time, c);
+	if (!err && pt->pol.max_comms && pt->interned > 4 * (pt->nr_comms + pt->nr_dsos) + 65536)
+		err = repool(pt);   /* a rename storm: the pool keeps what is held */
 	return err;
 }
 
-/* The image a record of pid at time t belongs to, created if unknown. */
-static struct img *img_at(struct fr_proctable *pt, uint32_t pid, uint64_t t)
+static uint64_t dso_hash(const char *path, const uint8_t *bid, size_t bid_size)
 {
-	struct img *im = newest(pt, pid);
-
-	return im && !im->p.exit_time ? im : new_img(pt, pid, 0, im ? t : 0);
+	return fr_hash__bytes(fr_hash__u64((uint64_t)(uintptr_t)path), bid, bid_size);
 }
 
-int fr_proctable__add_proc(struct fr_proctable *pt, uint32_t pid, uint32_t ppid, const char *comm)
+/* The index of the file (path interned, build id), added if new. */
+static int dso_index(struct fr_proctable *pt, const char *path, const uint8_t *bid,
+		     size_t bid_size, uint32_t *idx)
 {
-	struct img *im = new_img(pt, pid, ppid, 0);
+	uint64_t h;
+	struct fr_hmap_it it;
+	struct fr_dso_id *d;
+	uint32_t i;
 
-	return im ? add_comm(im, 0, comm) : -ENOMEM;
-}
-
-int fr_proctable__add_map(struct fr_proctable *pt, uint32_t pid, const struct fr_pmap *m)
-{
-	struct img *im = img_at(pt, pid, m->time);
-
-	return im ? add_map(im, m) : -ENOMEM;
-}
-
-static int on_comm(struct fr_proctable *pt, const struct perf_event_header *h, uint64_t t,
-		   uint64_t sample_type)
-{
-	struct fr_comm c;
-	struct img *im;
-
-	/* the name must end before the sample_id trailer */
-	if (fr_record__comm(h, &c) ||
-	    16 + strlen(c.comm) + 1 + fr_record__id_size(sample_type) > h->size)
-		return -EBADMSG;
-	if (c.pid != c.tid && !c.exec)
-		return 0;   /* a thread's name: samples carry the tid's comm via dump */
-	if (c.exec) {
-		struct img *old = newest(pt, c.pid);
-		uint64_t late_exit = 0;
-
-		/* an exit seen before this (earlier) exec: it ends the new image */
-		if (old && old->p.exit_time > t && t > old->p.start_time) {
-			late_exit = old->p.exit_time;
-			old->p.exit_time = 0;
-			pt->exited--;
+	if (bid_size > sizeof(d->build_id))
+		bid_size = sizeof(d->build_id);
+	h = dso_hash(path, bid, bid_size);
+	for (bool ok = fr_hmap__first(&pt->didx, h, &it, &i); ok;
+	     ok = fr_hmap__next(&pt->didx, &it, &i)) {
+		d = &pt->dsos[i];
+		if (d->path == path && d->build_id_size == bid_size &&
+		    (!bid_size || !memcmp(d->build_id, bid, bid_size))) {
+			*idx = i;
+			return 0;
 		}
-		im = new_img(pt, c.pid, old ? old->p.ppid : 0, t);
-		if (im && late_exit) {
-			im->p.exit_time = late_exit;
-			pt->exited++;
-		}
-	} else {
-		im = img_at(pt, c.pid, t);
 	}
-	return im ? add_comm(im, t, c.comm) : -ENOMEM;
-}
-
-static int on_task(struct fr_proctable *pt, const struct perf_event_header *h)
-{
-	struct fr_task tk;
-	struct img *im, *parent;
-
-	if (fr_record__task(h, &tk))
-		return -EBADMSG;
-	if (h->type == PERF_RECORD_EXIT) {
-		im = newest(pt, tk.pid);
-		if (tk.pid == tk.tid && im && !im->p.exit_time) {
-			im->p.exit_time = tk.time ? tk.time : 1;
-			pt->exited++;
-		}
-		return 0;
-	}
-	if (tk.pid == tk.ppid)
-		return 0;   /* a new thread */
-	/* a new process: a copy of the parent's image (comm, maps) */
-	parent = newest(pt, tk.ppid);
-	im = new_img(pt, tk.pid, tk.ppid, tk.time);
-	if (!im)
+	if (pt->nr_dsos >= UINT32_MAX - 1 ||
+	    fr_grow(&pt->dsos, &pt->cap_dsos, pt->nr_dsos + 1, sizeof(*pt->dsos), 16) ||
+	    fr_hmap__add(&pt->didx, h, (uint32_t)pt->nr_dsos))
 		return -ENOMEM;
-	parent = newest(pt, tk.ppid);   /* new_img may have moved the array */
-	if (parent && parent->p.nr_comms &&
-	    add_comm(im, tk.time, parent->p.comms[parent->p.nr_comms - 1].comm))
-		return -ENOMEM;
-	for (size_t i = 0; parent && i < parent->p.nr_maps; i++) {
-		int err = add_map(&pt->imgs[pt->nr - 1], &parent->p.maps[i]);
-
-		if (err)
-			return err;
-		parent = newest(pt, tk.ppid);
-	}
+	d = &pt->dsos[pt->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->path = path;
+	d->build_id_size = (uint8_t)bid_size;
+	if (bid_size)
+		memcpy(d->build_id, bid, bid_size);
+	*idx = (uint32_t)pt->nr_dsos++;
 	return 0;
 }
 
-static int on_mmap2(struct fr_proctable *pt, const struct perf_event_header *h, uint64_t t)
+static int by_time(const void *a, const void *b)
 {
-	struct fr_mmap2 m;
-	struct fr_pmap pm = { 0 };
+	const struct fr_map *x = *(const struct fr_map *const *)a, *y = *(const struct fr_map *const *)b;
 
-	if (fr_record__mmap2(h, &m))
-		return -EBADMSG;
-	if (!(m.prot & PROT_EXEC))
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* At the limit: the older half of g's mappings go (they predate any window a
+ * snapshot can still hold). */
+static int drop_oldest_maps(struct gen *g)
+{
+	const struct fr_map **order = malloc(g->n * sizeof(*order));
+	uint64_t cut;
+	const struct fr_map *cut_at;
+	size_t w = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n; i++)
+		order[i] = &g->maps[i];
+	qsort(order, g->n, sizeof(*order), by_time);
+	cut = order[g->n / 2]->time;
+	cut_at = order[g->n / 2];
+	free(order);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct fr_map *m = &g->maps[i];
+
+		if (m->time < cut || (m->time == cut && m < cut_at))
+			continue;
+		g->maps[w++] = *m;
+	}
+	g->n = w;
+	return 0;
+}
+
+static int insert_map(struct gen *g, const struct fr_map *m)
+{
+	size_t at;
+
+	if (fr_grow(&g->maps, &g->cap, g->n + 1, sizeof(*g->maps), 4))
+		return -ENOMEM;
+	at = fr_pm_map_upper(g, m->start);
+	memmove(&g->maps[at + 1], &g->maps[at], (g->n - at) * sizeof(*g->maps));
+	g->maps[at] = *m;
+	g->n++;
+	if (m->end - m->start > g->max_len)
+		g->max_len = m->end - m->start;
+	return 0;
+}
+
+int fr_proctable__mmap(struct fr_proctable *pt, uint32_t pid, uint64_t time, uint64_t start,
+		       uint64_t len, uint64_t pgoff, uint32_t prot, const char *path,
+		       const uint8_t *build_id, size_t build_id_size)
+{
+	const char *ipath = intern(pt, path ? path : "");
+	struct fr_map m = { start, start + len, pgoff, time, 0, prot };
+	struct gen *g;
+	int err;
+
+	if (!ipath)
+		return -ENOMEM;
+	if (!len || start + len < start)
+		return -EINVAL;
+	pt->version++;
+	err = dso_index(pt, ipath, build_id, build_id ? build_id_size : 0, &m.dso);
+	if (err)
+		return err;
+	g = gen_for(pt, pid, time);
+	if (!g)
+		return -ENOMEM;
+	if (pt->pol.max_maps && g->n >= pt->pol.max_maps && (err = drop_oldest_maps(g)))
+		return err;
+	return insert_map(g, &m);
+}
+
+int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint32_t ppid,
+		       uint32_t ptid, uint64_t time)
+{
+	const struct thread *parent = fr_pm_thread(pt, ptid);
+	const char *comm = NULL;
+	struct thread *t;
+	struct proc *p;
+	struct gen *g;
+
+	if (!parent)
+		parent = fr_pm_thread(pt, ppid);
+	if (parent && parent->n)
+		comm = parent->h[fr_pm_comm_index(parent, time)].comm;
+	pt->version++;
+	if (pid != ppid) {
+		p = proc_add(pt, pid);
+		g = p ? add_gen(pt, p, time) : NULL;
+		if (!g)
+			return -ENOMEM;
+		g->p.forked = true;
+		g->p.ppid = ppid;
+		/* a fork read after the child's exec: the exec's image is its too */
+		for (size_t i = (size_t)fr_pm_gen_index(p, time) + 1;
+		     i < p->n && !p->gens[i]->p.forked && !p->gens[i]->p.ppid; i++)
+			p->gens[i]->p.ppid = ppid;
+	} else if (pt->pol.processes_only) {
+		return 0;   /* a new thread */
+	}
+	t = thread_add(pt, tid);
+	if (!t)
+		return -ENOMEM;
+	t->pid = pid;
+	return comm ? add_comm(pt, t, time, comm) : 0;
+}
+
+int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct proc *p = pid == tid ? fr_pm_proc(pt, pid) : NULL;
+	long gi = p ? fr_pm_gen_index(p, time) : -1;
+
+	/* a thread's exit ends nothing: its name stays for its samples */
+	if (gi < 0 || p->gens[gi]->p.exit_time)
 		return 0;
-	pm.time = t;
-	pm.start = m.addr;
-	pm.len = m.len;
-	pm.pgoff = m.pgoff;
-	pm.prot = m.prot;
-	pm.path = (char *)m.filename;
-	if (m.has_build_id && m.build_id_size) {
-		pm.build_id_size = m.build_id_size;
-		memcpy(pm.build_id, m.build_id, sizeof(pm.build_id));
-	} else if (m.filename[0] == '/') {
-		/* the kernel gave none: read the note while the file still exists */
-		pm.build_id_size = fr_buildid__read_pid(m.pid, m.filename, pm.build_id);
+	pt->version++;
+	set_exit(pt, p->gens[gi], time ? time : 1);
+	return 0;
+}
+
+int fr_proctable__image(struct fr_proctable *pt, const struct fr_proc *img)
+{
+	struct proc *p = proc_add(pt, img->pid);
+	struct gen *g = p ? add_gen(pt, p, img->start_time) : NULL;
+
+	if (!g)
+		return -ENOMEM;
+	pt->version++;
+	g->p.ppid = img->ppid;
+	if (img->exit_time && (!g->p.exit_time || img->exit_time < g->p.exit_time))
+		set_exit(pt, g, img->exit_time);
+	return 0;
+}
+
+/* ---- collection ---- */
+
+static int copy_map(void *ctx, const struct fr_map *m)
+{
+	return insert_map(ctx, m);
+}
+
+/* A forked image whose parent's image goes: a copy of what it saw. */
+static int materialize(struct fr_proctable *pt, struct gen *g)
+{
+	struct gen tmp = { .p = g->p };
+	int err = fr_proctable__proc_maps(pt, &g->p, copy_map, &tmp);
+
+	if (err) {
+		free(tmp.maps);
+		return err;
 	}
-	return fr_proctable__add_map(pt, m.pid, &pm);
+	free(g->maps);
+	g->maps = tmp.maps;
+	g->n = tmp.n;
+	g->cap = tmp.cap;
+	g->max_len = tmp.max_len;
+	g->p.forked = false;
+	return 0;
 }
 
-int fr_proctable__record(struct fr_proctable *pt, const struct perf_event_header *h,
-			 uint64_t sample_type)
+static bool gone(const struct gen *g, uint64_t before)
 {
-	struct fr_sample id;
-
-	return fr_proctable__record_at(pt, h, sample_type,
-				       fr_record__parse_id(h, sample_type, &id) ? 0 : id.time);
+	return g->p.exit_time && g->p.exit_time < before;
 }
 
-int fr_proctable__record_at(struct fr_proctable *pt, const struct perf_event_header *h,
-			    uint64_t sample_type, uint64_t t)
+/* Every string held interned again into a new pool, and only the files
+ * still mapped kept (their indexes change): the pool and the files hold what
+ * the model holds, not what it once did. */
+static int repool(struct fr_proctable *pt)
 {
-	switch (h->type) {
-	case PERF_RECORD_COMM: return on_comm(pt, h, t, sample_type);
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: return on_task(pt, h);
-	case PERF_RECORD_MMAP2: return on_mmap2(pt, h, t);
-	default: return 0;
+	struct fr_strpool *np = fr_strpool__new();
+	uint32_t *remap = calloc(pt->nr_dsos ? pt->nr_dsos : 1, sizeof(*remap));
+	size_t w = 0;
+
+	if (!np || !remap)
+		goto fail;
+	/* first everything into the new pool (only then can nothing fail) */
+	for (size_t i = 0; i < pt->nr_threads; i++)
+		for (size_t k = 0; k < pt->threads[i].n; k++)
+			if (!fr_strpool__str(np, pt->threads[i].h[k].comm))
+				goto fail;
+	for (size_t i = 0; i < pt->nr_procs; i++)
+		for (size_t g = 0; g < pt->procs[i].n; g++)
+			for (size_t k = 0; k < pt->procs[i].gens[g]->n; k++)
+				remap[pt->procs[i].gens[g]->maps[k].dso] = 1;
+	for (size_t i = 0; i < pt->nr_dsos; i++)
+		if (remap[i] && !fr_strpool__str(np, pt->dsos[i].path))
+			goto fail;
+	for (size_t i = 0; i < pt->nr_threads; i++)
+		for (size_t k = 0; k < pt->threads[i].n; k++)
+			pt->threads[i].h[k].comm = fr_strpool__str(np, pt->threads[i].h[k].comm);
+	fr_hmap__clear(&pt->didx);
+	for (size_t i = 0; i < pt->nr_dsos; i++) {
+		struct fr_dso_id *d = &pt->dsos[w];
+
+		if (!remap[i])
+			continue;
+		*d = pt->dsos[i];
+		d->path = fr_strpool__str(np, d->path);
+		remap[i] = (uint32_t)w;
+		/* room for every entry: reserved by the adds that made them */
+		fr_hmap__add(&pt->didx, dso_hash(d->path, d->build_id, d->build_id_size),
+			     (uint32_t)w++);
 	}
+	pt->nr_dsos = w;
+	for (size_t i = 0; i < pt->nr_procs; i++)
+		for (size_t g = 0; g < pt->procs[i].n; g++)
+			for (size_t k = 0; k < pt->procs[i].gens[g]->n; k++)
+				pt->procs[i].gens[g]->maps[k].dso = remap[pt->procs[i].gens[g]->maps[k].dso];
+	fr_strpool__delete(pt->strs);
+	pt->strs = np;
+	pt->interned = 0;
+	pt->version++;
+	free(remap);
+	return 0;
+fail:
+	fr_strpool__delete(np);
+	free(remap);
+	return -ENOMEM;
 }
 
-size_t fr_proctable__nr(const struct fr_proctable *pt)
+/* The indexes again after entries moved (room reserved by the adds before). */
+static void reindex(struct fr_proctable *pt)
 {
-	return pt->nr;
-}
-
-size_t fr_proctable__nr_exited(const struct fr_proctable *pt)
-{
-	return pt->exited;
-}
-
-const struct fr_proc *fr_proctable__get(const struct fr_proctable *pt, size_t i)
-{
-	return i < pt->nr ? &pt->imgs[i].p : NULL;
-}
-
-const struct fr_proc *fr_proctable__find(const struct fr_proctable *pt, uint32_t pid, uint64_t t)
-{
-	struct slot *s = slot_find((struct fr_proctable *)pt, pid, false);
-	size_t i = s ? s->newest : NONE;
-
-	for (; i != NONE; i = pt->imgs[i].prev)
-		if (pt->imgs[i].p.start_time <= t)
-			return &pt->imgs[i].p;
-	return NULL;
-}
-
-const char *fr_proc__comm(const struct fr_proc *p, uint64_t t)
-{
-	const char *c = NULL;
-
-	for (size_t i = 0; i < p->nr_comms; i++)
-		if (p->comms[i].time <= t || !c)
-			c = p->comms[i].comm;
-	return c;
-}
-
-const struct fr_pmap *fr_proc__map(const struct fr_proc *p, uint64_t addr, uint64_t t)
-{
-	for (size_t i = p->nr_maps; i-- > 0;) {
-		const struct fr_pmap *m = &p->maps[i];
-
-		if (m->time <= t && addr >= m->start && addr - m->start < m->len)
-			return m;
-	}
-	return NULL;
-}
-
-/* Comms renamed away before `before`: keep the last of them (the name at
- * `before`) and the newer ones. */
-static void trim_comms(struct img *im, uint64_t before)
-{
-	size_t k = 0;
-
-	while (k + 1 < im->p.nr_comms && im->p.comms[k + 1].time <= before)
-		k++;
-	if (!k)
-		return;
-	memmove(im->p.comms, im->p.comms + k, (im->p.nr_comms - k) * sizeof(*im->p.comms));
-	im->p.nr_comms -= k;
+	fr_hmap__clear(&pt->pidx);
+	fr_hmap__clear(&pt->tidx);
+	for (size_t i = 0; i < pt->nr_procs; i++)
+		fr_hmap__add(&pt->pidx, fr_pm_hash_id(pt->procs[i].pid), (uint32_t)i);
+	for (size_t i = 0; i < pt->nr_threads; i++)
+		fr_hmap__add(&pt->tidx, fr_pm_hash_id(pt->threads[i].tid), (uint32_t)i);
 }
 
 size_t fr_proctable__gc(struct fr_proctable *pt, uint64_t before)
 {
-	size_t w = 0, dropped = 0;
+	size_t dropped = 0, wp = 0, wt = 0;
 
-	for (size_t i = 0; i < pt->nr; i++)
-		trim_comms(&pt->imgs[i], before);
-	for (size_t i = 0; i < pt->nr; i++) {
-		struct img *im = &pt->imgs[i];
+	for (size_t i = 0; i < pt->nr_threads; i++) {
+		struct thread *t = &pt->threads[i];
+		size_t k = 0;
 
-		if (im->p.exit_time && im->p.exit_time < before) {
-			img_free(im);
+		while (k + 1 < t->n && t->h[k + 1].time <= before)
+			k++;
+		drop_oldest_comms(pt, t, k);
+	}
+	/* what a kept image sees of one that goes is copied first */
+	for (size_t i = 0; i < pt->nr_procs; i++)
+		for (size_t g = 0; g < pt->procs[i].n; g++) {
+			struct gen *gn = pt->procs[i].gens[g];
+			const struct gen *par = gone(gn, before) ? NULL : fr_pm_parent(pt, gn);
+
+			if (par && gone(par, before) && materialize(pt, gn))
+				return 0;   /* no memory: nothing dropped this time */
+		}
+	for (size_t i = 0; i < pt->nr_procs; i++) {
+		struct proc *p = &pt->procs[i];
+		size_t w = 0;
+
+		for (size_t g = 0; g < p->n; g++) {
+			if (!gone(p->gens[g], before)) {
+				p->gens[w++] = p->gens[g];
+				continue;
+			}
+			gen_free(p->gens[g]);
 			dropped++;
+		}
+		p->n = w;
+		if (!w) {
+			free(p->gens);
 			continue;
 		}
-		pt->imgs[w++] = *im;
+		pt->procs[wp++] = *p;
 	}
 	if (!dropped)
 		return 0;
-	pt->nr = w;
-	pt->exited -= dropped;
-	/* rebuild the pid index and the generation chains */
-	memset(pt->slots, 0, pt->nslots * sizeof(*pt->slots));
-	pt->used = 0;
-	for (size_t i = 0; i < pt->nr; i++) {
-		struct slot *s = slot_find(pt, pt->imgs[i].p.pid, true);
+	pt->nr_procs = wp;
+	pt->nr_images -= dropped;
+	pt->nr_exited -= dropped;
+	reindex(pt);
+	/* a thread goes with the last image of its process */
+	for (size_t i = 0; i < pt->nr_threads; i++) {
+		struct thread *t = &pt->threads[i];
 
-		pt->imgs[i].prev = s->newest;
-		s->newest = i;
+		if (!fr_pm_proc(pt, t->pid)) {
+			pt->nr_comms -= t->n;
+			free(t->h);
+			continue;
+		}
+		pt->threads[wt++] = *t;
 	}
+	pt->nr_threads = wt;
+	reindex(pt);
+	pt->version++;
+	repool(pt);   /* no memory: the old pool stays, as good */
 	return dropped;
 }

@@ -65,7 +65,7 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->start_ns = fr_session_now(CLOCK_MONOTONIC);
 	s->fd = -1;
 	s->gc_at = 4096;
-	s->procs = fr_proctable__new();
+	s->procs = fr_proctable__new(&fr_proctable__recorder_policy);
 	if (!s->procs) {
 		fr_session__delete(s);
 		return -ENOMEM;

@@ -96,15 +96,15 @@ static const char *comm_of(struct dump_ctx *c, const struct fr_sample *s, uint64
 		return "swapper";   /* the idle task, as perf and report name it */
 	if (strcmp(name, ":unknown") || !c->procs)
 		return name;
-	p = fr_proctable__find(c->procs, s->pid, t);
-	name = p ? fr_proc__comm(p, t) : NULL;
+	p = fr_proctable__proc_at(c->procs, s->pid, t);
+	name = p ? fr_proctable__proc_comm(c->procs, p, t) : NULL;
 	return name && *name ? name : ":unknown";
 }
 
 /* Load every PROCS blob; a bad one is skipped (the records still list). */
 static struct fr_proctable *load_procs(struct fr_reader *rd)
 {
-	struct fr_proctable *pt = fr_reader__nr_blobs(rd, FR_BLOB_PROCS) ? fr_proctable__new() : NULL;
+	struct fr_proctable *pt = fr_reader__nr_blobs(rd, FR_BLOB_PROCS) ? fr_proctable__new(NULL) : NULL;
 
 	for (size_t i = 0; pt && i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
 		void *data;

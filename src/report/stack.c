@@ -1,5 +1,5 @@
-/* src/report_stack.c: the report's resolver: feeds sideband records to the
- * process model and turns a sample (ip, callchain, or user registers and
+/* src/report/stack.c: the report's resolver: feeds sideband records and
+ * PROCS blobs to the process model (src/proc) and turns a sample (ip, callchain, or user registers and
  * stack) into symbolized frames, kernel frames first, leaf first; keeps
  * the callchains and thread names already resolved.
  */
@@ -12,7 +12,6 @@
 
 #include "src/proc/proctable.h"
 #include "src/report/report.h"
-#include "symbolize/maps.h"
 #include "symbolize/strpool.h"
 #include "symbolize/unwind.h"
 
@@ -41,7 +40,8 @@ struct comm_slot {                      /* the name of tid over [tlo, thi) at ve
 };
 
 struct fr_resolver {
-	struct fr_maps *maps;
+	struct fr_proctable *procs;         /* the process model */
+	struct fr_addrspace as;             /* procs, as the symbolizer asks it */
 	struct fr_symbolizer *sym;
 	struct fr_unwind *unw;
 	struct fr_strpool *strs;        /* ":TID" names of unknown threads */
@@ -61,55 +61,24 @@ struct fr_resolver {
 	uint64_t stack_ids;                 /* the last id given to a slot */
 };
 
-/* One image of the retained process table: a generation of its own, its
- * names and its mappings (those copied from a parent count from its start). */
-static int add_image(struct fr_maps *m, const struct fr_proc *p)
-{
-	int err = fr_maps__image(m, p->pid, p->start_time);
-
-	for (size_t i = 0; !err && i < p->nr_comms; i++) {
-		char comm[17];
-
-		memcpy(comm, p->comms[i].comm, 16);
-		comm[16] = '\0';
-		err = fr_maps__comm(m, p->pid, p->pid, p->comms[i].time, comm, false);
-	}
-	for (size_t i = 0; !err && i < p->nr_maps; i++) {
-		const struct fr_pmap *mp = &p->maps[i];
-
-		if (!mp->len || !mp->path)
-			continue;
-		err = fr_maps__mmap(m, p->pid, mp->time > p->start_time ? mp->time : p->start_time,
-				    mp->start, mp->len, mp->pgoff, mp->path,
-				    mp->build_id_size ? mp->build_id : NULL, mp->build_id_size);
-		if (err == -EINVAL)
-			err = 0;
-	}
-	return err;
-}
-
 /* The PROCS blobs: processes whose sideband the window no longer holds. A
  * blob that does not parse costs its processes' names and symbols only. */
 static int load_procs(struct fr_resolver *r, struct fr_reader *rd)
 {
-	struct fr_proctable *pt = fr_proctable__new();
-	int err = 0;
-
-	if (!pt)
-		return -ENOMEM;
 	for (size_t i = 0; i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
 		void *data = NULL;
 		size_t len = 0;
+		int err = 0;
 
-		if (!fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len) &&
-		    fr_proctable__parse(pt, data, len))
-			fr_reader__blob_damaged(rd, FR_BLOB_PROCS, i, "malformed payload");
+		if (!fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
+			err = fr_proctable__parse(r->procs, data, len);
 		free(data);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			fr_reader__blob_damaged(rd, FR_BLOB_PROCS, i, "malformed payload");
 	}
-	for (size_t i = 0; !err && i < fr_proctable__nr(pt); i++)
-		err = add_image(r->maps, fr_proctable__get(pt, i));
-	fr_proctable__delete(pt);
-	return err;
+	return 0;
 }
 
 int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
@@ -118,9 +87,10 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 	struct fr_resolver *r = calloc(1, sizeof(*r));
 	int err = -ENOMEM;
 
-	if (!r || fr_maps__new(&r->maps) || fr_symbolizer__new(so, &r->sym) ||
+	if (!r || !(r->procs = fr_proctable__new(NULL)) || fr_symbolizer__new(so, &r->sym) ||
 	    fr_unwind__new(r->sym, &r->unw) || !(r->strs = fr_strpool__new()))
 		goto fail;
+	r->as = fr_proctable__addrspace(r->procs);
 	for (size_t i = 0; rd && i < fr_reader__nr_blobs(rd, FR_BLOB_KSYMS); i++) {
 		void *data = NULL;
 		size_t len = 0;
@@ -158,7 +128,7 @@ void fr_resolver__delete(struct fr_resolver *r)
 		return;
 	fr_unwind__delete(r->unw);
 	fr_symbolizer__delete(r->sym);
-	fr_maps__delete(r->maps);
+	fr_proctable__delete(r->procs);
 	fr_strpool__delete(r->strs);
 	for (size_t w = 0; r->stacks && w < STACK_SLOTS / 64; w++)
 		for (uint64_t b = r->stack_used[w]; b; b &= b - 1)
@@ -189,46 +159,24 @@ bool fr_resolver__missed_ksyms(const struct fr_resolver *r)
 
 int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)
 {
-	const struct perf_event_header *h = rec->h;
-	struct fr_comm c;
-	struct fr_mmap2 mm;
-	struct fr_task t;
+	int err = fr_proctable__record_at(r->procs, rec->h,
+					  rec->event ? rec->event->attr.sample_type : 0, rec->time);
 
-	switch (h->type) {
-	case PERF_RECORD_COMM:
-		if (fr_record__comm(h, &c) || !c.comm)
-			return 0;
-		return fr_maps__comm(r->maps, c.pid, c.tid, rec->time, c.comm, c.exec);
-	case PERF_RECORD_MMAP2:
-		if (fr_record__mmap2(h, &mm) || !mm.filename || !mm.len)
-			return 0;
-		return fr_maps__mmap(r->maps, mm.pid, rec->time, mm.addr, mm.len, mm.pgoff,
-				     mm.filename, mm.has_build_id ? mm.build_id : NULL,
-				     mm.has_build_id ? mm.build_id_size : 0);
-	case PERF_RECORD_FORK:
-		if (fr_record__task(h, &t))
-			return 0;
-		return fr_maps__fork(r->maps, t.pid, t.tid, t.ppid, t.ptid, rec->time);
-	case PERF_RECORD_EXIT:
-		if (fr_record__task(h, &t))
-			return 0;
-		return fr_maps__exit(r->maps, t.pid, t.tid, rec->time);
-	default:
-		return 0;
-	}
+	/* a malformed record (or an empty mapping) costs what it would have said */
+	return err == -ENOMEM ? err : 0;
 }
 
 const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time)
 {
 	struct comm_slot *cs = &r->comms[(tid ^ tid >> 8) & (COMM_SLOTS - 1)];
-	uint64_t version = fr_maps__version(r->maps), lo, hi;
+	uint64_t version = fr_proctable__version(r->procs), lo, hi;
 	const char *c;
 	char buf[16];
 
 	if (cs->comm && cs->tid == tid && cs->version == version && time >= cs->tlo &&
 	    time < cs->thi)
 		return cs->comm;
-	c = fr_maps__thread_comm_span(r->maps, tid, time, &lo, &hi);
+	c = fr_proctable__thread_comm_span(r->procs, tid, time, &lo, &hi);
 	if (c) {
 		*cs = (struct comm_slot){ lo, hi, version, c, tid };
 		return c;
@@ -262,7 +210,7 @@ static int add_addr(struct fr_resolver *r, const struct fr_rsample *o, size_t *n
 	else {
 		uint64_t lo, hi;
 
-		k = fr_symbolizer__user_span(r->sym, r->maps, o->pid, o->time, addr, ret,
+		k = fr_symbolizer__user_span(r->sym, &r->as, o->pid, o->time, addr, ret,
 					     &r->frames[*n], FR_MAX_FRAMES - *n, &lo, &hi);
 		if (lo > r->span_lo)
 			r->span_lo = lo;
@@ -280,7 +228,7 @@ static void narrow_span(struct fr_resolver *r, const struct fr_rsample *o, uint6
 {
 	uint64_t lo, hi;
 
-	fr_maps__find_span(r->maps, o->pid, o->time, addr, &lo, &hi);
+	fr_proctable__find_span(r->procs, o->pid, o->time, addr, &lo, &hi);
 	if (lo > r->span_lo)
 		r->span_lo = lo;
 	if (hi < r->span_hi)
@@ -312,7 +260,7 @@ static int add_callchain(struct fr_resolver *r, const struct fr_rsample *o,
 			 * cached callchain holds only while they are the same files) */
 			if (!kernel) {
 				narrow_span(r, o, a);
-				err = fr_symbolizer__touch(r->sym, r->maps, o->pid, o->time, a);
+				err = fr_symbolizer__touch(r->sym, &r->as, o->pid, o->time, a);
 			}
 			continue;
 		}
@@ -342,7 +290,7 @@ static uint64_t hash_ips(uint32_t pid, const struct fr_sample *s)
 static int cached_callchain(struct fr_resolver *r, struct fr_rsample *o,
 			    const struct fr_sample *s, size_t *n)
 {
-	uint64_t h = hash_ips(o->pid, s), version = fr_maps__version(r->maps);
+	uint64_t h = hash_ips(o->pid, s), version = fr_proctable__version(r->procs);
 	size_t ipsz = (size_t)s->nr_ips * sizeof(uint64_t);
 	struct stack_slot *sl;
 	uint64_t *mem;
@@ -396,7 +344,7 @@ static int add_unwound(struct fr_resolver *r, const struct fr_rsample *o,
 {
 	struct fr_ustack st = { s->regs, a->sample_regs_user, s->regs_abi, s->stack,
 				s->stack_dyn_size ? s->stack_dyn_size : s->stack_size };
-	int k = fr_unwind__user(r->unw, r->maps, o->pid, o->time, &st, r->ips, MAX_USER_IPS);
+	int k = fr_unwind__user(r->unw, &r->as, o->pid, o->time, &st, r->ips, MAX_USER_IPS);
 	int err = 0;
 
 	if (k <= 0)

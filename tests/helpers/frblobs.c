@@ -11,9 +11,54 @@
 #include "src/file/file.h"
 #include "src/proc/proctable.h"
 
+struct show {
+	const struct fr_proctable *pt;
+	const struct fr_proc *p;
+	size_t nr_maps;
+	bool ids;
+};
+
+static int count_map(void *ctx, const struct fr_map *m)
+{
+	(void)m;
+	((struct show *)ctx)->nr_maps++;
+	return 0;
+}
+
+static int show_map(void *ctx, const struct fr_map *m)
+{
+	struct show *sh = ctx;
+	const struct fr_dso_id *d = fr_proctable__dso(sh->pt, m->dso);
+
+	printf("map %u 0x%llx 0x%llx %s bid=%u", sh->p->pid, (unsigned long long)m->start,
+	       (unsigned long long)(m->end - m->start), d->path, d->build_id_size);
+	if (sh->ids) {
+		printf(" id=");
+		for (unsigned b = 0; b < d->build_id_size && b < 20; b++)
+			printf("%02x", d->build_id[b]);
+	}
+	printf("\n");
+	return 0;
+}
+
+static int show_proc(void *ctx, const struct fr_proc *p)
+{
+	struct show *sh = ctx;
+	size_t nc;
+	const struct fr_pcomm *c = fr_proctable__proc_comms(sh->pt, p, &nc);
+
+	sh->p = p;
+	sh->nr_maps = 0;
+	fr_proctable__proc_maps(sh->pt, p, count_map, sh);
+	printf("proc %u ppid=%u start=%llu exit=%llu comm=%s maps=%zu\n", p->pid, p->ppid,
+	       (unsigned long long)p->start_time, (unsigned long long)p->exit_time,
+	       nc ? c[nc - 1].comm : "", sh->nr_maps);
+	return fr_proctable__proc_maps(sh->pt, p, show_map, sh);
+}
+
 int main(int argc, char **argv)
 {
-	struct fr_proctable *pt = fr_proctable__new();
+	struct fr_proctable *pt = fr_proctable__new(NULL);
 	struct fr_reader *r;
 	void *data;
 	size_t len;
@@ -41,25 +86,7 @@ int main(int argc, char **argv)
 			return 1;
 		free(data);
 	}
-	for (size_t i = 0; i < fr_proctable__nr(pt); i++) {
-		const struct fr_proc *p = fr_proctable__get(pt, i);
-
-		printf("proc %u ppid=%u start=%llu exit=%llu comm=%s maps=%zu\n", p->pid, p->ppid,
-		       (unsigned long long)p->start_time, (unsigned long long)p->exit_time,
-		       p->nr_comms ? p->comms[p->nr_comms - 1].comm : "", p->nr_maps);
-		for (size_t k = 0; k < p->nr_maps; k++) {
-			const struct fr_pmap *m = &p->maps[k];
-
-			printf("map %u 0x%llx 0x%llx %s bid=%u", p->pid, (unsigned long long)m->start,
-			       (unsigned long long)m->len, m->path, m->build_id_size);
-			if (ids) {
-				printf(" id=");
-				for (unsigned b = 0; b < m->build_id_size && b < 20; b++)
-					printf("%02x", m->build_id[b]);
-			}
-			printf("\n");
-		}
-	}
+	fr_proctable__for_each(pt, show_proc, &(struct show){ .pt = pt, .ids = ids });
 	fr_reader__close(r);
 	fr_proctable__delete(pt);
 	return 0;

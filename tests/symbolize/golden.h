@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tests/cunit.h"
-#include "symbolize/maps.h"
+#include "src/proc/proctable.h"
 #include "symbolize/symbolize.h"
 
 #define BASE 0x555555554000ull
@@ -38,17 +39,18 @@ static void format_frames(const struct fr_frame *f, int n, char *out, size_t len
 	}
 }
 
-static void check_block(struct fr_symbolizer *s, struct fr_maps *m, const char *addr_line,
+static void check_block(struct fr_symbolizer *s, struct fr_proctable *m, const char *addr_line,
 			const char *expect)
 {
 	char *end, got[2048];
 	uint64_t a = strtoull(addr_line, &end, 16);
 	bool ret = !strcmp(end, " r");
 	struct fr_frame f[16];
+	struct fr_addrspace as = fr_proctable__addrspace(m);
 	int n;
 
 	CU_ASSERT_FATAL(end != addr_line && (!*end || ret));
-	n = fr_symbolizer__user(s, m, 1, 10, BASE + a, ret, f, 16);
+	n = fr_symbolizer__user(s, &as, 1, 10, BASE + a, ret, f, 16);
 	CU_ASSERT_FATAL(n > 0);
 	format_frames(f, n, got, sizeof(got));
 	if (strcmp(got, expect))
@@ -63,14 +65,14 @@ static int check_golden(const char *golden, const char *bin, const struct fr_sym
 {
 	FILE *g = fopen(golden, "r");
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	char line[256], addr[256] = "", expect[2048] = "";
 	int blocks = 0;
 
 	CU_ASSERT_FATAL(g != NULL);
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(o, &s) == 0);
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(o, &s) == 0);
 	/* the whole file mapped at BASE: runtime address = BASE + file address */
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, bin, NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0, PROT_EXEC, bin, NULL, 0) == 0);
 	while (fgets(line, sizeof(line), g)) {
 		if (line[0] == '#')
 			continue;
@@ -92,7 +94,7 @@ static int check_golden(const char *golden, const char *bin, const struct fr_sym
 	}
 	fclose(g);
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 	return blocks;
 }
 

@@ -12,11 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbolize/internal.h"
 #include "tests/symbolize/golden.h"
+#include "src/proc/proctable.h"
+
+/* The model as the symbolizer asks for it. */
+static const struct fr_addrspace *as_of(const struct fr_proctable *m)
+{
+	static struct fr_addrspace as;
+
+	as = fr_proctable__addrspace(m);
+	return &as;
+}
 
 #ifndef FIXTURES
 #error "FIXTURES must name the fixture directory (absolute)"
@@ -238,18 +249,18 @@ static void test_files(void)
 static void name_at_11c0(const struct fr_symbolizer_opts *o, char *name, size_t len)
 {
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	struct fr_frame f[16];
 	int n;
 
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(o, &s) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/inline.bin", NULL,
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(o, &s) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0, PROT_EXEC, FIXTURES "/inline.bin", NULL,
 				      0) == 0);
-	n = fr_symbolizer__user(s, m, 1, 10, BASE + 0x11c0, false, f, 16);
+	n = fr_symbolizer__user(s, as_of(m), 1, 10, BASE + 0x11c0, false, f, 16);
 	CU_ASSERT_FATAL(n >= 3);
 	snprintf(name, len, "%s", f[0].sym->name);
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 }
 
 /* Through the symbolizer: the first report fills the cache, the second

@@ -14,11 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
 
 #include "tests/symbolize/golden.h"
+#include "src/proc/proctable.h"
+
+/* The model as the symbolizer asks for it. */
+static const struct fr_addrspace *as_of(const struct fr_proctable *m)
+{
+	static struct fr_addrspace as;
+
+	as = fr_proctable__addrspace(m);
+	return &as;
+}
 
 #ifndef FIXTURES
 #error "FIXTURES must name the fixture directory (absolute)"
@@ -127,7 +138,7 @@ static void test_fill_then_use(void)
 static int frames_at(const char *bin, const struct fr_symbolizer_opts *o)
 {
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	struct fr_frame f[16];
 	FILE *g = fopen(FIXTURES "/inline.golden", "r");
 	char line[256], cur[64] = "", addr[64] = "";
@@ -143,11 +154,11 @@ static int frames_at(const char *bin, const struct fr_symbolizer_opts *o)
 			snprintf(addr, sizeof(addr), "%s", cur);
 	}
 	fclose(g);
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(o, &s) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, bin, NULL, 0) == 0);
-	n = fr_symbolizer__user(s, m, 1, 10, BASE + strtoull(addr, NULL, 16), false, f, 16);
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(o, &s) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0, PROT_EXEC, bin, NULL, 0) == 0);
+	n = fr_symbolizer__user(s, as_of(m), 1, 10, BASE + strtoull(addr, NULL, 16), false, f, 16);
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 	return n;
 }
 

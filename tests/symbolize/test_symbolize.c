@@ -21,7 +21,6 @@
 #include "symbolize/demangle.h"
 #include "symbolize/internal.h"
 #include "symbolize/kallsyms.h"
-#include "symbolize/maps.h"
 #include "symbolize/symbolize.h"
 
 #ifndef FIXTURES
@@ -30,57 +29,13 @@
 
 #include "tests/symbolize/golden.h"
 
-static void test_maps_time(void)
+/* The model as the symbolizer asks for it. */
+static const struct fr_addrspace *as_of(const struct fr_proctable *m)
 {
-	struct fr_maps *m;
-	const struct fr_map *mp;
-	uint8_t bid[3] = { 1, 2, 3 };
+	static struct fr_addrspace as;
 
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0);
-	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 100, "a", false), 0);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 100, 0x1000, 0x1000, 0, "/A", bid, 3), 0);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 200, 0x1000, 0x1000, 0, "/B", NULL, 0), 0);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 210, 0x8000, 0x100, 0, "/A", bid, 3), 0);
-	/* a mapping applies from its time on, the newest wins */
-	CU_ASSERT_PTR_NULL(fr_maps__find(m, 10, 50, 0x1800));
-	mp = fr_maps__find(m, 10, 150, 0x1800);
-	CU_ASSERT_FATAL(mp != NULL);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/A");
-	mp = fr_maps__find(m, 10, 250, 0x1800);
-	CU_ASSERT_FATAL(mp != NULL);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
-	CU_ASSERT_PTR_NULL(fr_maps__find(m, 10, 250, 0x2000));
-	/* the same file and build id is one dso */
-	CU_ASSERT_EQUAL(fr_maps__find(m, 10, 250, 0x8000)->dso, fr_maps__find(m, 10, 150, 0x1000)->dso);
-	CU_ASSERT_EQUAL(fr_maps__nr_dsos(m), 2);
-	/* fork at 260: the child sees the parent's mappings as of then */
-	CU_ASSERT_EQUAL(fr_maps__fork(m, 11, 11, 10, 10, 260), 0);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 280, 0x5000, 0x1000, 0, "/D", NULL, 0), 0);
-	mp = fr_maps__find(m, 11, 290, 0x1800);
-	CU_ASSERT_FATAL(mp != NULL);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
-	CU_ASSERT_PTR_NULL(fr_maps__find(m, 11, 290, 0x5800));
-	CU_ASSERT_PTR_NOT_NULL(fr_maps__find(m, 10, 290, 0x5800));
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 11, 270, 0x1000, 0x1000, 0, "/E", NULL, 0), 0);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 11, 275, 0x1800)->dso)->path, "/E");
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 11, 265, 0x1800)->dso)->path, "/B");
-	/* exec at 300: a new image, nothing mapped until its own MMAP2s */
-	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 300, "b", true), 0);
-	CU_ASSERT_PTR_NULL(fr_maps__find(m, 10, 305, 0x1800));
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 310, 0x1000, 0x1000, 0, "/C", NULL, 0), 0);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 10, 350, 0x1800)->dso)->path, "/C");
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, fr_maps__find(m, 10, 250, 0x1800)->dso)->path, "/B");
-	/* names over time; a new thread starts with its creator's name */
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 10, 150), "a");
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 10, 350), "b");
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 10, 50), "a");
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 11, 270), "a");
-	CU_ASSERT_EQUAL(fr_maps__fork(m, 10, 12, 10, 10, 400), 0);
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm(m, 12, 401), "b");
-	CU_ASSERT_PTR_EQUAL(fr_maps__thread_comm(m, 12, 401), fr_maps__thread_comm(m, 10, 401));
-	CU_ASSERT_PTR_NULL(fr_maps__thread_comm(m, 99, 1));
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 1, 0x1000, 0, 0, "/X", NULL, 0), -EINVAL);
-	fr_maps__delete(m);
+	as = fr_proctable__addrspace(m);
+	return &as;
 }
 
 static void test_kallsyms(void)
@@ -148,17 +103,17 @@ static void test_no_demangle(void)
 {
 	struct fr_symbolizer_opts o = { .no_demangle = true };
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	struct fr_frame f[16];
 	int n;
 
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/cxx.bin", NULL, 0) == 0);
-	n = fr_symbolizer__user(s, m, 1, 1, BASE + 0x1320, false, f, 16);
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0, PROT_EXEC, FIXTURES "/cxx.bin", NULL, 0) == 0);
+	n = fr_symbolizer__user(s, as_of(m), 1, 1, BASE + 0x1320, false, f, 16);
 	CU_ASSERT_FATAL(n >= 1);
 	CU_ASSERT_STRING_EQUAL(f[n - 1].sym->name, "_ZNK6shapes4Grid3sumEm");
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 }
 
 static void test_demangle(void)
@@ -188,78 +143,21 @@ static void test_unknown_grouped(void)
 {
 	struct fr_symbolizer_opts o = { 0 };
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	struct fr_frame f[4], g[4];
 
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0x2000, FIXTURES "/missing.so", NULL,
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0x2000, PROT_EXEC, FIXTURES "/missing.so", NULL,
 				      0) == 0);
-	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + 0x7bd, false, f, 4) == 1);
-	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + 0x7c0, false, g, 4) == 1);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, as_of(m), 1, 1, BASE + 0x7bd, false, f, 4) == 1);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, as_of(m), 1, 1, BASE + 0x7c0, false, g, 4) == 1);
 	CU_ASSERT(f[0].sym->unknown && g[0].sym->unknown);
 	CU_ASSERT_STRING_EQUAL(f[0].sym->name, "missing.so+0x27bd");
 	CU_ASSERT(f[0].sym != g[0].sym);
-	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 2, BASE + 0x7bd, false, g, 4) == 1);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, as_of(m), 1, 2, BASE + 0x7bd, false, g, 4) == 1);
 	CU_ASSERT(f[0].sym == g[0].sym);
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
-}
-
-/* The span of times over which a lookup's answer holds: from the newest
- * mapping in force to the next one holding the address, bounded by the
- * process's generations (exec); every change moves the version. */
-static void test_maps_span(void)
-{
-	struct fr_maps *m;
-	const struct fr_map *mp;
-	uint64_t lo, hi, v;
-
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0);
-	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 100, "a", false), 0);
-	v = fr_maps__version(m);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 100, 0x1000, 0x1000, 0, "/A", NULL, 0), 0);
-	CU_ASSERT(fr_maps__version(m) != v);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 200, 0x1000, 0x1000, 0, "/B", NULL, 0), 0);
-	CU_ASSERT_EQUAL(fr_maps__mmap(m, 10, 150, 0x4000, 0x1000, 0, "/C", NULL, 0), 0);
-	mp = fr_maps__find_span(m, 10, 150, 0x1800, &lo, &hi);
-	CU_ASSERT_FATAL(mp != NULL);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/A");
-	CU_ASSERT_EQUAL(lo, 100);
-	CU_ASSERT_EQUAL(hi, 200);   /* /C at 150 does not hold 0x1800 */
-	CU_ASSERT_PTR_NULL(fr_maps__find_span(m, 10, 50, 0x1800, &lo, &hi));
-	CU_ASSERT_EQUAL(lo, 0);
-	CU_ASSERT_EQUAL(hi, 100);
-	mp = fr_maps__find_span(m, 10, 500, 0x1800, &lo, &hi);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
-	CU_ASSERT_EQUAL(lo, 200);
-	CU_ASSERT_EQUAL(hi, UINT64_MAX);
-	/* exec at 300: the old image's answer ends there, the new one starts */
-	v = fr_maps__version(m);
-	CU_ASSERT_EQUAL(fr_maps__comm(m, 10, 10, 300, "b", true), 0);
-	CU_ASSERT(fr_maps__version(m) != v);
-	mp = fr_maps__find_span(m, 10, 250, 0x1800, &lo, &hi);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
-	CU_ASSERT_EQUAL(lo, 200);
-	CU_ASSERT_EQUAL(hi, 300);
-	CU_ASSERT_PTR_NULL(fr_maps__find_span(m, 10, 350, 0x1800, &lo, &hi));
-	CU_ASSERT_EQUAL(lo, 300);
-	CU_ASSERT_EQUAL(hi, UINT64_MAX);
-	/* a forked child: its parent's answer as of the fork, for all its times */
-	CU_ASSERT_EQUAL(fr_maps__fork(m, 11, 11, 10, 10, 250), 0);
-	mp = fr_maps__find_span(m, 11, 260, 0x1800, &lo, &hi);
-	CU_ASSERT_FATAL(mp != NULL);
-	CU_ASSERT_STRING_EQUAL(fr_maps__dso(m, mp->dso)->path, "/B");
-	CU_ASSERT_EQUAL(lo, 0);   /* before its first generation: that one */
-	CU_ASSERT_EQUAL(hi, UINT64_MAX);
-	/* thread names: the same entry from one COMM to the next */
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm_span(m, 10, 320, &lo, &hi), "b");
-	CU_ASSERT_EQUAL(lo, 300);
-	CU_ASSERT_EQUAL(hi, UINT64_MAX);
-	CU_ASSERT_STRING_EQUAL(fr_maps__thread_comm_span(m, 10, 299, &lo, &hi), "a");
-	CU_ASSERT_EQUAL(lo, 0);
-	CU_ASSERT_EQUAL(hi, 300);
-	CU_ASSERT_PTR_NULL(fr_maps__thread_comm_span(m, 77, 320, &lo, &hi));
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 }
 
 /* The cache of (pid, address) answers: an address seen again costs no
@@ -269,21 +167,21 @@ static void test_front_cache(void)
 {
 	struct fr_symbolizer_opts o = { 0 };
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	struct fr_frame f[16], g[16];
 	uint64_t hits, misses, addr = BASE + 0x1320;
 	int n, k;
 
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/cxx.bin", NULL, 0) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 2, 0, BASE, 0x10000, 0x2000, FIXTURES "/missing.so", NULL,
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0, PROT_EXEC, FIXTURES "/cxx.bin", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 2, 0, BASE, 0x10000, 0x2000, PROT_EXEC, FIXTURES "/missing.so", NULL,
 				      0) == 0);
-	n = fr_symbolizer__user(s, m, 1, 10, addr, false, f, 16);
+	n = fr_symbolizer__user(s, as_of(m), 1, 10, addr, false, f, 16);
 	CU_ASSERT_FATAL(n >= 1);
 	fr_symbolizer__cache_stats(s, &hits, &misses);
 	CU_ASSERT_EQUAL(hits, 0);
 	CU_ASSERT_EQUAL(misses, 1);
-	k = fr_symbolizer__user(s, m, 1, 20, addr, false, g, 16);
+	k = fr_symbolizer__user(s, as_of(m), 1, 20, addr, false, g, 16);
 	fr_symbolizer__cache_stats(s, &hits, &misses);
 	CU_ASSERT_EQUAL(hits, 1);
 	CU_ASSERT_EQUAL(misses, 1);
@@ -294,31 +192,31 @@ static void test_front_cache(void)
 	CU_ASSERT_STRING_EQUAL(f[n - 1].sym->name, "shapes::Grid::sum");
 	/* fewer frames wanted: the outermost, as without the cache */
 	if (n > 1) {
-		CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 20, addr, false, g, 1), 1);
+		CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 1, 20, addr, false, g, 1), 1);
 		CU_ASSERT_PTR_EQUAL(g[0].sym, f[n - 1].sym);
 	}
 	/* the same address in another process is another file */
-	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 2, 20, addr, false, g, 16), 1);
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 2, 20, addr, false, g, 16), 1);
 	CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x3320");
-	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 2, 30, addr, true, g, 16), 1);
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 2, 30, addr, true, g, 16), 1);
 	CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x331f");
-	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 30, addr, false, g, 16), n);
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 1, 30, addr, false, g, 16), n);
 	CU_ASSERT_PTR_EQUAL(g[n - 1].sym, f[n - 1].sym);
 	fr_symbolizer__cache_stats(s, &hits, &misses);
 	CU_ASSERT_EQUAL(misses, 3);
 	/* pid 1 maps another file over it from time 100: before, the old answer */
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 100, BASE, 0x10000, 0, FIXTURES "/missing.so", NULL,
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 100, BASE, 0x10000, 0, PROT_EXEC, FIXTURES "/missing.so", NULL,
 				      0) == 0);
-	CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 150, addr, false, g, 16), 1);
+	CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 1, 150, addr, false, g, 16), 1);
 	CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x1320");
 	for (int i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 50, addr, false, g, 16), n);
+		CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 1, 50, addr, false, g, 16), n);
 		CU_ASSERT_PTR_EQUAL(g[n - 1].sym, f[n - 1].sym);
-		CU_ASSERT_EQUAL(fr_symbolizer__user(s, m, 1, 150 + (uint64_t)i, addr, false, g, 16), 1);
+		CU_ASSERT_EQUAL(fr_symbolizer__user(s, as_of(m), 1, 150 + (uint64_t)i, addr, false, g, 16), 1);
 		CU_ASSERT_STRING_EQUAL(g[0].sym->name, "missing.so+0x1320");
 	}
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 }
 
 /* Feed an MMAP2 of path at BASE for pid at time to the resolver. */
@@ -506,7 +404,7 @@ static void test_vdso(void)
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 	struct fr_symbolizer_opts o = { 0 };
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	struct fr_frame f[4];
 	uint64_t fn;
 	size_t len;
@@ -516,22 +414,22 @@ static void test_vdso(void)
 	len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
 	fn = dynsym_value(eh, len, "__vdso_clock_gettime");
 	CU_ASSERT_FATAL(fn != 0);
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(&o, &s) == 0);
 	CU_ASSERT_EQUAL(fr_symbolizer__add_vdso(s, "not elf", 7), -EINVAL);
 	CU_ASSERT_EQUAL_FATAL(fr_symbolizer__add_vdso(s, eh, len), 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x2000, 0, "[vdso]", NULL, 0) == 0);
-	CU_ASSERT_FATAL(fr_symbolizer__user(s, m, 1, 1, BASE + fn, false, f, 4) >= 1);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x2000, 0, PROT_EXEC, "[vdso]", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_symbolizer__user(s, as_of(m), 1, 1, BASE + fn, false, f, 4) >= 1);
 	CU_ASSERT_STRING_EQUAL(f[0].sym->name, "__vdso_clock_gettime");
 	CU_ASSERT_STRING_EQUAL(f[0].sym->dso, "[vdso]");
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 }
 
 static void test_build_id(void)
 {
 	struct fr_symbolizer_opts o = { 0 };
 	struct fr_symbolizer *s;
-	struct fr_maps *m;
+	struct fr_proctable *m;
 	uint8_t wrong[20];
 	struct fr_frame f[4];
 	enum fr_dso_status st = FR_DSO_OK;
@@ -539,30 +437,30 @@ static void test_build_id(void)
 	int n;
 
 	memset(wrong, 0xab, sizeof(wrong));
-	CU_ASSERT_FATAL(fr_maps__new(&m) == 0 && fr_symbolizer__new(&o, &s) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 1, 0, BASE, 0x10000, 0, FIXTURES "/inline.bin", wrong,
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL && fr_symbolizer__new(&o, &s) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 1, 0, BASE, 0x10000, 0, PROT_EXEC, FIXTURES "/inline.bin", wrong,
 				      sizeof(wrong)) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 2, 0, BASE, 0x10000, 0, "[vdso]", NULL, 0) == 0);
-	CU_ASSERT_FATAL(fr_maps__mmap(m, 3, 0, BASE, 0x10000, 0, FIXTURES "/missing.bin", NULL, 0) == 0);
-	n = fr_symbolizer__user(s, m, 1, 1, BASE + 0x11c0, false, f, 4);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 2, 0, BASE, 0x10000, 0, PROT_EXEC, "[vdso]", NULL, 0) == 0);
+	CU_ASSERT_FATAL(fr_proctable__mmap(m, 3, 0, BASE, 0x10000, 0, PROT_EXEC, FIXTURES "/missing.bin", NULL, 0) == 0);
+	n = fr_symbolizer__user(s, as_of(m), 1, 1, BASE + 0x11c0, false, f, 4);
 	CU_ASSERT_EQUAL(n, 1);
 	CU_ASSERT(f[0].sym->unknown);
 	CU_ASSERT_STRING_EQUAL(f[0].sym->dso_short, "inline.bin");
 	CU_ASSERT_EQUAL(fr_symbolizer__dso_status(s, 0, &path, &st, &used), 0);
 	CU_ASSERT_EQUAL(st, FR_DSO_BUILD_ID);
-	n = fr_symbolizer__user(s, m, 2, 1, BASE + 0x10, false, f, 4);
+	n = fr_symbolizer__user(s, as_of(m), 2, 1, BASE + 0x10, false, f, 4);
 	CU_ASSERT(n == 1 && f[0].sym->unknown);
 	CU_ASSERT_STRING_EQUAL(f[0].sym->dso, "[vdso]");
 	fr_symbolizer__dso_status(s, 1, &path, &st, &used);
 	CU_ASSERT_EQUAL(st, FR_DSO_SPECIAL);
-	n = fr_symbolizer__user(s, m, 3, 1, BASE + 0x10, false, f, 4);
+	n = fr_symbolizer__user(s, as_of(m), 3, 1, BASE + 0x10, false, f, 4);
 	fr_symbolizer__dso_status(s, 2, &path, &st, &used);
 	CU_ASSERT_EQUAL(st, FR_DSO_MISSING);
 	/* no mapping at all */
-	n = fr_symbolizer__user(s, m, 4, 1, BASE, false, f, 4);
+	n = fr_symbolizer__user(s, as_of(m), 4, 1, BASE, false, f, 4);
 	CU_ASSERT(n == 1 && f[0].sym == fr_symbolizer__unknown(s, false));
 	fr_symbolizer__delete(s);
-	fr_maps__delete(m);
+	fr_proctable__delete(m);
 }
 
 struct unwind_check {
@@ -654,9 +552,7 @@ static int procs_cb(void *ctx, const struct fr_rec *r)
 static void test_procs_blob(void)
 {
 	char path[] = "/tmp/fr-test-procs-XXXXXX";
-	struct fr_proctable *pt = fr_proctable__new();
-	struct fr_pmap pm = { .time = 5, .start = BASE, .len = 0x10000, .pgoff = 0,
-			      .prot = PROT_READ | PROT_EXEC, .path = (char *)FIXTURES "/inline.bin" };
+	struct fr_proctable *pt = fr_proctable__new(&fr_proctable__recorder_policy);
 	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" }, sb = { .index = 1 };
 	struct {
 		struct perf_event_header h;
@@ -673,8 +569,10 @@ static void test_procs_blob(void)
 	CU_ASSERT_FATAL(fd >= 0 && pt != NULL);
 	close(fd);
 	unlink(path);
-	CU_ASSERT_EQUAL(fr_proctable__add_proc(pt, 4242, 1, "gone"), 0);
-	CU_ASSERT_EQUAL(fr_proctable__add_map(pt, 4242, &pm), 0);
+	CU_ASSERT_EQUAL(fr_proctable__image(pt, &(struct fr_proc){ .pid = 4242, .ppid = 1 }), 0);
+	CU_ASSERT_EQUAL(fr_proctable__comm(pt, 4242, 4242, 0, "gone", false), 0);
+	CU_ASSERT_EQUAL(fr_proctable__mmap(pt, 4242, 5, BASE, 0x10000, 0, PROT_READ | PROT_EXEC,
+					   FIXTURES "/inline.bin", NULL, 0), 0);
 	ev.attr.size = sizeof(ev.attr);
 	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	sb.flags = FR_EVENT_SIDEBAND;
@@ -777,8 +675,6 @@ static void test_symtab_as_libdwfl(void)
 }
 
 static const struct fr_test tests[] = {
-	{ "maps over time", test_maps_time },
-	{ "maps: the time span of an answer", test_maps_span },
 	{ "kallsyms", test_kallsyms },
 	{ "inline fixture (golden)", test_inline_golden },
 	{ "C++ fixture: demangled, PLT (golden)", test_cxx_golden },
