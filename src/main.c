@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		"  dump       list every record of a file\n"
 		"  report     symbolized report: histogram, callchains (-g), --folded,\n"
 		"             --format=perf-script|json (--raw: every record, as dump)\n"
+		"  diff       what changed between two files, or before and after a trigger:\n"
+		"             shares, deltas and a significance test per row, a diff flame graph\n"
 		"  archive    copy the objects a file's samples hit into the build-id cache\n"
 		"             (-o X.tar: also into a tarball for report --symdir elsewhere)\n"
 		"             --flamegraph FILE, --format=html|pprof|perf-script|json -o FILE\n"
@@ -47,7 +49,7 @@ static void usage(FILE *f)
 		"2 runtime error; 3 denied or unsupported by the kernel/machine; 64 usage.\n");
 }
 
-static const char *const commands[] = { "record", "snapshot", "dump", "report", "archive", "list" };
+static const char *const commands[] = { "record", "snapshot", "dump", "report", "diff", "archive", "list" };
 
 static bool is_command(const char *name)
 {
@@ -68,6 +70,8 @@ static int run_command(int argc, char **argv)
 		return cmd_dump(argc, argv);
 	if (!strcmp(argv[0], "report"))
 		return cmd_report(argc, argv);
+	if (!strcmp(argv[0], "diff"))
+		return cmd_diff(argc, argv);
 	if (!strcmp(argv[0], "list"))
 		return cmd_list(argc, argv);
 	return cmd_archive(argc, argv);

@@ -179,23 +179,33 @@ struct draw {
 	double scale;    /* px per unit of weight */
 	uint32_t height;
 	const char *unit;
+	const struct fr_flame_opts *o;
+	const char **path;       /* names from the root to the frame drawn (o->fill) */
 };
 
 static void draw(const struct draw *d, uint32_t i, uint32_t depth, double x)
 {
 	const struct node *n = &d->t->nodes[i];
 	double w = (double)n->weight * d->scale, y = d->height - BOTTOM - (depth + 1.0) * FRAME_H;
-	unsigned r, g, b;
+	unsigned r, g, b, rgb[3];
+	char note[64] = "";
 
 	if (w < MIN_W)
 		return;
 	color(n->name, &r, &g, &b);
+	d->path[depth] = n->name;
+	if (d->o->fill) {
+		d->o->fill(d->o->fill_ctx, d->path, depth + 1, n->weight, rgb, note, sizeof(note));
+		r = rgb[0];
+		g = rgb[1];
+		b = rgb[2];
+	}
 	fputs("<g><title>", d->f);
 	fr_xml__string(d->f, n->name);
-	fprintf(d->f, " (%llu %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+	fprintf(d->f, " (%llu %s, %.2f%%%s%s)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
 		"height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" "
 		"y=\"%.0f\">", (unsigned long long)n->weight, d->unit,
-		100.0 * (double)n->weight / (double)d->t->nodes[0].weight, x, y, w, FRAME_H - 1,
+		100.0 * (double)n->weight / (double)d->t->nodes[0].weight, note[0] ? ", " : "", note, x, y, w, FRAME_H - 1,
 		r, g, b, x + 3, y + 11.5);
 	label(d->f, n->name, w);
 	fputs("</text></g>\n", d->f);
@@ -260,7 +270,12 @@ int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f)
 		return err;
 	}
 	d = (struct draw){ f, &t, t.nodes[0].weight ? (width - 2.0 * PAD) / (double)t.nodes[0].weight
-				 : 0, TOP + BOTTOM + (t.depth + 1) * FRAME_H, o->unit };
+				 : 0, TOP + BOTTOM + (t.depth + 1) * FRAME_H, o->unit, o,
+			   calloc(t.depth + 2, sizeof(*d.path)) };
+	if (!d.path) {
+		free(t.nodes);
+		return -ENOMEM;
+	}
 	if (o->standalone)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
 	fprintf(f, "<svg id=\"flame\" version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -282,6 +297,7 @@ int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f)
 		draw(&d, 0, 0, PAD);
 	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 		script);
+	free(d.path);
 	free(t.nodes);
 	return ferror(f) ? -EIO : 0;
 }

@@ -134,7 +134,7 @@ static void timeline(FILE *f, const struct fr_timeline *tl, const struct fr_html
 int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
 		   struct fr_folded *fo)
 {
-	struct fr_flame_opts fl = { in->event, in->unit, 0, false };
+	struct fr_flame_opts fl = { .title = in->event, .unit = in->unit };
 	int err;
 
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>flightrec: ", f);

@@ -446,28 +446,6 @@ static void teardown(struct report *rp)
 	fr_reader__close(rp->rd);
 }
 
-/* trigger_time_ns from the file's first TRIGGER blob ("key=value" lines). */
-static bool trigger_time(struct fr_reader *rd, uint64_t *ns)
-{
-	bool found = false;
-	void *data;
-	size_t len;
-	char *p;
-
-	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
-		return false;
-	for (p = data; p && p < (char *)data + len; p = memchr(p, '\n', (size_t)((char *)data + len - p)),
-	     p = p ? p + 1 : NULL) {
-		if (!strncmp(p, "trigger_time_ns=", 16)) {
-			*ns = strtoull(p + 16, NULL, 10);
-			found = true;
-			break;
-		}
-	}
-	free(data);
-	return found;
-}
-
 /* The folded stacks as the chosen picture: flame graph, html page, pprof. */
 static int print_folded(struct report *rp, const char *path)
 {
@@ -478,12 +456,12 @@ static int print_folded(struct report *rp, const char *path)
 	switch (rp->o->fmt) {
 	case FMT_FLAME:
 		snprintf(title, sizeof(title), "Flame Graph: %s", ev);
-		return fr_flame__svg(rp->folded, &(struct fr_flame_opts){ title, unit, 0, true },
+		return fr_flame__svg(rp->folded, &(struct fr_flame_opts){ .title = title, .unit = unit, .standalone = true },
 				     rp->out);
 	case FMT_HTML: {
 		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0 };
 
-		in.has_trigger = trigger_time(rp->rd, &in.trigger_ns);
+		in.has_trigger = fr_input__trigger_time(rp->rd, &in.trigger_ns);
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {
