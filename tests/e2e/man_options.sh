@@ -7,7 +7,7 @@
 man=${MANPAGE:?MANPAGE must point at doc/flightrec.1}
 # the page as text: \- is -, font changes dropped
 sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$man" >"$T/man.txt"
-cmds="record snapshot dump report archive"
+cmds="record snapshot dump report diff archive"
 "$FLIGHTREC" list --help >/dev/null 2>&1 && cmds="$cmds list"
 missing=""
 for c in $cmds; do
