@@ -64,6 +64,27 @@ uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r);
 /* Kernel addresses were looked up but the file has no kernel symbols. */
 bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
 
+/* JIT frames named from perf maps, and frames in anonymous memory (JIT
+ * code) left unnamed, over the samples resolved so far. */
+void fr_resolver__jit_stats(const struct fr_resolver *r, uint64_t *named, uint64_t *unnamed);
+
+/* ---- jit.c: JIT code names (perf maps), the resolver's hook ---- */
+struct fr_jit_opts {
+	bool demangle;           /* C++/Rust names from a map demangled */
+	bool local_maps;         /* also /tmp/perf-PID.map of pids the file has none of */
+};
+struct fr_jit;
+/* Reads the file's PERFMAP blobs (rd may be NULL); a bad one is damage. */
+int fr_jit__new(struct fr_reader *rd, const struct fr_jit_opts *o, struct fr_jit **out);
+void fr_jit__delete(struct fr_jit *j);
+/* f, a user frame of pid the symbolizer left unknown: named from the perf
+ * map entry covering its address, as a function of "[JIT] tid PID", if
+ * there is one. 0 or -ENOMEM. */
+int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f);
+/* Count a sample's frames for fr_jit__stats. */
+void fr_jit__count(struct fr_jit *j, const struct fr_frame *f, size_t n);
+void fr_jit__stats(const struct fr_jit *j, uint64_t *named, uint64_t *unnamed);
+
 /* The frames that describe the sampled address itself: frames[0] up to the
  * first frame that is not an inline instance. */
 size_t fr_leaf_frames(const struct fr_rsample *s);

@@ -297,7 +297,7 @@ static void print_notes(struct report *rp, FILE *f)
 	unsigned nres = rp->nworkers ? rp->nworkers : 1;
 	struct note *v = NULL;
 	size_t n = 0, cap = 0;
-	uint64_t unwind = 0;
+	uint64_t unwind = 0, jit_named = 0, jit_unnamed = 0;
 	bool ksyms = false;
 
 	for (unsigned r = 0; r < nres; r++) {
@@ -314,8 +314,13 @@ static void print_notes(struct report *rp, FILE *f)
 				break;
 			v[n++] = x;
 		}
+		uint64_t named, unnamed;
+
 		ksyms |= fr_resolver__missed_ksyms(res);
 		unwind += fr_resolver__unwind_failures(res);
+		fr_resolver__jit_stats(res, &named, &unnamed);
+		jit_named += named;
+		jit_unnamed += unnamed;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_note);
@@ -339,6 +344,10 @@ static void print_notes(struct report *rp, FILE *f)
 	if (unwind)
 		fprintf(f, "# %llu samples: the user stack did not unwind past the sampled ip\n",
 			(unsigned long long)unwind);
+	if (jit_unnamed)
+		fprintf(f, "# %llu frames in anonymous memory (JIT code) not named: no perf map "
+			"entry covers them (%llu JIT frames named)\n", (unsigned long long)jit_unnamed,
+			(unsigned long long)jit_named);
 }
 
 static int print_text(struct report *rp, const char *path)
