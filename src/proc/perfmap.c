@@ -446,12 +446,13 @@ static int flush(struct enc *e)
 	return err;
 }
 
-static void open_proc(struct enc *e, const struct pmap *m)
+/* skipped: the pid's first header only (a reader adds them up) */
+static void open_proc(struct enc *e, const struct pmap *m, uint64_t skipped)
 {
 	e->proc_at = e->len;
 	fr_put32(e->buf + e->len, m->pid);
 	fr_put32(e->buf + e->len + 4, 0);
-	fr_put64(e->buf + e->len + 8, m->skipped);
+	fr_put64(e->buf + e->len + 8, skipped);
 	e->len += PROC_HDR;
 	e->nprocs++;
 }
@@ -474,7 +475,7 @@ int fr_perfmap__encode(const struct fr_perfmaps *pm, size_t max, fr_perfmap_out_
 			continue;
 		if (e.len + PROC_HDR > e.max)
 			err = flush(&e);
-		open_proc(&e, m);
+		open_proc(&e, m, m->skipped);
 		for (size_t k = 0; k < m->n && !err; k++) {
 			const struct fr_perfmap_entry *x = &m->ents[k].e;
 			size_t nl = strlen(x->name);
@@ -485,7 +486,7 @@ int fr_perfmap__encode(const struct fr_perfmaps *pm, size_t max, fr_perfmap_out_
 				fr_put32(e.buf + e.proc_at + 4, in_hdr);
 				if ((err = flush(&e)))
 					break;
-				open_proc(&e, m);
+				open_proc(&e, m, 0);
 				in_hdr = 0;
 			}
 			fr_put64(e.buf + e.len, x->start);
