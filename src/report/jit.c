@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,11 @@ struct fr_jit {
 	size_t n, cap;
 	struct fr_hmap index;     /* (pid, name) -> syms[] */
 	bool demangle, local;
+	const char *const *symdirs;
+	size_t nr_symdirs;
+	uint32_t *loaded;         /* pids named from a local map, and where from */
+	char **loaded_from;
+	size_t nloaded, loaded_cap, from_cap;
 	uint64_t named, unnamed;
 };
 
@@ -42,6 +48,8 @@ int fr_jit__new(struct fr_reader *rd, const struct fr_jit_opts *o, struct fr_jit
 	}
 	j->demangle = o->demangle;
 	j->local = o->local_maps;
+	j->symdirs = o->symdirs;
+	j->nr_symdirs = o->nr_symdirs;
 	for (size_t i = 0; rd && i < fr_reader__nr_blobs(rd, FR_BLOB_PERFMAP); i++) {
 		void *data = NULL;
 		size_t len = 0;
@@ -68,6 +76,10 @@ void fr_jit__delete(struct fr_jit *j)
 		return;
 	for (size_t i = 0; i < j->n; i++)
 		free(j->syms[i]);
+	for (size_t i = 0; i < j->nloaded; i++)
+		free(j->loaded_from[i]);
+	free(j->loaded);
+	free(j->loaded_from);
 	free(j->syms);
 	fr_hmap__exit(&j->index);
 	fr_perfmaps__delete(j->maps);
@@ -116,6 +128,41 @@ static const struct fr_sym *sym_of(struct fr_jit *j, uint32_t pid, const char *k
 	return &s->sym;
 }
 
+/* Not in the file: DIR/jit/perf-PID.map of each --symdir (flightrec archive
+ * puts them there), then /tmp/perf-PID.map (as perf), once per pid. */
+static int load_local(struct fr_jit *j, uint32_t pid)
+{
+	char path[PATH_MAX];
+	int err = -ENOENT;
+
+	for (size_t i = 0; j->local && i <= j->nr_symdirs && err; i++) {
+		if (i < j->nr_symdirs)
+			snprintf(path, sizeof(path), "%s/jit/perf-%u.map", j->symdirs[i], pid);
+		else
+			snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+		err = fr_perfmaps__load_file(j->maps, pid, path);
+		if (err == -ENOMEM)
+			return err;
+	}
+	if (err)
+		return err;
+	if (fr_grow(&j->loaded, &j->loaded_cap, j->nloaded + 1, sizeof(*j->loaded), 16) ||
+	    fr_grow(&j->loaded_from, &j->from_cap, j->nloaded + 1, sizeof(*j->loaded_from), 16) ||
+	    !(j->loaded_from[j->nloaded] = strdup(path)))
+		return -ENOMEM;
+	j->loaded[j->nloaded++] = pid;
+	return 0;
+}
+
+size_t fr_jit__local_maps(const struct fr_jit *j, size_t i, uint32_t *pid, const char **path)
+{
+	if (i < j->nloaded) {
+		*pid = j->loaded[i];
+		*path = j->loaded_from[i];
+	}
+	return j->nloaded;
+}
+
 int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f)
 {
 	const struct fr_perfmap_entry *e;
@@ -123,14 +170,9 @@ int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f)
 	struct fr_perfmap_stats st;
 
 	if (fr_perfmaps__stats(j->maps, pid, &st) == -ENOENT) {
-		/* not in the file: the local map, once (as perf) */
-		char path[64];
 		size_t used;
-		int err = 0;
+		int err = load_local(j, pid);
 
-		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-		if (j->local)
-			err = fr_perfmaps__load_file(j->maps, pid, path);
 		if (err == -ENOMEM)
 			return err;
 		if (fr_perfmaps__stats(j->maps, pid, &st) == -ENOENT &&

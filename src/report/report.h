@@ -67,11 +67,15 @@ bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
 /* JIT frames named from perf maps, and frames in anonymous memory (JIT
  * code) left unnamed, over the samples resolved so far. */
 void fr_resolver__jit_stats(const struct fr_resolver *r, uint64_t *named, uint64_t *unnamed);
+const struct fr_jit *fr_resolver__jit(const struct fr_resolver *r);
 
 /* ---- jit.c: JIT code names (perf maps), the resolver's hook ---- */
 struct fr_jit_opts {
 	bool demangle;           /* C++/Rust names from a map demangled */
-	bool local_maps;         /* also /tmp/perf-PID.map of pids the file has none of */
+	bool local_maps;         /* also maps of pids the file has none of: DIR/jit/perf-PID.map
+				  * of each symdir, then /tmp/perf-PID.map */
+	const char *const *symdirs;
+	size_t nr_symdirs;
 };
 struct fr_jit;
 /* Reads the file's PERFMAP blobs (rd may be NULL); a bad one is damage. */
@@ -84,6 +88,9 @@ int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f);
 /* Count a sample's frames for fr_jit__stats. */
 void fr_jit__count(struct fr_jit *j, const struct fr_frame *f, size_t n);
 void fr_jit__stats(const struct fr_jit *j, uint64_t *named, uint64_t *unnamed);
+/* The local maps read so far: the i-th one's pid and path (i < the count
+ * returned). */
+size_t fr_jit__local_maps(const struct fr_jit *j, size_t i, uint32_t *pid, const char **path);
 
 /* The frames that describe the sampled address itself: frames[0] up to the
  * first frame that is not an inline instance. */

@@ -90,7 +90,8 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 
 	if (!r || !(r->procs = fr_proctable__new(NULL)) || fr_symbolizer__new(so, &r->sym) ||
 	    fr_unwind__new(r->sym, &r->unw) || !(r->strs = fr_strpool__new()) ||
-	    fr_jit__new(rd, &(struct fr_jit_opts){ !so->no_demangle, !so->only_given_dirs }, &r->jit))
+	    fr_jit__new(rd, &(struct fr_jit_opts){ !so->no_demangle, !so->only_given_dirs,
+						   so->symdirs, so->nr_symdirs }, &r->jit))
 		goto fail;
 	r->as = fr_proctable__addrspace(r->procs);
 	for (size_t i = 0; rd && i < fr_reader__nr_blobs(rd, FR_BLOB_KSYMS); i++) {
@@ -158,6 +159,11 @@ uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r)
 void fr_resolver__jit_stats(const struct fr_resolver *r, uint64_t *named, uint64_t *unnamed)
 {
 	fr_jit__stats(r->jit, named, unnamed);
+}
+
+const struct fr_jit *fr_resolver__jit(const struct fr_resolver *r)
+{
+	return r->jit;
 }
 
 bool fr_resolver__missed_ksyms(const struct fr_resolver *r)
