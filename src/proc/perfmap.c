@@ -396,6 +396,24 @@ const struct fr_perfmap_entry *fr_perfmaps__find(struct fr_perfmaps *pm, uint32_
 	return NULL;
 }
 
+void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
+{
+	struct pmap *m = find_map(pm, pid);
+	uint32_t i, last;
+
+	if (!m)
+		return;
+	i = (uint32_t)(m - pm->maps);
+	last = (uint32_t)pm->n - 1;
+	free(m->ents);
+	fr_hmap__remove(&pm->index, fr_hash__u64(pid), i);
+	if (i != last) {
+		fr_hmap__replace(&pm->index, fr_hash__u64(pm->maps[last].pid), last, i);
+		pm->maps[i] = pm->maps[last];
+	}
+	pm->n--;
+}
+
 bool fr_perfmaps__has(const struct fr_perfmaps *pm, uint32_t pid)
 {
 	const struct pmap *m = find_map(pm, pid);
@@ -457,9 +475,11 @@ static void open_proc(struct enc *e, const struct pmap *m, uint64_t skipped)
 	e->nprocs++;
 }
 
-int fr_perfmap__encode(const struct fr_perfmaps *pm, size_t max, fr_perfmap_out_cb cb, void *ctx)
+int fr_perfmap__encode(const struct fr_perfmaps *pm, const uint32_t *pids, size_t nr, size_t max,
+		       fr_perfmap_out_cb cb, void *ctx)
 {
 	struct enc e = { NULL, 8, max, 0, 0, cb, ctx };
+	size_t count = pids ? nr : pm->n;
 	int err = 0;
 
 	if (max < 8 + PROC_HDR + ENT_FIXED + FR_PERFMAP_LINE_MAX)
@@ -467,11 +487,11 @@ int fr_perfmap__encode(const struct fr_perfmaps *pm, size_t max, fr_perfmap_out_
 	if (!(e.buf = malloc(max)))
 		return -ENOMEM;
 	fr_put32(e.buf, FR_PERFMAP_VERSION);
-	for (size_t i = 0; i < pm->n && !err; i++) {
-		const struct pmap *m = &pm->maps[i];
+	for (size_t i = 0; i < count && !err; i++) {
+		const struct pmap *m = pids ? find_map(pm, pids[i]) : &pm->maps[i];
 		uint32_t in_hdr = 0;
 
-		if (!m->n && !m->skipped)
+		if (!m || (!m->n && !m->skipped))
 			continue;
 		if (e.len + PROC_HDR > e.max)
 			err = flush(&e);

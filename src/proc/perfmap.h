@@ -49,11 +49,16 @@ int fr_perfmaps__load_file(struct fr_perfmaps *pm, uint32_t pid, const char *pat
 int fr_perfmaps__add_text(struct fr_perfmaps *pm, uint32_t pid, const char *text, size_t len,
 			  size_t *used);
 
-/* The PERFMAP blob payloads of the whole set, each at most max bytes (one
- * pid's entries may span several), handed to cb in turn; a non-zero return
- * of cb stops and is returned. A set without entries gives none. */
+/* The PERFMAP blob payloads of the pids given (pids NULL: every pid of the
+ * set), each at most max bytes (one pid's entries may span several), handed
+ * to cb in turn; a non-zero return of cb stops and is returned. Pids
+ * without entries give none. -EINVAL: max below one entry of the longest
+ * name (8 + 16 + 20 + FR_PERFMAP_LINE_MAX). */
 typedef int (*fr_perfmap_out_cb)(void *ctx, const void *data, size_t len);
-int fr_perfmap__encode(const struct fr_perfmaps *pm, size_t max, fr_perfmap_out_cb cb, void *ctx);
+int fr_perfmap__encode(const struct fr_perfmaps *pm, const uint32_t *pids, size_t nr, size_t max,
+		       fr_perfmap_out_cb cb, void *ctx);
+/* Drop what the set holds of pid (a process gone, its map written). */
+void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid);
 /* A payload (from any file: every count and length checked) into pm: 0,
  * -EINVAL (malformed: nothing of it added), -ENOMEM. */
 int fr_perfmap__decode(struct fr_perfmaps *pm, const void *data, size_t len);

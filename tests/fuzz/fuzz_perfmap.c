@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fr_perfmaps__new(&pm))
 		return 0;
 	if (!fr_perfmap__decode(pm, data, size) && !fr_perfmaps__new(&b.pm)) {
-		if (fr_perfmap__encode(pm, 1 << 20, decode_back, &b) || b.err)
+		if (fr_perfmap__encode(pm, NULL, 0, 1 << 20, decode_back, &b) || b.err)
 			abort();   /* what it read, it writes and reads back */
 		check_same(pm, b.pm, data, size);
 		fr_perfmaps__delete(b.pm);

@@ -128,7 +128,7 @@ static void test_round_trip(void)
 	struct payloads p = { .n = 0 };
 
 	/* one payload */
-	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, 1 << 20, keep, &p), 0);
+	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, 1 << 20, keep, &p), 0);
 	CU_ASSERT_EQUAL(p.n, 1);
 	CU_ASSERT_FATAL(fr_perfmaps__new(&back) == 0);
 	CU_ASSERT_EQUAL(fr_perfmap__decode(back, p.buf[0], p.len[0]), 0);
@@ -136,7 +136,7 @@ static void test_round_trip(void)
 	fr_perfmaps__delete(back);
 	free_payloads(&p);
 	/* small payloads: a pid's entries spread over several */
-	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, 8192, keep, &p), 0);
+	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, 8192, keep, &p), 0);
 	CU_ASSERT(p.n > 2);
 	CU_ASSERT_FATAL(fr_perfmaps__new(&back) == 0);
 	for (size_t i = 0; i < p.n; i++) {
@@ -146,7 +146,27 @@ static void test_round_trip(void)
 	check_set(back);
 	fr_perfmaps__delete(back);
 	free_payloads(&p);
-	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, 100, keep, &p), -EINVAL);   /* too small a max */
+	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, 100, keep, &p), -EINVAL);   /* too small a max */
+	/* only the pids asked for (a file's pid set); one unknown */
+	{
+		uint32_t want[2] = { 101, 999 };
+		struct fr_perfmap_stats st;
+
+		CU_ASSERT_EQUAL(fr_perfmap__encode(pm, want, 2, 1 << 20, keep, &p), 0);
+		CU_ASSERT_EQUAL(p.n, 1);
+		CU_ASSERT_FATAL(fr_perfmaps__new(&back) == 0);
+		CU_ASSERT_EQUAL(fr_perfmap__decode(back, p.buf[0], p.len[0]), 0);
+		CU_ASSERT_EQUAL(fr_perfmaps__stats(back, 100, &st), -ENOENT);
+		CU_ASSERT_EQUAL(fr_perfmaps__stats(back, 101, &st), 0);
+		CU_ASSERT_EQUAL(st.entries, 300);
+		fr_perfmaps__delete(back);
+		free_payloads(&p);
+	}
+	/* forgotten: gone, the others kept */
+	fr_perfmaps__forget(pm, 100);
+	CU_ASSERT(!fr_perfmaps__has(pm, 100));
+	CU_ASSERT_PTR_NOT_NULL(fr_perfmaps__find(pm, 101, 0x10005));
+	fr_perfmaps__forget(pm, 100);
 	fr_perfmaps__delete(pm);
 }
 
@@ -158,7 +178,7 @@ static void test_hostile_payload(void)
 	uint8_t *b;
 	size_t len;
 
-	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, 8192, keep, &p), 0);
+	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, 8192, keep, &p), 0);
 	b = p.buf[0];
 	len = p.len[0];
 	/* every cut is refused whole: nothing of it added */
