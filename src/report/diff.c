@@ -387,21 +387,61 @@ static void print_side(FILE *f, const char *what, const char *name, const struct
 	fputc('\n', f);
 }
 
-/* One row's key, its parts SEP-separated, as columns (stacks: ';'). */
-static void put_key(FILE *f, const char *key, bool stack)
+/* One row's key, its parts SEP-separated: as columns padded to width[]
+ * (the last one not), or for stacks joined by ';'. */
+static void put_key(FILE *f, const char *key, bool stack, const size_t *width, int nr)
 {
-	for (const char *p = key; *p; p++) {
-		if (*p == SEP)
-			fputs(stack ? ";" : "  ", f);
-		else
-			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '_' : *p, f);
+	size_t col = 0;
+	int k = 0;
+
+	for (const char *p = key;; p++) {
+		if (*p == SEP || !*p) {
+			if (!*p)
+				break;
+			if (stack) {
+				fputc(';', f);
+				continue;
+			}
+			for (; k < nr && col < width[k]; col++)
+				fputc(' ', f);
+			fputs("  ", f);
+			col = 0;
+			k++;
+			continue;
+		}
+		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '_' : *p, f);
+		col += ((unsigned char)*p & 0xc0) != 0x80;   /* characters, not bytes */
+	}
+}
+
+/* The widest part k of the keys (and its header), in characters. */
+static void key_widths(const struct fr_diff_opts *o, const struct table *t, size_t *width)
+{
+	for (int k = 0; k < o->hist.nr_keys; k++)
+		width[k] = strlen(fr_hist__key_header(o->hist.keys[k]));
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t col = 0;
+		int k = 0;
+
+		for (const char *p = t->rows[i].key;; p++) {
+			if (*p == SEP || !*p) {
+				if (k < o->hist.nr_keys && col > width[k])
+					width[k] = col;
+				if (!*p)
+					break;
+				k++;
+				col = 0;
+				continue;
+			}
+			col += ((unsigned char)*p & 0xc0) != 0x80;
+		}
 	}
 }
 
 static int print_table(const struct fr_diff_opts *o, struct table *t, struct side *const *s,
 		       const char *const *names, const char *event, FILE *f)
 {
-	size_t nsig = 0;
+	size_t nsig = 0, width[FR_NR_KEYS] = { 0 };
 
 	qsort(t->rows, t->nr, sizeof(*t->rows), cmp_row);
 	for (size_t i = 0; i < t->nr; i++)
@@ -417,12 +457,14 @@ static int print_table(const struct fr_diff_opts *o, struct table *t, struct sid
 		fprintf(f, "# %zu of %zu rows changed significantly; largest change first\n#\n",
 			nsig, t->nr);
 	}
-	fputs("#  Baseline       New      Delta         z     Samples(old/new)  ", f);
+	fprintf(f, "#%10s %10s %10s %9s  %-19s  ", "Baseline", "New", "Delta", "z", "Samples old/new");
 	if (o->hist.callchains) {
 		fputs("Stack (comm;root;...;leaf)", f);
 	} else {
+		key_widths(o, t, width);
 		for (int k = 0; k < o->hist.nr_keys; k++)
-			fprintf(f, "%s%s", k ? "  " : "", fr_hist__key_header(o->hist.keys[k]));
+			fprintf(f, "%-*s", k + 1 < o->hist.nr_keys ? (int)width[k] + 2 : 0,
+				fr_hist__key_header(o->hist.keys[k]));
 	}
 	fputs("\n#\n", f);
 	for (size_t i = 0; i < t->nr; i++) {
@@ -435,7 +477,7 @@ static int print_table(const struct fr_diff_opts *o, struct table *t, struct sid
 		fprintf(f, "%10.2f%% %9.2f%% %+9.2f%% %9.2f%c %9llu/%-9llu  ", s0, s1, 100 * r->delta,
 			r->z, r->sig ? '*' : ' ', (unsigned long long)r->n[0],
 			(unsigned long long)r->n[1]);
-		put_key(f, r->key, o->hist.callchains);
+		put_key(f, r->key, o->hist.callchains, width, o->hist.nr_keys);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
