@@ -90,8 +90,9 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 
 	if (!r || !(r->procs = fr_proctable__new(NULL)) || fr_symbolizer__new(so, &r->sym) ||
 	    fr_unwind__new(r->sym, &r->unw) || !(r->strs = fr_strpool__new()) ||
-	    fr_jit__new(rd, &(struct fr_jit_opts){ !so->no_demangle, !so->only_given_dirs,
-						   so->symdirs, so->nr_symdirs }, &r->jit))
+	    fr_jit__new(rd, so ? &(struct fr_jit_opts){ !so->no_demangle, !so->only_given_dirs,
+							so->symdirs, so->nr_symdirs }
+			: &(struct fr_jit_opts){ true, true, NULL, 0 }, &r->jit))
 		goto fail;
 	r->as = fr_proctable__addrspace(r->procs);
 	for (size_t i = 0; rd && i < fr_reader__nr_blobs(rd, FR_BLOB_KSYMS); i++) {
