@@ -39,6 +39,8 @@ struct pmap {
 	uint64_t skipped, read, seq;
 	dev_t dev;
 	ino_t ino;                 /* the file read so far (0: none) */
+	int fd;                    /* collect: that file, held while the process runs, or -1 */
+	uid_t uid;                 /* its process's owner */
 };
 
 struct fr_perfmaps {
@@ -46,7 +48,10 @@ struct fr_perfmaps {
 	size_t n, cap;
 	struct fr_hmap index;      /* pid -> maps[] */
 	struct fr_strpool *names;
+	size_t held;               /* maps with an fd */
 };
+
+#define HELD_MAX 1024              /* maps held open at most */
 
 int fr_perfmaps__new(struct fr_perfmaps **out)
 {
@@ -64,8 +69,11 @@ void fr_perfmaps__delete(struct fr_perfmaps *pm)
 {
 	if (!pm)
 		return;
-	for (size_t i = 0; i < pm->n; i++)
+	for (size_t i = 0; i < pm->n; i++) {
 		free(pm->maps[i].ents);
+		if (pm->maps[i].fd >= 0)
+			close(pm->maps[i].fd);
+	}
 	free(pm->maps);
 	fr_hmap__exit(&pm->index);
 	fr_strpool__delete(pm->names);
@@ -94,7 +102,7 @@ static struct pmap *map_of(struct fr_perfmaps *pm, uint32_t pid)
 		return NULL;
 	if (fr_hmap__add(&pm->index, fr_hash__u64(pid), (uint32_t)pm->n))
 		return NULL;
-	pm->maps[pm->n] = (struct pmap){ .pid = pid };
+	pm->maps[pm->n] = (struct pmap){ .pid = pid, .fd = -1 };
 	return &pm->maps[pm->n++];
 }
 
@@ -341,16 +349,55 @@ static int open_map(uint32_t pid, uid_t *uid)
 	return fd;
 }
 
+/* The process is gone (its /proc/PID/root with it): the map it had, through
+ * the descriptor held since it was read while the process ran (the very
+ * file: no path is looked up again), to read what it wrote since. */
+static int open_gone(const struct fr_perfmaps *pm, uint32_t pid, uid_t *uid)
+{
+	const struct pmap *m = find_map(pm, pid);
+	int fd;
+
+	if (!m || m->fd < 0)
+		return -ENOENT;
+	if ((fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	*uid = m->uid;
+	return fd;
+}
+
+/* Hold fd, the map of pid just read through /proc (it replaces one held). */
+static void hold(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
+{
+	struct pmap *m = find_map(pm, pid);
+
+	if (!m || (m->fd < 0 && pm->held >= HELD_MAX)) {
+		close(fd);
+		return;
+	}
+	if (m->fd >= 0)
+		close(m->fd);
+	else
+		pm->held++;
+	m->fd = fd;
+	m->uid = uid;
+}
+
 int fr_perfmap__collect(struct fr_perfmaps *pm, const uint32_t *pids, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
 		uid_t uid;
 		int fd = open_map(pids[i], &uid), err;
+		bool fresh = fd >= 0;
 
+		if (fd == -ENOENT)
+			fd = open_gone(pm, pids[i], &uid);
 		if (fd < 0)
 			continue;
 		err = read_fd(pm, pids[i], fd, uid);
-		close(fd);
+		if (fresh && !err)
+			hold(pm, pids[i], fd, uid);
+		else
+			close(fd);
 		if (err == -ENOMEM)
 			return err;
 	}
@@ -406,6 +453,10 @@ void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
 	i = (uint32_t)(m - pm->maps);
 	last = (uint32_t)pm->n - 1;
 	free(m->ents);
+	if (m->fd >= 0) {
+		close(m->fd);
+		pm->held--;
+	}
 	fr_hmap__remove(&pm->index, fr_hash__u64(pid), i);
 	if (i != last) {
 		fr_hmap__replace(&pm->index, fr_hash__u64(pm->maps[last].pid), last, i);

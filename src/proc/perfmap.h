@@ -37,8 +37,12 @@ void fr_perfmaps__delete(struct fr_perfmaps *pm);
  * namespace pid: a container's own /tmp), from where the last call for
  * that pid stopped (a map replaced or cut short is read again from its
  * start). Refused, and left out: a symlink, not a regular file, an owner
- * other than the process's or root. 0, or -ENOMEM; a pid without a
- * readable map is no error. */
+ * other than the process's or root. The map read is held open (up to 1024
+ * of them) so that once its process is gone (and its /proc/PID/root), what
+ * it wrote since is still read from that very file. 0, or -ENOMEM; a pid
+ * without a readable map is no error. So a map is whole in the file only if
+ * it was collected while its process ran (call it periodically) and then at
+ * the file's write; fr_perfmaps__forget a pid once it is written. */
 int fr_perfmap__collect(struct fr_perfmaps *pm, const uint32_t *pids, size_t nr);
 /* The map at path for pid, as perf reads the local /tmp/perf-PID.map at
  * report time (the same checks; the owner must be the caller or root). 0,
@@ -57,7 +61,8 @@ int fr_perfmaps__add_text(struct fr_perfmaps *pm, uint32_t pid, const char *text
 typedef int (*fr_perfmap_out_cb)(void *ctx, const void *data, size_t len);
 int fr_perfmap__encode(const struct fr_perfmaps *pm, const uint32_t *pids, size_t nr, size_t max,
 		       fr_perfmap_out_cb cb, void *ctx);
-/* Drop what the set holds of pid (a process gone, its map written). */
+/* Drop what the set holds of pid (a process gone, its map written), its
+ * descriptor closed. */
 void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid);
 /* A payload (from any file: every count and length checked) into pm: 0,
  * -EINVAL (malformed: nothing of it added), -ENOMEM. */

@@ -2,8 +2,8 @@
 # tests/e2e/jit.sh: JIT code named from perf maps with real runtimes: node
 # --perf-basic-prof (its function under "[JIT] tid PID", from the local
 # /tmp/perf-PID.map; then with the map removed: from the file's PERFMAP blob
-# where the recorder wrote one, and from `flightrec archive -o X.tar` +
-# `report --symdir` either way, named in >= 95% of the samples it had), and
+# where the recorder wrote one, else from `flightrec archive -o X.tar` +
+# `report --symdir`, named in >= 95% of the samples it had), and
 # a JVM (-XX:+DumpPerfMapAtExit). Unnamed JIT frames are counted in a note.
 . "$TESTLIB"
 
@@ -29,22 +29,12 @@ JS
 	grep -qE "  \[JIT\] tid $pid +\[\.\] JS:[*~]?hotLoopAlpha " "$T/n1.txt" ||
 		fail "node: hotLoopAlpha is not a function of [JIT] tid $pid: $(grep hotLoop "$T/n1.txt")"
 	with=$(count "$T/n1.txt" hotLoopAlpha)
-	[ "$with" -ge 100 ] || fail "node: only $with samples named hotLoopAlpha"
-	pass "node --perf-basic-prof: hotLoopAlpha under [JIT] tid $pid ($with samples, local map)"
+	[ "$with" -ge 30 ] || fail "node: only $with samples named hotLoopAlpha"
+	pass "node --perf-basic-prof: hotLoopAlpha under [JIT] tid $pid ($with samples, map present)"
 
-	# archive carries the map: named from --symdir with /tmp's map gone
-	"$FLIGHTREC" archive --cache "$T/cache" -o "$T/objs.tar" "$f" 2>"$T/archive.err" ||
-		fail "archive exited $?: $(cat "$T/archive.err")"
-	mkdir -p "$T/objs" && tar -C "$T/objs" -xf "$T/objs.tar" || fail "tar -x failed"
-	[ -f "$T/objs/jit/perf-$pid.map" ] || fail "the tarball lacks jit/perf-$pid.map: $(tar -tf "$T/objs.tar")"
+	# the map removed: named from the file's own copy (the PERFMAP blob)
+	# where the recorder wrote one, else from what archive carried
 	mv "/tmp/perf-$pid.map" "$T/perf-$pid.map.away" || fail "no /tmp/perf-$pid.map"
-	"$FLIGHTREC" report --sort pid,dso,sym --symdir "$T/objs" "$f" >"$T/n2.txt" || fail "report --symdir exited $?"
-	got=$(count "$T/n2.txt" hotLoopAlpha)
-	[ "$((got * 100))" -ge "$((with * 95))" ] ||
-		fail "node, map removed, --symdir: $got of $with samples named"
-	pass "node, map removed: archive + --symdir name $got of $with samples"
-
-	# the file's own copy (the PERFMAP blob), once the recorder writes it
 	"$FLIGHTREC" report --sort pid,dso,sym "$f" >"$T/n3.txt" || fail "report (map removed) exited $?"
 	got=$(count "$T/n3.txt" hotLoopAlpha)
 	if "$HELPERS/frblobs" "$f" | grep -q "^perfmap pid=$pid "; then
@@ -56,6 +46,20 @@ JS
 		grep -q '^# [0-9]* frames in anonymous memory (JIT code) not named' "$T/n3.txt" ||
 			fail "node, map removed: no note of unnamed JIT frames: $(tail -5 "$T/n3.txt")"
 		pass "node, map removed, no copy in the file: the unnamed JIT frames are counted in a note"
+		# archive carries the local map: named from --symdir with /tmp's map gone
+		mv "$T/perf-$pid.map.away" "/tmp/perf-$pid.map"
+		"$FLIGHTREC" archive --cache "$T/cache" -o "$T/objs.tar" "$f" 2>"$T/archive.err" ||
+			fail "archive exited $?: $(cat "$T/archive.err")"
+		mkdir -p "$T/objs" && tar -C "$T/objs" -xf "$T/objs.tar" || fail "tar -x failed"
+		[ -f "$T/objs/jit/perf-$pid.map" ] ||
+			fail "the tarball lacks jit/perf-$pid.map: $(tar -tf "$T/objs.tar")"
+		mv "/tmp/perf-$pid.map" "$T/perf-$pid.map.away"
+		"$FLIGHTREC" report --sort pid,dso,sym --symdir "$T/objs" "$f" >"$T/n2.txt" ||
+			fail "report --symdir exited $?"
+		got=$(count "$T/n2.txt" hotLoopAlpha)
+		[ "$((got * 100))" -ge "$((with * 95))" ] ||
+			fail "node, map removed, --symdir: $got of $with samples"
+		pass "node, map removed: archive + --symdir name $got of $with samples"
 	fi
 	mv "$T/perf-$pid.map.away" "/tmp/perf-$pid.map"
 	rm -f "/tmp/perf-$pid.map"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/proc/perfmap.h"
@@ -322,12 +323,61 @@ static void test_collect_self(void)
 	fr_perfmaps__delete(pm);
 }
 
+/* A process that exits: its map, read while it ran, is read on once it is
+ * gone through the descriptor held (what it wrote at exit); another file
+ * put in its place is not read. */
+static void test_collect_gone(void)
+{
+	int go[2], ready[2];
+	char path[64], c = 0;
+	struct fr_perfmaps *pm;
+	struct fr_perfmap_stats st;
+	uint32_t pid;
+	pid_t child;
+
+	CU_ASSERT_FATAL(pipe(go) == 0 && pipe(ready) == 0);
+	child = fork();
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+		write_file(path, "8000 10 alive\n", "w");
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	pid = (uint32_t)child;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	CU_ASSERT_EQUAL(read(ready[0], &c, 1), 1);
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);
+	CU_ASSERT_EQUAL(fr_perfmap__collect(pm, &pid, 1), 0);
+	CU_ASSERT_PTR_NOT_NULL(fr_perfmaps__find(pm, pid, 0x8004));
+	CU_ASSERT_EQUAL(write(go[1], "g", 1), 1);
+	waitpid(child, NULL, 0);
+	write_file(path, "8100 10 at_exit\n", "a");   /* as a runtime writes at exit */
+	CU_ASSERT_EQUAL(fr_perfmap__collect(pm, &pid, 1), 0);
+	CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &st), 0);
+	CU_ASSERT_EQUAL(st.entries, 2);
+	CU_ASSERT_PTR_NOT_NULL(fr_perfmaps__find(pm, pid, 0x8104));
+	/* another file in its place: not read */
+	unlink(path);
+	write_file(path, "8200 10 impostor\n", "w");
+	CU_ASSERT_EQUAL(fr_perfmap__collect(pm, &pid, 1), 0);
+	CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, pid, 0x8204));
+	unlink(path);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	fr_perfmaps__delete(pm);
+}
+
 static const struct fr_test tests[] = {
 	{ "map text: entries, malformed lines counted, partial line left", test_text },
 	{ "PERFMAP payload: round trip, split payloads", test_round_trip },
 	{ "PERFMAP payload: every cut, trailing bytes, every flipped byte", test_hostile_payload },
 	{ "files: growing, replaced, symlink, directory, long line", test_files },
 	{ "collect: the process's own map through /proc", test_collect_self },
+	{ "collect: a process gone, its map read on only if the same file", test_collect_gone },
 	{ NULL, NULL },
 };
 
