@@ -57,13 +57,13 @@ _flightrec()
 		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
-	local commands="record snapshot dump report archive"
+	local commands="record snapshot dump report diff archive"
 	flightrec list --help >/dev/null 2>&1 && commands="$commands list"
 
 	cmd=""
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		record|snapshot|dump|report|archive|list) cmd=${words[i]}; break ;;
+		record|snapshot|dump|report|diff|archive|list) cmd=${words[i]}; break ;;
 		esac
 	done
 	if [[ -z $cmd ]]; then
@@ -74,6 +74,9 @@ _flightrec()
 	-e|--event|--trigger)
 		COMPREPLY=($(compgen -W "$(_flightrec_events)" -- "$cur"))
 		__ltrim_colon_completions "$cur"
+		return ;;
+	--flamegraph)
+		_filedir svg
 		return ;;
 	-o|--output|--run-dir)
 		[[ $cmd == record ]] && { _filedir -d; return; }
@@ -102,7 +105,7 @@ _flightrec()
 		return ;;
 	--filter|--trigger-filter|--exec-on-snapshot|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
-	--compression-level|--after)
+	--compression-level|--after|--split-at|--alpha|--percent-limit)
 		return ;;
 	esac
 	case $cur in
@@ -120,7 +123,7 @@ _flightrec()
 		return
 	fi
 	case $cmd in
-	dump|report|archive) _filedir frec ;;
+	dump|report|diff|archive) _filedir frec ;;
 	esac
 } &&
 	complete -F _flightrec flightrec

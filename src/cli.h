@@ -46,6 +46,7 @@ int cmd_record(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 

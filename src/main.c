@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"2 runtime error; 3 denied or unsupported by the kernel/machine; 64 usage.\n");
 }
 
-static const char *const commands[] = { "record", "snapshot", "dump", "report", "archive", "list" };
+static const char *const commands[] = { "record", "snapshot", "dump", "report", "diff", "archive", "list" };
 
 static bool is_command(const char *name)
 {
@@ -67,6 +67,8 @@ static int run_command(int argc, char **argv)
 		return cmd_dump(argc, argv);
 	if (!strcmp(argv[0], "report"))
 		return cmd_report(argc, argv);
+	if (!strcmp(argv[0], "diff"))
+		return cmd_diff(argc, argv);
 	if (!strcmp(argv[0], "list"))
 		return cmd_list(argc, argv);
 	return cmd_archive(argc, argv);

@@ -40,6 +40,7 @@ enum fr_blob_kind {
 	FR_BLOB_PROCS = 2,     /* the retained process/mapping table (src/proc/proctable.h) */
 	FR_BLOB_TRIGGER = 3,   /* what triggered the snapshot, window bounds ("key=value\n") */
 	FR_BLOB_VDSO = 4,      /* the vdso ELF image of the recording machine ([vdso] symbols) */
+	FR_BLOB_PERFMAP = 5,   /* JIT code names from perf maps (src/proc/perfmap.h) */
 	/* a reader skips kinds it does not know and records them as damage
 	 * ("unknown blob kind"): a flipped kind looks the same as a newer one */
 };

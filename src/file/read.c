@@ -506,7 +506,7 @@ static int scan_chunks(struct fr_reader *r)
 			break;  /* incomplete: the file was cut */
 		if (ch.type == FR_CHUNK_RECORDS)
 			err = add_records_chunk(r, &caps, &ch, &ref);
-		else if (ch.type == FR_CHUNK_BLOB && ch.kind > FR_BLOB_VDSO)
+		else if (ch.type == FR_CHUNK_BLOB && ch.kind > FR_BLOB_PERFMAP)
 			fr_reader_note_damage(r, &ref, FR_CHUNK_BLOB, ch.kind, 0, "unknown blob kind", "skipped");
 		else if (ch.type == FR_CHUNK_BLOB)
 			err = add_blob(r, ch.kind, &ref);
@@ -693,13 +693,13 @@ static const char *type_name(uint16_t type)
 
 void fr_damage__describe(const struct fr_damage *d, char *buf, size_t len)
 {
-	static const char *blobs[] = { "?", "KSYMS", "PROCS", "TRIGGER" };
+	static const char *blobs[] = { "?", "KSYMS", "PROCS", "TRIGGER", "VDSO", "PERFMAP" };
 	char what[48];
 
 	if (!d->type)
 		snprintf(what, sizeof(what), "header");
 	else if (d->type == FR_CHUNK_BLOB)
-		snprintf(what, sizeof(what), "BLOB %s", d->kind < 4 ? blobs[d->kind] : "unknown");
+		snprintf(what, sizeof(what), "BLOB %s", d->kind < sizeof(blobs) / sizeof(blobs[0]) ? blobs[d->kind] : "unknown");
 	else if (d->type == FR_CHUNK_RECORDS && d->cpu == FR_CPU_NONE)
 		snprintf(what, sizeof(what), "RECORDS %s, synthesized",
 			 d->kind == FR_STREAM_SIDEBAND ? "sideband" : "samples");

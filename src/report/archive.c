@@ -179,6 +179,37 @@ static int copy_objects(struct fr_symbolizer *sym, const char *dir, char ***name
 	return 0;
 }
 
+/* The local perf maps the report read for JIT frames (the file had none of
+ * those pids) into dir/jit/perf-PID.map, where report --symdir DIR looks. */
+static int copy_maps(const struct fr_jit *j, const char *dir, char ***names, size_t *nr)
+{
+	size_t cap = *nr, n = fr_jit__local_maps(j, 0, &(uint32_t){ 0 }, &(const char *){ NULL });
+
+	for (size_t i = 0; i < n; i++) {
+		char rel[64], full[PATH_MAX];
+		const char *from;
+		uint32_t pid;
+		int err;
+
+		fr_jit__local_maps(j, i, &pid, &from);
+		snprintf(rel, sizeof(rel), "jit/perf-%u.map", pid);
+		if ((size_t)snprintf(full, sizeof(full), "%s/%s", dir, rel) >= sizeof(full))
+			return -ENAMETOOLONG;
+		if (strcmp(from, full)) {
+			unlink(full);   /* a map of an earlier pid of that number */
+			if ((err = make_parents(full)) || (err = copy_file(from, full))) {
+				fr_err(full, "%s", strerror(-err));
+				return err;
+			}
+		}
+		fr_info("JIT names of pid %u: %s (%s)", pid, rel, from);
+		if (fr_grow(names, &cap, *nr + 1, sizeof(**names), 16) || !((*names)[*nr] = strdup(rel)))
+			return -ENOMEM;
+		++*nr;
+	}
+	return 0;
+}
+
 int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 		    const struct fr_symbolizer_opts *so)
 {
@@ -201,7 +232,8 @@ int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 		fr_err(path, "%s", strerror(-p.err));
 		goto out;
 	}
-	if (copy_objects(fr_resolver__symbolizer(p.res), cache_dir, &names, &nr, &copied))
+	if (copy_objects(fr_resolver__symbolizer(p.res), cache_dir, &names, &nr, &copied) ||
+	    copy_maps(fr_resolver__jit(p.res), cache_dir, &names, &nr))
 		goto out;
 	fr_info("%zu objects in %s (%zu copied now)", nr, cache_dir, copied);
 	if (tar && nr && (err = write_tar(cache_dir, tar, names, nr))) {

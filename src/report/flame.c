@@ -185,6 +185,9 @@ struct draw {
 	double scale;    /* px per unit of weight */
 	uint32_t height;
 	const char *unit;
+	const struct fr_flame_opts *o;
+	const char **path;       /* names from the root to the frame drawn (o->fill): "all",
+				  * the thread, at most MAX_FRAMES frames */
 };
 
 /* The depth of the deepest frame under i wide enough to be drawn. */
@@ -207,17 +210,25 @@ static void draw(const struct draw *d, uint32_t i, uint32_t depth, double x)
 {
 	const struct node *n = &d->t->nodes[i];
 	double w = (double)n->weight * d->scale, y = d->height - BOTTOM - (depth + 1.0) * FRAME_H;
-	unsigned r, g, b;
+	unsigned r, g, b, rgb[3];
+	char note[64] = "";
 
 	if (w < MIN_W)
 		return;
 	color(n->name, &r, &g, &b);
+	d->path[depth] = n->name;
+	if (d->o->fill) {
+		d->o->fill(d->o->fill_ctx, d->path, depth + 1, n->weight, rgb, note, sizeof(note));
+		r = rgb[0];
+		g = rgb[1];
+		b = rgb[2];
+	}
 	fputs("<g><title>", d->f);
 	fr_xml__string(d->f, n->name);
-	fprintf(d->f, " (%llu %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+	fprintf(d->f, " (%llu %s, %.2f%%%s%s)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
 		"height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" "
 		"y=\"%.0f\">", (unsigned long long)n->weight, d->unit,
-		100.0 * (double)n->weight / (double)d->t->nodes[0].weight, x, y, w, FRAME_H - 1,
+		100.0 * (double)n->weight / (double)d->t->nodes[0].weight, note[0] ? ", " : "", note, x, y, w, FRAME_H - 1,
 		r, g, b, x + 3, y + 11.5);
 	label(d->f, n->name, w);
 	fputs("</text></g>\n", d->f);
@@ -287,7 +298,11 @@ static int graph(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f, i
 		return err;
 	}
 	d = (struct draw){ f, &t, t.nodes[0].weight ? (width - 2.0 * PAD) / (double)t.nodes[0].weight
-				 : 0, 0, o->unit };
+				 : 0, 0, o->unit, o, calloc(MAX_FRAMES + 4, sizeof(*d.path)) };
+	if (!d.path) {
+		free(t.nodes);
+		return -ENOMEM;
+	}
 	d.height = TOP + BOTTOM + (drawn_depth(&d, 0) + 1) * FRAME_H;
 	*height = d.height;
 	if (o->standalone && y < 0)
@@ -316,6 +331,7 @@ static int graph(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f, i
 	if (with_script)
 		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", script);
 	fputs("</svg>\n", f);
+	free(d.path);
 	free(t.nodes);
 	return ferror(f) ? -EIO : 0;
 }

@@ -656,24 +656,56 @@ static char *entry_text(const struct hentry *e, enum fr_sort_key k, uintptr_t v)
 	return strdup(buf);
 }
 
-int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
+/* Every entry's keys as text (shown[k]: some entry has key k); pending
+ * memo weights added first. */
+static int fill_text(struct fr_hist *h, bool *shown)
 {
-	size_t width[FR_NR_KEYS] = { 0 };
-	bool shown[FR_NR_KEYS] = { false };
-	uint64_t total = h->weight;
-
 	memo_flush_all(h);
 	for (size_t i = 0; i < h->n; i++) {
 		for (int k = 0; k < h->o.nr_keys; k++) {
 			if (!h->entries[i]->key[k])
 				continue;
 			shown[k] = true;
+			if (h->entries[i]->text[k])
+				continue;
 			h->entries[i]->text[k] = entry_text(h->entries[i], h->o.keys[k],
 							    h->entries[i]->key[k]);
 			if (!h->entries[i]->text[k])
 				return -ENOMEM;
 		}
 	}
+	return 0;
+}
+
+const char *fr_hist__key_header(enum fr_sort_key k)
+{
+	return k < FR_NR_KEYS ? key_headers[k] : "";
+}
+
+int fr_hist__for_each(struct fr_hist *h, fr_hist_cb cb, void *ctx)
+{
+	bool shown[FR_NR_KEYS] = { false };
+	const char *text[FR_NR_KEYS];
+	int err = fill_text(h, shown);
+
+	for (size_t i = 0; i < h->n && !err; i++) {
+		const struct hentry *e = h->entries[i];
+
+		for (int k = 0; k < h->o.nr_keys; k++)
+			text[k] = e->text[k] ? e->text[k] : "-";
+		err = cb(ctx, text, h->o.nr_keys, e->samples, e->weight);
+	}
+	return err;
+}
+
+int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
+{
+	size_t width[FR_NR_KEYS] = { 0 };
+	bool shown[FR_NR_KEYS] = { false };
+	uint64_t total = h->weight;
+
+	if (fill_text(h, shown))
+		return -ENOMEM;
 	qsort(h->entries, h->n, sizeof(*h->entries), cmp_entry);
 	for (int k = 0; k < h->o.nr_keys; k++) {
 		width[k] = strlen(key_headers[h->o.keys[k]]);

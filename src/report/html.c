@@ -326,7 +326,7 @@ static void data(FILE *f, const struct fr_timeline *tl, const struct fr_html_inf
 int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
 		   struct fr_folded *fo)
 {
-	struct fr_flame_opts fl = { in->event, in->unit, 0, false };
+	struct fr_flame_opts fl = { .title = in->event, .unit = in->unit };
 	int err;
 
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>flightrec: ", f);

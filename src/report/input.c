@@ -320,3 +320,33 @@ bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)
 		snprintf(buf, len, "live: still being written (no END yet)");
 	return true;
 }
+
+/* trigger_time_ns from the file's first TRIGGER blob ("key=value" lines). */
+bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns)
+{
+	bool found = false;
+	void *data;
+	size_t len;
+	char *p;
+
+	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
+		return false;
+	for (p = data; p && p < (char *)data + len; p = memchr(p, '\n', (size_t)((char *)data + len - p)),
+	     p = p ? p + 1 : NULL) {
+		if ((size_t)((char *)data + len - p) >= 16 && !strncmp(p, "trigger_time_ns=", 16)) {
+			const char *v = p + 16, *end = (char *)data + len;
+			const char *nl = v < end ? memchr(v, '\n', (size_t)(end - v)) : v;
+			size_t n = (size_t)((nl ? nl : end) - v);
+			char num[24];
+
+			if (v > end || n >= sizeof(num))
+				break;
+			memcpy(num, v, n);
+			num[n] = '\0';
+			found = !fr_parse__u64(num, 0, UINT64_MAX, ns);
+			break;
+		}
+	}
+	free(data);
+	return found;
+}

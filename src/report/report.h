@@ -68,6 +68,34 @@ bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
 int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
 			 const struct fr_map **map, const struct fr_dso_id **dso);
 
+/* JIT frames named from perf maps, and frames in anonymous memory (JIT
+ * code) left unnamed, over the samples resolved so far. */
+void fr_resolver__jit_stats(const struct fr_resolver *r, uint64_t *named, uint64_t *unnamed);
+const struct fr_jit *fr_resolver__jit(const struct fr_resolver *r);
+
+/* ---- jit.c: JIT code names (perf maps), the resolver's hook ---- */
+struct fr_jit_opts {
+	bool demangle;           /* C++/Rust names from a map demangled */
+	bool local_maps;         /* also maps of pids the file has none of: DIR/jit/perf-PID.map
+				  * of each symdir, then /tmp/perf-PID.map */
+	const char *const *symdirs;
+	size_t nr_symdirs;
+};
+struct fr_jit;
+/* Reads the file's PERFMAP blobs (rd may be NULL); a bad one is damage. */
+int fr_jit__new(struct fr_reader *rd, const struct fr_jit_opts *o, struct fr_jit **out);
+void fr_jit__delete(struct fr_jit *j);
+/* f, a user frame of pid the symbolizer left unknown: named from the perf
+ * map entry covering its address, as a function of "[JIT] tid PID", if
+ * there is one. 0 or -ENOMEM. */
+int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f);
+/* Count a sample's frames for fr_jit__stats. */
+void fr_jit__count(struct fr_jit *j, const struct fr_frame *f, size_t n);
+void fr_jit__stats(const struct fr_jit *j, uint64_t *named, uint64_t *unnamed);
+/* The local maps read so far: the i-th one's pid and path (i < the count
+ * returned). */
+size_t fr_jit__local_maps(const struct fr_jit *j, size_t i, uint32_t *pid, const char **path);
+
 /* The frames that describe the sampled address itself: frames[0] up to the
  * first frame that is not an inline instance. */
 size_t fr_leaf_frames(const struct fr_rsample *s);
@@ -97,6 +125,14 @@ uint64_t fr_hist__samples(const struct fr_hist *h);
  * a histogram that only ever received merges: 0 or -ENOMEM. src's symbols
  * and names must outlive dst. */
 int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src);
+/* Each entry once, in no order: its keys as text in the order of the
+ * options' keys ("-" where a sample had none), its samples and weight. A
+ * non-zero return of cb stops the walk and is returned. */
+typedef int (*fr_hist_cb)(void *ctx, const char *const *text, int nr_keys, uint64_t samples,
+			  uint64_t weight);
+int fr_hist__for_each(struct fr_hist *h, fr_hist_cb cb, void *ctx);
+/* The column title of a key: "Shared Object" for FR_KEY_DSO. */
+const char *fr_hist__key_header(enum fr_sort_key k);
 /* The entries, heaviest first, with a header naming the event. */
 int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f);
 
@@ -144,6 +180,13 @@ struct fr_flame_opts {
 	const char *unit;        /* what the weights count: "samples" */
 	unsigned width;          /* px, 0: 1200 */
 	bool standalone;         /* an SVG file (XML declaration), not inlined in HTML */
+	/* NULL: a warm colour from each frame's name. Else the frame's fill
+	 * into rgb (0..255) from its path (path[0] "all", then the thread's
+	 * name, then the frames outermost first; n names) and weight, and a note
+	 * for its title (note[0] = 0: none); used by `flightrec diff`. */
+	void (*fill)(void *ctx, const char *const *path, size_t n, uint64_t weight,
+		     unsigned rgb[3], char *note, size_t note_len);
+	void *fill_ctx;
 };
 /* The folded stacks as a flame graph: root "all", then the thread's name,
  * then frames outermost first; siblings in name order. */
@@ -246,6 +289,8 @@ bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
  * True with a note. */
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
+/* trigger_time_ns of the file's first TRIGGER blob: false when it has none. */
+bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns);
 
 /* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */
 int fr_dump__file(const char *path, bool header);
@@ -265,6 +310,26 @@ int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
  * most samples, by name) when the filters selected none. Returns
  * FR_EXIT_PARTIAL. */
 int fr_held__say(const char *path, const struct fr_symbolizer_opts *so);
+/* ---- diff.c: two profiles compared (flightrec diff) ---- */
+struct fr_diff_opts {
+	const char *old_path, *new_path;  /* new_path NULL: old_path split in two */
+	bool split_trigger;               /* split at the file's trigger, else at split_ns */
+	uint64_t split_ns;
+	struct fr_hist_opts hist;         /* keys; callchains: rows are whole stacks */
+	const char *event;                /* -e, NULL: the first sampled event */
+	const char *output, *flamegraph;  /* NULL: stdout / no flame graph */
+	bool no_header;
+	double alpha;                     /* family-wise level of the test (0.01) */
+	struct fr_symbolizer_opts sym;
+};
+/* Compare as o says; errors said through fr_err. Returns an exit code. */
+int fr_diff__run(const struct fr_diff_opts *o);
+/* Two-proportion z-test of a of na against b of nb (pooled standard
+ * error): z > 0 when b/nb is the larger share; p two-sided. -EINVAL when a
+ * side is empty or a count exceeds its total. */
+int fr_diff__ztest(uint64_t a, uint64_t na, uint64_t b, uint64_t nb, double *z, double *p);
+/* The |z| whose two-sided p is alpha (standard normal). */
+double fr_diff__zcrit(double alpha);
 
 /* ---- run.c: one report of one file ---- */
 #define FR_REPORT_MAX_SYMDIRS 16

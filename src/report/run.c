@@ -303,7 +303,7 @@ static void print_notes(struct report *rp, FILE *f)
 	unsigned nres = rp->nworkers ? rp->nworkers : 1;
 	struct note *v = NULL;
 	size_t n = 0, cap = 0;
-	uint64_t unwind = 0;
+	uint64_t unwind = 0, jit_named = 0, jit_unnamed = 0;
 	bool ksyms = false;
 
 	for (unsigned r = 0; r < nres; r++) {
@@ -320,8 +320,13 @@ static void print_notes(struct report *rp, FILE *f)
 				break;
 			v[n++] = x;
 		}
+		uint64_t named, unnamed;
+
 		ksyms |= fr_resolver__missed_ksyms(res);
 		unwind += fr_resolver__unwind_failures(res);
+		fr_resolver__jit_stats(res, &named, &unnamed);
+		jit_named += named;
+		jit_unnamed += unnamed;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_note);
@@ -345,6 +350,10 @@ static void print_notes(struct report *rp, FILE *f)
 	if (unwind)
 		fprintf(f, "# %llu samples: the user stack did not unwind past the sampled ip\n",
 			(unsigned long long)unwind);
+	if (jit_unnamed)
+		fprintf(f, "# %llu frames in anonymous memory (JIT code) not named: no perf map "
+			"entry covers them (%llu JIT frames named)\n", (unsigned long long)jit_unnamed,
+			(unsigned long long)jit_named);
 }
 
 static int print_text(struct report *rp, const char *path)
@@ -463,28 +472,6 @@ static void teardown(struct report *rp)
 	fr_reader__close(rp->rd);
 }
 
-/* trigger_time_ns from the file's first TRIGGER blob ("key=value" lines). */
-static bool trigger_time(struct fr_reader *rd, uint64_t *ns)
-{
-	bool found = false;
-	void *data;
-	size_t len;
-	char *p;
-
-	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
-		return false;
-	for (p = data; p && p < (char *)data + len; p = memchr(p, '\n', (size_t)((char *)data + len - p)),
-	     p = p ? p + 1 : NULL) {
-		if (!strncmp(p, "trigger_time_ns=", 16)) {
-			*ns = strtoull(p + 16, NULL, 10);
-			found = true;
-			break;
-		}
-	}
-	free(data);
-	return found;
-}
-
 /* A flame graph per event with samples (none: one, empty). */
 static int print_flames(struct report *rp, const char *unit)
 {
@@ -499,7 +486,7 @@ static int print_flames(struct report *rp, const char *unit)
 	}
 	if (names)
 		err = fr_flame__svgs(rp->flames, names, rp->nr_events, rp->folded,
-				     &(struct fr_flame_opts){ NULL, unit, 0, true }, rp->out);
+				     &(struct fr_flame_opts){ .unit = unit, .standalone = true }, rp->out);
 	free(names);
 	return err;
 }
@@ -516,7 +503,7 @@ static int print_folded(struct report *rp, const char *path)
 	case FMT_HTML: {
 		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0 };
 
-		in.has_trigger = trigger_time(rp->rd, &in.trigger_ns);
+		in.has_trigger = fr_input__trigger_time(rp->rd, &in.trigger_ns);
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {

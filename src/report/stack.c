@@ -46,6 +46,7 @@ struct fr_resolver {
 	struct fr_symbolizer *sym;
 	struct fr_unwind *unw;
 	struct fr_strpool *strs;        /* ":TID" names of unknown threads */
+	struct fr_jit *jit;             /* names of JIT code (jit.c) */
 	struct fr_frame frames[FR_MAX_FRAMES];
 	uint64_t ips[MAX_USER_IPS];
 	uint64_t unwind_failures;
@@ -89,7 +90,10 @@ int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
 	int err = -ENOMEM;
 
 	if (!r || !(r->procs = fr_proctable__new(NULL)) || fr_symbolizer__new(so, &r->sym) ||
-	    fr_unwind__new(r->sym, &r->unw) || !(r->strs = fr_strpool__new()))
+	    fr_unwind__new(r->sym, &r->unw) || !(r->strs = fr_strpool__new()) ||
+	    fr_jit__new(rd, so ? &(struct fr_jit_opts){ !so->no_demangle, !so->only_given_dirs,
+							so->symdirs, so->nr_symdirs }
+			: &(struct fr_jit_opts){ true, true, NULL, 0 }, &r->jit))
 		goto fail;
 	r->as = fr_proctable__addrspace(r->procs);
 	for (size_t i = 0; rd && i < fr_reader__nr_blobs(rd, FR_BLOB_KSYMS); i++) {
@@ -128,6 +132,7 @@ void fr_resolver__delete(struct fr_resolver *r)
 	if (!r)
 		return;
 	fr_unwind__delete(r->unw);
+	fr_jit__delete(r->jit);
 	fr_symbolizer__delete(r->sym);
 	fr_proctable__delete(r->procs);
 	fr_strpool__delete(r->strs);
@@ -151,6 +156,16 @@ struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r)
 uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r)
 {
 	return r->unwind_failures;
+}
+
+void fr_resolver__jit_stats(const struct fr_resolver *r, uint64_t *named, uint64_t *unnamed)
+{
+	fr_jit__stats(r->jit, named, unnamed);
+}
+
+const struct fr_jit *fr_resolver__jit(const struct fr_resolver *r)
+{
+	return r->jit;
 }
 
 bool fr_resolver__missed_ksyms(const struct fr_resolver *r)
@@ -226,6 +241,9 @@ static int add_addr(struct fr_resolver *r, const struct fr_rsample *o, size_t *n
 
 		k = fr_symbolizer__user_span(r->sym, &r->as, o->pid, o->time, addr, ret,
 					     &r->frames[*n], FR_MAX_FRAMES - *n, &lo, &hi);
+		if (k == 1 && r->frames[*n].sym->unknown &&
+		    fr_jit__name(r->jit, o->pid, ret, &r->frames[*n]))
+			return -ENOMEM;
 		if (lo > r->span_lo)
 			r->span_lo = lo;
 		if (hi < r->span_hi)
@@ -406,5 +424,6 @@ int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 	if (!err && !n && (a->sample_type & PERF_SAMPLE_IP))
 		err = add_addr(r, out, &n, s->ip, mode == PERF_RECORD_MISC_KERNEL, false);
 	out->nr_frames = n;
+	fr_jit__count(r->jit, out->frames, n);
 	return err;
 }

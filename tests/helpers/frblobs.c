@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "src/file/file.h"
+#include "src/proc/perfmap.h"
 #include "src/proc/proctable.h"
 
 struct show {
@@ -87,6 +88,29 @@ int main(int argc, char **argv)
 		free(data);
 	}
 	fr_proctable__for_each(pt, show_proc, &(struct show){ .pt = pt, .ids = ids });
+	if (fr_reader__nr_blobs(r, FR_BLOB_PERFMAP)) {
+		struct fr_perfmaps *pm;
+		uint32_t pids[256];
+		size_t n;
+
+		if (fr_perfmaps__new(&pm))
+			return 2;
+		for (size_t i = 0; i < fr_reader__nr_blobs(r, FR_BLOB_PERFMAP); i++) {
+			if (fr_reader__blob(r, FR_BLOB_PERFMAP, i, &data, &len) ||
+			    fr_perfmap__decode(pm, data, len))
+				return 1;
+			free(data);
+		}
+		n = fr_perfmaps__pids(pm, pids, 256);
+		for (size_t i = 0; i < n && i < 256; i++) {
+			struct fr_perfmap_stats st;
+
+			if (!fr_perfmaps__stats(pm, pids[i], &st))
+				printf("perfmap pid=%u entries=%zu skipped=%llu\n", pids[i], st.entries,
+				       (unsigned long long)st.skipped);
+		}
+		fr_perfmaps__delete(pm);
+	}
 	fr_reader__close(r);
 	fr_proctable__delete(pt);
 	return 0;

@@ -10,6 +10,7 @@
 #include "tests/cunit.h"
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -582,6 +583,21 @@ static void test_json(void)
 
 /* The flame graph of the synthetic profile: frames, shares, escaped names
  * (golden), and the page with its timeline and trigger mark. */
+/* A fill hook: red for "hot", blue otherwise; the depth as the note. */
+static void path_fill(void *ctx, const char *const *path, size_t n, uint64_t weight,
+		      unsigned rgb[3], char *note, size_t note_len)
+{
+	bool hot = !strcmp(path[n - 1], "hot");
+
+	(void)ctx;
+	(void)weight;
+	CU_ASSERT_STRING_EQUAL(path[0], "all");
+	rgb[0] = hot ? 255 : 0;
+	rgb[1] = 0;
+	rgb[2] = hot ? 0 : 255;
+	snprintf(note, note_len, "depth %zu", n);
+}
+
 static void test_flame(void)
 {
 	struct fr_rsample s[8];
@@ -590,7 +606,8 @@ static void test_flame(void)
 	size_t n = make_samples(s), len;
 	char *buf;
 	FILE *f = open_memstream(&buf, &len);
-	struct fr_flame_opts o = { "Flame Graph: cpu-clock", "samples", 0, true };
+	struct fr_flame_opts o = { .title = "Flame Graph: cpu-clock", .unit = "samples",
+				   .standalone = true };
 	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull };
 
 	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
@@ -604,6 +621,17 @@ static void test_flame(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>odd;name_x &quot;q&quot; \xc3\xa9\xef\xbf\xbd (1 samples, 16.67%)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>hot (4 samples, 66.67%)</title>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>all (6 samples, 100.00%)</title>"));
+	free(buf);
+	/* a fill hook (flightrec diff) colours each frame from its path */
+	f = open_memstream(&buf, &len);
+	o.fill = path_fill;
+	CU_ASSERT_EQUAL(fr_flame__svg(fo, &o, f), 0);
+	o.fill = NULL;
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>hot (4 samples, 66.67%, depth "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>all (6 samples, 100.00%, depth 1)</title>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "fill=\"rgb(255,0,0)\""));   /* "hot" */
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "fill=\"rgb(0,0,255)\""));   /* the others */
 	free(buf);
 
 	f = open_memstream(&buf, &len);
@@ -654,7 +682,7 @@ static void test_flame_height(void)
 {
 	static struct fr_frame deep[130];
 	struct fr_rsample s = sample(&ev_clock, comm_app, 100, 1000000000ull, deep, 130);
-	struct fr_flame_opts o = { NULL, "samples", 0, true };
+	struct fr_flame_opts o = { .unit = "samples", .standalone = true };
 	struct fr_folded *fo;
 	unsigned h = 0;
 	size_t len;
@@ -856,7 +884,7 @@ static void test_flames(void)
 	struct fr_rsample s[8];
 	struct fr_folded *fo[3] = { NULL, NULL, NULL }, *none;
 	const char *names[3] = { "cpu-clock", "unused", "page-faults" };
-	struct fr_flame_opts o = { NULL, "samples", 0, true };
+	struct fr_flame_opts o = { .unit = "samples", .standalone = true };
 	size_t n = make_samples(s), len;
 	char *buf;
 	FILE *f;
@@ -898,6 +926,44 @@ static void test_flames(void)
 	fr_folded__delete(none);
 }
 
+/* diff.c's significance test: the two-proportion z-test against values
+ * worked by hand, its p-value, the critical z, and noise at low counts. */
+static void test_ztest(void)
+{
+	double z, p;
+
+	/* 50/100 against 70/100: pooled 0.6, se = sqrt(0.24 * 0.02) = 0.069282 */
+	CU_ASSERT_EQUAL(fr_diff__ztest(50, 100, 70, 100, &z, &p), 0);
+	CU_ASSERT_DOUBLE_EQUAL(z, 0.2 / 0.0692820323, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(p, 0.0038924, 1e-6);   /* 2 * (1 - Phi(2.8868)) */
+	/* the other way round: the sign flips, p stays */
+	CU_ASSERT_EQUAL(fr_diff__ztest(70, 100, 50, 100, &z, &p), 0);
+	CU_ASSERT_DOUBLE_EQUAL(z, -0.2 / 0.0692820323, 1e-6);
+	/* equal shares: z 0, p 1 */
+	CU_ASSERT_EQUAL(fr_diff__ztest(30, 300, 10, 100, &z, &p), 0);
+	CU_ASSERT_DOUBLE_EQUAL(z, 0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(p, 1, 1e-12);
+	/* 2 of 10 against 5 of 10: a big delta on few samples is not significant */
+	CU_ASSERT_EQUAL(fr_diff__ztest(2, 10, 5, 10, &z, &p), 0);
+	CU_ASSERT(p > 0.1);
+	CU_ASSERT(fabs(z) < fr_diff__zcrit(0.01));
+	/* the same shares on 1000 times the samples are */
+	CU_ASSERT_EQUAL(fr_diff__ztest(2000, 10000, 5000, 10000, &z, &p), 0);
+	CU_ASSERT(fabs(z) > fr_diff__zcrit(0.01 / 100));
+	/* a row on neither side, or on every sample of both: nothing to test */
+	CU_ASSERT_EQUAL(fr_diff__ztest(0, 10, 0, 20, &z, &p), 0);
+	CU_ASSERT_DOUBLE_EQUAL(p, 1, 1e-12);
+	CU_ASSERT_EQUAL(fr_diff__ztest(10, 10, 20, 20, &z, &p), 0);
+	CU_ASSERT_DOUBLE_EQUAL(z, 0, 1e-12);
+	/* an empty side or a count above its total */
+	CU_ASSERT_EQUAL(fr_diff__ztest(1, 0, 1, 10, &z, &p), -EINVAL);
+	CU_ASSERT_EQUAL(fr_diff__ztest(11, 10, 1, 10, &z, &p), -EINVAL);
+	/* critical values of the standard normal */
+	CU_ASSERT_DOUBLE_EQUAL(fr_diff__zcrit(0.05), 1.959964, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(fr_diff__zcrit(0.01), 2.575829, 1e-5);
+	CU_ASSERT_DOUBLE_EQUAL(fr_diff__zcrit(0.001), 3.290527, 1e-5);
+}
+
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
@@ -912,6 +978,7 @@ static const struct fr_test tests[] = {
 	{ "flame graphs: one per event", test_flames },
 	{ "sort keys and times", test_parse },
 	{ "readahead: the reader's records, in order", test_readahead },
+	{ "diff: two-proportion z-test, p-values, critical z", test_ztest },
 	{ NULL, NULL },
 };
 

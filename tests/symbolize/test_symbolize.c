@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "src/proc/perfmap.h"
 #include "src/proc/proctable.h"
 #include "src/report/report.h"
 #include "symbolize/demangle.h"
@@ -600,6 +601,108 @@ static void test_procs_blob(void)
 	unlink(path);
 }
 
+static int write_perfmap(void *ctx, const void *data, size_t len)
+{
+	return fr_writer__blob(ctx, FR_BLOB_PERFMAP, data, len);
+}
+
+struct jit_check {
+	struct fr_resolver *res;
+	int samples;
+	char names[3][128], dsos[3][64];
+};
+
+static int jit_cb(void *ctx, const struct fr_rec *r)
+{
+	struct jit_check *jc = ctx;
+	struct fr_rsample rs;
+	struct fr_sample s;
+
+	if (!r->event || r->h->type != PERF_RECORD_SAMPLE ||
+	    fr_record__parse_sample(r->h, r->event->attr.sample_type, 0, &s) ||
+	    fr_resolver__sample(jc->res, r, &s, true, &rs) || !rs.nr_frames || jc->samples >= 3)
+		return 0;
+	snprintf(jc->names[jc->samples], sizeof(jc->names[0]), "%s", rs.frames[0].sym->name);
+	snprintf(jc->dsos[jc->samples], sizeof(jc->dsos[0]), "%s", rs.frames[0].sym->dso);
+	jc->samples++;
+	return 0;
+}
+
+/* JIT code in anonymous memory, named from the file's PERFMAP blob (no local
+ * map read: only_given_dirs) as a function of "[JIT] tid PID", a mangled
+ * name demangled; an address no entry covers stays unnamed and is counted. */
+static void test_perfmap_blob(void)
+{
+	char path[] = "/tmp/fr-test-jit-XXXXXX";
+	static const char map[] = "7f0000001000 100 JS:*hotLoopAlpha /x/hot.js:2:22\n"
+				  "7f0000002000 40 _ZN3foo3barEv\n";
+	struct fr_proctable *pt = fr_proctable__new(&fr_proctable__recorder_policy);
+	struct fr_perfmaps *pm;
+	struct fr_file_event ev = { .index = 0, .name = "cpu-clock" }, sb = { .index = 1 };
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+	} rec = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) }, 0x7f0000001010, 4243,
+		  4243, 100 };
+	struct fr_symbolizer_opts o = { .only_given_dirs = true };
+	struct jit_check jc = { 0 };
+	struct fr_writer *w;
+	struct fr_reader *rd;
+	uint64_t named, unnamed;
+	size_t used;
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0 && pt != NULL && fr_perfmaps__new(&pm) == 0);
+	close(fd);
+	unlink(path);
+	CU_ASSERT_EQUAL(fr_perfmaps__add_text(pm, 4243, map, sizeof(map) - 1, &used), 0);
+	CU_ASSERT_EQUAL(fr_proctable__image(pt, &(struct fr_proc){ .pid = 4243, .ppid = 1 }), 0);
+	CU_ASSERT_EQUAL(fr_proctable__comm(pt, 4243, 4243, 0, "node", false), 0);
+	CU_ASSERT_EQUAL(fr_proctable__mmap(pt, 4243, 5, 0x7f0000000000, 0x10000, 0,
+					   PROT_READ | PROT_EXEC, "//anon", NULL, 0), 0);
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	sb.flags = FR_EVENT_SIDEBAND;
+	sb.name = "sideband";
+	sb.attr.size = sizeof(sb.attr);
+	sb.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	sb.attr.sample_id_all = 1;
+	CU_ASSERT_FATAL(fr_writer__open(path, 1, &w) == 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &ev), 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &sb), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 0, FR_STREAM_SAMPLES), 0);
+	CU_ASSERT_EQUAL(fr_writer__record(w, &rec.h), 0);
+	rec.ip = 0x7f0000002008;
+	rec.time++;
+	CU_ASSERT_EQUAL(fr_writer__record(w, &rec.h), 0);
+	rec.ip = 0x7f0000003000;   /* no entry covers it */
+	rec.time++;
+	CU_ASSERT_EQUAL(fr_writer__record(w, &rec.h), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+	CU_ASSERT_EQUAL(fr_proctable__serialize(pt, NULL, 0, FR_CHUNK_RAW_MAX, write_blob, w), 0);
+	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, FR_CHUNK_RAW_MAX, write_perfmap, w), 0);
+	CU_ASSERT_FATAL(fr_writer__close(w) == 0);
+	fr_proctable__delete(pt);
+	fr_perfmaps__delete(pm);
+	CU_ASSERT_FATAL(fr_reader__open(path, &rd) == 0);
+	CU_ASSERT_FATAL(fr_resolver__new(rd, &o, &jc.res) == 0);
+	CU_ASSERT_EQUAL(fr_reader__for_each(rd, jit_cb, &jc), 0);
+	CU_ASSERT_EQUAL(fr_reader__nr_damaged(rd), 0);
+	CU_ASSERT_EQUAL_FATAL(jc.samples, 3);
+	CU_ASSERT_STRING_EQUAL(jc.names[0], "JS:*hotLoopAlpha /x/hot.js:2:22");
+	CU_ASSERT_STRING_EQUAL(jc.dsos[0], "[JIT] tid 4243");
+	CU_ASSERT_STRING_EQUAL(jc.names[1], "foo::bar");   /* as perf shows names */
+	CU_ASSERT_STRING_EQUAL(jc.dsos[2], "//anon");
+	fr_resolver__jit_stats(jc.res, &named, &unnamed);
+	CU_ASSERT_EQUAL(named, 2);
+	CU_ASSERT_EQUAL(unnamed, 1);
+	fr_resolver__delete(jc.res);
+	fr_reader__close(rd);
+	unlink(path);
+}
+
 /* The sorted symbol tables (built after the first addresses of a file went
  * to libdwfl's scan) answer as dwfl_module_addrinfo does: libc (thousands of
  * symbols, globals and locals) at 2000 addresses across its text, each
@@ -688,6 +791,7 @@ static const struct fr_test tests[] = {
 	{ "build ids and special files", test_build_id },
 	{ "unwind a recorded stack", test_unwind_fixture },
 	{ "a process from the PROCS blob", test_procs_blob },
+	{ "JIT code named from the PERFMAP blob", test_perfmap_blob },
 	{ "symbol tables answer as libdwfl", test_symtab_as_libdwfl },
 	{ NULL, NULL },
 };

@@ -1,0 +1,128 @@
+#!/bin/sh
+# tests/e2e/diff.sh: flightrec diff on a workload built here (alpha and beta,
+# each with a weight): beta made 4x heavier is ranked first with a
+# significant delta, the same run twice ranks nothing as significant, -g and
+# the diff flame graph say the same, and --split-at-trigger compares the
+# time before a trigger (the workload's kill(SIGUSR1)) with the time after.
+. "$TESTLIB"
+
+CC=${CC:-cc}
+command -v "$CC" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($CC)"; exit 77; }
+cat >"$T/w.c" <<'C'
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void alpha(long n) { for (long i = 0; i < n * 1000; i++) sink += i; }
+__attribute__((noinline)) void beta(long n) { for (long i = 0; i < n * 1000; i++) sink ^= i; }
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+static void phase(long a, long b, double s)
+{
+	double end = now() + s;
+
+	while (now() < end) {
+		alpha(a);
+		beta(b);
+	}
+}
+/* w A B SECONDS [A2 B2 SECONDS2]: the second phase after kill(self, SIGUSR1) */
+int main(int argc, char **argv)
+{
+	if (argc < 4)
+		return 64;
+	phase(atol(argv[1]), atol(argv[2]), atof(argv[3]));
+	if (argc >= 7) {
+		signal(SIGUSR1, SIG_IGN);
+		kill(getpid(), SIGUSR1);
+		phase(atol(argv[4]), atol(argv[5]), atof(argv[6]));
+	}
+	return 0;
+}
+C
+"$CC" -O1 -g -fno-omit-frame-pointer -o "$T/w" "$T/w.c" || fail "cannot build the workload"
+
+run() {   # run DIR ARGS...: record the workload into DIR
+	d=$1; shift
+	mkdir -p "$T/$d"
+	record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/$d" -- "$T/w" "$@" >/dev/null ||
+		fail "record exited $?: $(cat "$T/record.err")"
+}
+run base 1 1 2
+run same 1 1 2
+run heavy 1 4 2
+
+# 1. beta 4x heavier: first row, significant, grown; alpha shrank
+"$FLIGHTREC" diff --sort sym "$T/base" "$T/heavy" >"$T/d.txt" || fail "diff exited $?"
+grep -q '^# test: two-proportion z-test' "$T/d.txt" || fail "the header does not name the test: $(cat "$T/d.txt")"
+first=$(grep -v '^#' "$T/d.txt" | head -1)
+echo "$first" | grep -qE '^ +[0-9.]+% +[0-9.]+% +\+[0-9.]+% +[0-9.]+\* .*\[\.\] beta$' ||
+	fail "beta is not first with a significant rise: $(cat "$T/d.txt")"
+grep -qE ' -[0-9.]+% +-[0-9.]+\* .*\[\.\] alpha$' "$T/d.txt" ||
+	fail "alpha's fall is not significant: $(cat "$T/d.txt")"
+pass "beta made heavier: ranked first, significant ($first)"
+
+# 2. the same program twice: nothing significant
+"$FLIGHTREC" diff --sort sym "$T/base" "$T/same" >"$T/s.txt" || fail "diff (same) exited $?"
+grep -q '^# 0 of [0-9]* rows changed significantly' "$T/s.txt" ||
+	fail "the same program twice has significant rows: $(cat "$T/s.txt")"
+grep -v '^#' "$T/s.txt" | grep -q '\*' && fail "a row is marked significant: $(cat "$T/s.txt")"
+pass "the same program twice: nothing significant"
+
+# 3. -g: whole stacks, the beta stack first
+"$FLIGHTREC" diff -g --no-header "$T/base" "$T/heavy" >"$T/g.txt" || fail "diff -g exited $?"
+grep -v '^#' "$T/g.txt" | head -1 | grep -qE '\+[0-9.]+% +[0-9.]+\* .*;beta$' ||
+	fail "diff -g: the beta stack is not first: $(cat "$T/g.txt")"
+pass "diff -g: the stack to beta first"
+
+# 4. the diff flame graph: beta red, alpha blue, well-formed, search kept
+"$FLIGHTREC" diff --flamegraph "$T/d.svg" "$T/base" "$T/heavy" || fail "diff --flamegraph exited $?"
+grep -qE '<title>beta \([0-9]+ samples, [0-9.]+%, \+[0-9.]+% vs baseline, z [0-9.]+\)</title><rect [^>]*fill="rgb\(255,[0-9]+,[0-9]+\)"' "$T/d.svg" ||
+	fail "beta is not red in the diff flame graph"
+grep -qE '<title>alpha \([^)]*-[0-9.]+% vs baseline, z -[0-9.]+\)</title><rect [^>]*fill="rgb\([0-9]+,[0-9]+,255\)"' "$T/d.svg" ||
+	fail "alpha is not blue in the diff flame graph"
+grep -q 'function search' "$T/d.svg" || fail "the diff flame graph has no search"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T/d.svg" ||
+		fail "the diff flame graph is not well-formed XML"
+fi
+pass "diff flame graph: beta red, alpha blue"
+
+# 5. --split-at-trigger: alpha-heavy before the trigger, beta-heavy after
+mkdir -p "$T/trig"
+record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/trig" --trigger syscalls:sys_enter_kill \
+	--trigger-filter 'sig == 10' --trigger-after 1s -- "$T/w" 4 1 1 1 4 1 >/dev/null ||
+	fail "record --trigger exited $?: $(cat "$T/record.err")"
+tf=""
+for f in "$T"/trig/*.frec; do
+	"$HELPERS/frblobs" "$f" | grep -q '^trigger source=event$' && tf=$f
+done
+[ -n "$tf" ] || fail "no file written at the trigger: $(ls "$T/trig")"
+"$FLIGHTREC" diff --split-at-trigger --sort sym "$tf" >"$T/t.txt" || fail "--split-at-trigger exited $?"
+grep -v '^#' "$T/t.txt" | grep -qE '\+[0-9.]+% +[0-9.]+\* .*\[\.\] beta$' ||
+	fail "--split-at-trigger: beta's rise is not significant: $(cat "$T/t.txt")"
+grep -v '^#' "$T/t.txt" | grep -qE ' -[0-9.]+% +-[0-9.]+\* .*\[\.\] alpha$' ||
+	fail "--split-at-trigger: alpha's fall is not significant: $(cat "$T/t.txt")"
+pass "--split-at-trigger: beta up, alpha down after the trigger"
+
+# --split-at the trigger's time says the same
+tns=$("$HELPERS/frblobs" "$tf" | sed -n 's/^trigger trigger_time_ns=//p')
+at=$(echo "$tns" | awk '{ printf "%d.%09d", $1 / 1e9, $1 % 1e9 }')
+"$FLIGHTREC" diff --split-at "$at" --sort sym --no-header "$tf" >"$T/at.txt" || fail "--split-at exited $?"
+grep -v '^#' "$T/t.txt" >"$T/t.rows"
+grep -v '^#' "$T/at.txt" | cmp -s - "$T/t.rows" || fail "--split-at $at differs from --split-at-trigger"
+pass "--split-at $at: the same rows"
+
+# 6. usage and errors: one line each
+expect_error 64 'expected OLD NEW' "$FLIGHTREC" diff "$T/base"
+expect_error 64 'no --split-at' "$FLIGHTREC" diff --split-at-trigger "$T/base" "$T/heavy"
+# a file written at the command's exit: its trigger is the exit, nothing after it
+expect_error 2 'no samples after the split point' "$FLIGHTREC" diff --split-at-trigger "$T/base"
+expect_error 64 'expected a time' "$FLIGHTREC" diff --split-at x "$tf"
+exit 0
