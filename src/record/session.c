@@ -254,6 +254,7 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
 	if (err)
 		return err;
 	maybe_gc(s);
+	fr_sideband__perfmaps_tick(s->sb, fr_session_now(CLOCK_MONOTONIC));
 	return s->src->ops->tick ? s->src->ops->tick(s->src, due, wait_ms) : 0;
 }
 

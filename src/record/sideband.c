@@ -11,6 +11,7 @@
 
 #include "ring/record.h"
 #include "src/util.h"
+#include "src/proc/perfmap.h"
 #include "src/proc/proctable.h"
 #include "src/record/sideband.h"
 
@@ -225,6 +226,8 @@ struct fr_sideband {
 	struct sb_store *cpus;     /* per CPU */
 	struct sb_store synth;     /* COMM records of tasks that predate the recording */
 	struct fr_proctable *procs;
+	struct fr_perfmaps *perfmaps; /* JIT maps read so far (NULL: no memory for them) */
+	uint64_t perfmaps_ns;      /* when they were last read */
 	uint8_t *pend;             /* table records of the drains not fed yet */
 	size_t pend_len, pend_cap;
 	struct pend_ref *refs;
@@ -246,6 +249,8 @@ int fr_sideband__new(size_t ncpu, uint64_t sample_type, size_t cap, struct fr_si
 		fr_sideband__delete(sb);
 		return -ENOMEM;
 	}
+	if (fr_perfmaps__new(&sb->perfmaps))
+		sb->perfmaps = NULL;   /* costs JIT names only */
 	*out = sb;
 	return 0;
 }
@@ -259,6 +264,7 @@ void fr_sideband__delete(struct fr_sideband *sb)
 	free(sb->cpus);
 	fr_sb_store__free(&sb->synth);
 	fr_proctable__delete(sb->procs);
+	fr_perfmaps__delete(sb->perfmaps);
 	free(sb->pend);
 	free(sb->refs);
 	free(sb);
@@ -401,10 +407,81 @@ static int procs_cb(void *ctx, const void *data, size_t len)
 	return fr_writer__blob(ctx, FR_BLOB_PROCS, data, len);
 }
 
+static int perfmap_cb(void *ctx, const void *data, size_t len)
+{
+	return fr_writer__blob(ctx, FR_BLOB_PERFMAP, data, len);
+}
+
+/* Live processes that may run JIT code: an executable mapping of no file. */
+struct jit_pids {
+	const struct fr_proctable *pt;
+	uint32_t *v;
+	size_t n, cap;
+	bool hit;
+};
+
+static int anon_exec(void *ctx, const struct fr_map *m)
+{
+	struct jit_pids *l = ctx;
+	const struct fr_dso_id *d = fr_proctable__dso(l->pt, m->dso);
+
+	if (d && d->path && (!strncmp(d->path, "//anon", 6) || !strncmp(d->path, "[anon", 5) ||
+			     !strncmp(d->path, "/memfd:", 7))) {
+		l->hit = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int jit_pid(void *ctx, const struct fr_proc *p)
+{
+	struct jit_pids *l = ctx;
+
+	if (p->exit_time || (l->n && l->v[l->n - 1] == p->pid))
+		return 0;
+	l->hit = false;
+	fr_proctable__proc_maps(l->pt, p, anon_exec, l);
+	if (!l->hit)
+		return 0;
+	if (fr_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64))
+		return -ENOMEM;
+	l->v[l->n++] = p->pid;
+	return 0;
+}
+
+/* Every 500 ms, the perf maps of the live processes with anonymous
+ * executable memory are read on: once a process is gone its
+ * /proc/PID/root is too, so a map must be read while it runs. */
+void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
+{
+	struct jit_pids l = { .pt = sb->procs };
+
+	if (!sb->perfmaps || now - sb->perfmaps_ns < 500000000ull)
+		return;
+	sb->perfmaps_ns = now;
+	if (!fr_proctable__for_each(sb->procs, jit_pid, &l) && l.n)
+		fr_perfmap__collect(sb->perfmaps, l.v, l.n);   /* a failure costs names */
+	free(l.v);
+}
+
 int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,
 			     size_t nr)
 {
-	return fr_proctable__serialize(sb->procs, pids, nr, FR_CHUNK_RAW_MAX, procs_cb, w);
+	int err = fr_proctable__serialize(sb->procs, pids, nr, FR_CHUNK_RAW_MAX, procs_cb, w);
+
+	/* the JIT maps of the same pids, read on first (a map that cannot be
+	 * read costs its names, not the file) */
+	if (!err && sb->perfmaps) {
+		struct jit_pids l = { .pt = sb->procs };
+
+		if (!pids && !fr_proctable__for_each(sb->procs, jit_pid, &l) && l.n)
+			fr_perfmap__collect(sb->perfmaps, l.v, l.n);
+		else if (pids)
+			fr_perfmap__collect(sb->perfmaps, pids, nr);
+		free(l.v);
+		err = fr_perfmap__encode(sb->perfmaps, pids, nr, FR_CHUNK_RAW_MAX, perfmap_cb, w);
+	}
+	return err;
 }
 
 struct write_args {

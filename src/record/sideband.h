@@ -63,7 +63,11 @@ int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr);
 /* Exited processes held, and dropping those that ended before `before`. */
 size_t fr_sideband__nr_exited(const struct fr_sideband *sb);
 void fr_sideband__gc(struct fr_sideband *sb, uint64_t before);
-/* The PROCS blob(s) of the given pids (all when pids is NULL). */
+/* Read on the JIT perf maps of live processes with anonymous executable
+ * memory, at most every 500 ms (now: CLOCK_MONOTONIC ns). */
+void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now);
+/* The PROCS blob(s) of the given pids (all when pids is NULL), then the
+ * PERFMAP blob(s) of their JIT code. */
 int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,
 			     size_t nr);
 
