@@ -316,3 +316,54 @@ bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)
 		snprintf(buf, len, "live: still being written (no END yet)");
 	return true;
 }
+
+bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns)
+{
+	static const char key[] = "trigger_time_ns=";
+	bool found = false;
+	void *data;
+	size_t len;
+
+	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) ||
+	    fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
+		return false;
+	for (const char *p = data, *end = (const char *)data + len; p < end && !found;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		char num[24];
+
+		if (n > sizeof(key) - 1 && n - (sizeof(key) - 1) < sizeof(num) &&
+		    !memcmp(p, key, sizeof(key) - 1)) {
+			memcpy(num, p + sizeof(key) - 1, n - (sizeof(key) - 1));
+			num[n - (sizeof(key) - 1)] = '\0';
+			found = !fr_parse__u64(num, 0, UINT64_MAX, ns);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	free(data);
+	return found;
+}
+
+void fr_input__window(struct fr_reader *rd, uint64_t *first, uint64_t *last)
+{
+	*first = *last = 0;
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		if (cs->first_time && (!*first || cs->first_time < *first))
+			*first = cs->first_time;
+		if (cs->last_time > *last)
+			*last = cs->last_time;
+	}
+}
+
+int fr_input__time_ranges(struct fr_reader *rd, const struct fr_timesel *sel,
+			  struct fr_time_ranges *out, const char **why)
+{
+	struct fr_time_ctx c = { 0 };
+
+	fr_input__window(rd, &c.first, &c.last);
+	c.has_clock = !fr_clock__of_file(rd, &c.clock);
+	c.has_trigger = fr_input__trigger_time(rd, &c.trigger_ns);
+	return fr_timesel__resolve(sel, &c, out, why);
+}
