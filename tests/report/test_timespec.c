@@ -258,6 +258,28 @@ static void test_clock_of_file(void)
 	CU_ASSERT_EQUAL(clock_of(none, &ref), -ENOENT);
 }
 
+/* perf-script: a tid of -1 (an exiting task) as perf prints it, and the tod
+ * field of --tod between the CPU and the time. */
+static void test_script_tod(void)
+{
+	struct fr_clock_ref ref = { (int64_t)((WALL_1403 - 1) * S), "test" };
+	struct fr_rsample rs = { .event = NULL, .pid = UINT32_MAX, .tid = UINT32_MAX, .cpu = 3,
+				 .time = 1500000000ull, .comm = ":-1" };
+	char *buf;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	set_tz("UTC0");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &rs, NULL, 9), 0);
+	CU_ASSERT_EQUAL(fr_script__sample_tod(f, &rs, NULL, 9, &ref), 0);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf,
+		"             :-1    -1 [003]     1.500000: [unknown]: \n"
+		"             :-1    -1 [003] 2026-12-04 14:03:10.500000     1.500000: [unknown]: \n");
+	free(buf);
+}
+
 static const struct fr_test tests[] = {
 	{ "--time: bad values refused with a reason", test_parse_bad },
 	{ "--time: every form parsed", test_parse_forms },
@@ -265,6 +287,7 @@ static const struct fr_test tests[] = {
 	{ "wall-clock text", test_walltime },
 	{ "clock pair: taken, meta text", test_clock_pair },
 	{ "clock reference of a file, old files too", test_clock_of_file },
+	{ "perf-script: tid -1 and --tod", test_script_tod },
 	{ NULL, NULL },
 };
 
