@@ -80,7 +80,7 @@ _flightrec()
 		return ;;
 	--filter|--trigger-filter|--exec-on-snapshot|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
-	--compression-level|--after|--sort|--format)
+	--compression-level|--after|--sort|--format|--time)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then
