@@ -51,6 +51,21 @@ void fr_clock__format(const struct fr_clock_pair *p, char *buf, size_t len)
 		 (unsigned long long)p->real_ns, (unsigned long long)p->bracket_ns);
 }
 
+int fr_clock__put_meta(struct fr_writer *w, const char *key, const struct fr_clock_pair *p)
+{
+	struct fr_clock_pair now_pair;
+	char text[FR_CLOCK_PAIR_TEXT];
+	int err;
+
+	if (!p) {
+		if ((err = fr_clock__pair(&now_pair)))
+			return err;
+		p = &now_pair;
+	}
+	fr_clock__format(p, text, sizeof(text));
+	return fr_writer__meta(w, key, text);
+}
+
 /* One decimal number ending at a space (or the end for the last). */
 static int number(const char **s, bool last, uint64_t *out)
 {

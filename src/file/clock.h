@@ -31,6 +31,11 @@ void fr_clock__format(const struct fr_clock_pair *p, char *buf, size_t len);
 /* Parse that text: 0, or -EINVAL (not three decimal numbers in range). */
 int fr_clock__parse(const char *s, struct fr_clock_pair *p);
 
+/* The recorder's one call per pair: write p (NULL: a pair taken now) as
+ * meta key of w (FR_META_CLOCK_START, FR_META_CLOCK_SNAPSHOT): 0 or -errno. */
+struct fr_writer;
+int fr_clock__put_meta(struct fr_writer *w, const char *key, const struct fr_clock_pair *p);
+
 /* How a reader turns event times into wall-clock times. */
 struct fr_clock_ref {
 	int64_t real_minus_mono;   /* realtime = event time + this */

@@ -476,10 +476,12 @@ static int print_folded(struct report *rp, const char *path)
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {
-		const char *off = fr_reader__meta(rp->rd, "realtime_offset_ns");
-		struct fr_pprof_info in = { rp->fold_ev, rp->first + (off ? strtoull(off, NULL, 10) : 0),
-					    rp->samples ? rp->last - rp->first : 0,
+		struct fr_clock_ref c;
+		struct fr_pprof_info in = { rp->fold_ev, rp->first, rp->samples ? rp->last - rp->first : 0,
 					    !rp->o->sym.no_inline };
+
+		if (!fr_clock__of_file(rp->rd, &c))   /* wall clock: the file's clock pair */
+			in.time_ns = fr_clock__to_real(&c, rp->first);
 
 		return fr_pprof__write(rp->pprof, rp->out, &in);
 	}

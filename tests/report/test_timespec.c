@@ -217,20 +217,24 @@ static int clock_of(const char **meta, struct fr_clock_ref *ref)
 	char dir[] = "/tmp/test_timespec.XXXXXX", path[64];
 	struct fr_writer *w;
 	struct fr_reader *rd;
-	int err;
+	int ret;
 
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/f.frec", dir);
 	CU_ASSERT_EQUAL_FATAL(fr_writer__open(path, 1, &w), 0);
-	for (; *meta; meta += 2)
-		CU_ASSERT_EQUAL(fr_writer__meta(w, meta[0], meta[1]), 0);
+	for (; *meta; meta += 2) {
+		int err = !strcmp(meta[1], "now")   /* as the recorder writes it */
+			  ? fr_clock__put_meta(w, meta[0], NULL) : fr_writer__meta(w, meta[0], meta[1]);
+
+		CU_ASSERT_EQUAL(err, 0);
+	}
 	CU_ASSERT_EQUAL_FATAL(fr_writer__close(w), 0);
 	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &rd), 0);
-	err = fr_clock__of_file(rd, ref);
+	ret = fr_clock__of_file(rd, ref);
 	fr_reader__close(rd);
 	unlink(path);
 	rmdir(dir);
-	return err;
+	return ret;
 }
 
 static void test_clock_of_file(void)
@@ -240,8 +244,19 @@ static void test_clock_of_file(void)
 	const char *start[] = { "realtime_offset_ns", "7", FR_META_CLOCK_START, "100 250 3", NULL };
 	const char *old[] = { "realtime_offset_ns", "-7", FR_META_CLOCK_SNAPSHOT, "x", NULL };
 	const char *none[] = { "realtime_offset_ns", "7x", NULL };
+	const char *now[] = { FR_META_CLOCK_SNAPSHOT, "now", NULL };
 	struct fr_clock_ref ref;
+	struct timespec m, r;
+	int64_t want;
 	uint64_t t;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	want = ((int64_t)r.tv_sec - (int64_t)m.tv_sec) * (int64_t)S + (r.tv_nsec - m.tv_nsec);
+	CU_ASSERT_EQUAL_FATAL(clock_of(now, &ref), 0);
+	CU_ASSERT_STRING_EQUAL(ref.source, FR_META_CLOCK_SNAPSHOT);
+	/* the same offset within 10 ms (no clock step during the test) */
+	CU_ASSERT(ref.real_minus_mono - want < 10000000 && want - ref.real_minus_mono < 10000000);
 
 	CU_ASSERT_EQUAL_FATAL(clock_of(both, &ref), 0);
 	CU_ASSERT_EQUAL(ref.real_minus_mono, 900);
