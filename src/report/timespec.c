@@ -141,6 +141,8 @@ static int parse_pct(const char *s, const char *end, double *v)
 		return -EINVAL;
 	memcpy(buf, s, n - 1);
 	buf[n - 1] = '\0';
+	if (strspn(buf, "0123456789.") != n - 1)   /* decimal only: no 1e1, 0x10 */
+		return -EINVAL;
 	errno = 0;
 	*v = strtod(buf, &e);
 	return errno || *e || !(*v >= 0 && *v <= 100) ? -EINVAL : 0;
