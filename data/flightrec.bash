@@ -105,7 +105,7 @@ _flightrec()
 		return ;;
 	--filter|--trigger-filter|--exec-on-snapshot|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
-	--compression-level|--after|--split-at|--alpha|--percent-limit)
+	--compression-level|--after|--split-at|--alpha|--percent-limit|--time)
 		return ;;
 	esac
 	case $cur in

@@ -1,5 +1,5 @@
 /* src/cmd_dump.c: `flightrec dump`: its options, then one call:
- * fr_dump__file (src/report/dump.c).
+ * fr_dump__run (src/report/dump.c).
  */
 #include "config.h"
 
@@ -11,17 +11,19 @@
 #include "src/cli.h"
 #include "src/report/report.h"
 
-enum { OPT_NO_HEADER = 1000 };
+enum { OPT_NO_HEADER = 1000, OPT_TOD };
 
 struct dump_opts {
 	const char *input, *dir;
-	bool no_header;
+	bool no_header, tod;
 	int usage_err;
 	struct fr_cli_file file;
 };
 
 static const struct argp_option dump_options[] = {
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "omit the '#' header lines", 0 },
+	{ "tod", OPT_TOD, NULL, 0, "each record's local wall-clock time after its time "
+	  "(perf script -F +tod, with nanoseconds)", 0 },
 	{ 0 }
 };
 
@@ -35,6 +37,7 @@ static error_t dump_parse(int key, char *arg, struct argp_state *st)
 		st->child_inputs[0] = &o->file;
 		break;
 	case OPT_NO_HEADER: o->no_header = true; break;
+	case OPT_TOD: o->tod = true; break;
 	case ARGP_KEY_ARG: fr_cli__one_arg(&o->input, arg, "file", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -60,5 +63,5 @@ int cmd_dump(int argc, char **argv)
 		return FR_EXIT_USAGE;
 	if (fr_input__choose(&o.input, o.dir, path, sizeof(path)))
 		return FR_EXIT_ERROR;
-	return fr_dump__file(o.input, !o.no_header);
+	return fr_dump__run(o.input, !o.no_header, o.tod);
 }

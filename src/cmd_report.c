@@ -1,5 +1,5 @@
 /* src/cmd_report.c: `flightrec report`: its options and filters, then one
- * call: fr_report__run (src/report/run.c), or fr_dump__file for --raw.
+ * call: fr_report__run (src/report/run.c), or fr_dump__run for --raw.
  */
 #include "config.h"
 
@@ -17,7 +17,7 @@
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
-	OPT_CHILDREN, OPT_FLAMEGRAPH,
+	OPT_CHILDREN, OPT_FLAMEGRAPH, OPT_TOD,
 };
 
 static const struct argp_option report_options[] = {
@@ -38,14 +38,17 @@ static const struct argp_option report_options[] = {
 	{ "quiet", 'q', NULL, 0, "no progress line on the terminal", 2 },
 	{ "raw", OPT_RAW, NULL, 0, "list every record, as flightrec dump does", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "text: omit the '#' lines about the file", 2 },
+	{ "tod", OPT_TOD, NULL, 0, "perf-script and --raw: each event's local wall-clock time "
+	  "too (perf script -F +tod)", 2 },
 	{ "stdio", OPT_STDIO, NULL, OPTION_HIDDEN, "", 2 },
 	{ "event", 'e', "EVENT", 0, "only samples of these events (repeatable, or comma "
 	  "separated)", 3 },
 	{ "pid", OPT_PID, "PID[,PID]", 0, "only these processes", 3 },
 	{ "tid", OPT_TID, "TID[,TID]", 0, "only these threads", 3 },
 	{ "comm", OPT_COMM, "COMM[,COMM]", 0, "only threads of these names", 3 },
-	{ "time", OPT_TIME, "START,END", 0, "only samples in [START, END], times as dump prints "
-	  "them (SEC.NSEC); either may be empty", 3 },
+	{ "time", OPT_TIME, "START,END", 0, "only samples in [START, END]: SEC.NSEC as dump prints "
+	  "them, wall-clock times (14:03:10, 2026-12-04T14:03:10.5Z, +01:00), trigger-2s, or "
+	  "perf's percentages (10%-20%, 10%/2); START-END too; either may be empty", 3 },
 	{ "no-inline", OPT_NO_INLINE, NULL, 0, "one frame per address: no inline frames", 4 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "C++ and Rust names as the symbol table has "
 	  "them (mangled)", 4 },
@@ -68,25 +71,6 @@ static int split_list(char *arg, const char **list, size_t *n)
 			return -E2BIG;
 		list[(*n)++] = t;
 	}
-	return 0;
-}
-
-static int parse_time_range(const char *arg, struct fr_report_opts *o)
-{
-	const char *comma = strchr(arg, ',');
-	const char *end = arg + strlen(arg);
-
-	if (!comma || strchr(comma + 1, ','))
-		return -EINVAL;
-	o->t0 = 0;
-	o->t1 = UINT64_MAX;
-	if (comma > arg && fr_input__parse_time(arg, comma, &o->t0))
-		return -EINVAL;
-	if (comma + 1 < end && fr_input__parse_time(comma + 1, end, &o->t1))
-		return -EINVAL;
-	if (o->t0 > o->t1)
-		return -ERANGE;
-	o->has_time = true;
 	return 0;
 }
 
@@ -178,12 +162,16 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 		if (split_list(arg, o->comms, &o->nr_comms))
 			usage_error(o, "--comm", "too many names (at most 64)");
 		break;
-	case OPT_TIME:
-		err = parse_time_range(arg, o);
-		if (err)
-			usage_error(o, "--time", err == -ERANGE ? "START is after END"
-				    : "expected START,END as SEC.NSEC (either may be empty)");
+	case OPT_TIME: {
+		const char *why;
+
+		if (fr_timesel__parse(arg, &o->time, &why))
+			usage_error(o, "--time", why);
+		else
+			o->has_time = true;
 		break;
+	}
+	case OPT_TOD: o->tod = true; break;
 	case OPT_NO_INLINE: o->sym.no_inline = true; break;
 	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
 	case OPT_CHILDREN: o->hist.children = true; break;
@@ -211,6 +199,8 @@ int cmd_report(int argc, char **argv)
 		"  flightrec report --format=perf-script FILE > out.perf  (speedscope)\n"
 		"  flightrec report --format=json FILE > trace.json       (Perfetto)\n"
 		"  flightrec report --comm server --time 1200.5,1201 FILE\n"
+		"  flightrec report --time 14:03:10-14:03:14 FILE   (local time, the file's date)\n"
+		"  flightrec report --time trigger-2s,trigger+1s FILE\n"
 		"  flightrec report --children --sort sym FILE   inclusive and self weights\n"
 		"  flightrec report --symdir DIR FILE        objects from 'flightrec archive -o X.tar', "
 		"extracted in DIR\n\n"
@@ -250,7 +240,7 @@ int cmd_report(int argc, char **argv)
 		r = FR_EXIT_USAGE;
 		goto out;
 	}
-	r = o.raw ? fr_dump__file(o.input, !o.no_header) : fr_report__run(&o, o.input);
+	r = o.raw ? fr_dump__run(o.input, !o.no_header, o.tod) : fr_report__run(&o, o.input);
 out:
 	free(o.pids);
 	free(o.tids);

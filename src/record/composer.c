@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/file/clock.h"
 #include "src/record/internal.h"
 #include "src/util.h"
 
@@ -63,6 +64,10 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 	fr_composer__meta(c, "realtime_offset_ns", "%lld",
 			  (long long)(fr_session_now(CLOCK_REALTIME) -
 				      fr_session_now(CLOCK_MONOTONIC)));
+	/* the wall clock's pairs: the recorder's start, and now (a forward or
+	 * --keep file's finish takes it again: the last one counts) */
+	fr_clock__put_meta(c->w, FR_META_CLOCK_START, &s->clock_start);
+	fr_clock__put_meta(c->w, FR_META_CLOCK_SNAPSHOT, NULL);
 	if (s->o.window_ns)
 		fr_composer__meta(c, "window_time_ns", "%llu", (unsigned long long)s->o.window_ns);
 	if (s->src->ops->meta)
@@ -449,6 +454,8 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 		err = fr_composer__ksyms(c);
 	if (!err)
 		err = write_vdso(c->w);
+	if (!err && c->streaming)
+		err = fr_clock__put_meta(c->w, FR_META_CLOCK_SNAPSHOT, NULL);
 	if (!err)
 		err = write_trigger(c->w, tr, t_snap);
 	if (!err)

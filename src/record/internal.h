@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "ring/record.h"
+#include "src/file/clock.h"
 #include "src/file/file.h"
 #include "src/record/keep.h"
 #include "src/record/readers.h"
@@ -72,6 +73,7 @@ struct fr_session {
 	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */
 	unsigned seq;               /* files named so far */
 	uint64_t start_ns;
+	struct fr_clock_pair clock_start; /* CLOCK_REALTIME <-> CLOCK_MONOTONIC at start */
 	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable (or not loaded yet) */
 	bool ksyms_tried;
 	bool ksyms_pending;         /* ksyms_th is loading it */

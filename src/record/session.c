@@ -57,6 +57,7 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->o = *o;
 	s->self_pid = o->exclude_self ? (uint32_t)getpid() : 0;
 	s->start_ns = fr_session_now(CLOCK_MONOTONIC);
+	fr_clock__pair(&s->clock_start);
 	s->gc_at = 4096;
 	s->src = calloc(1, ops->size);
 	err = s->src ? build_id_map(s) : -ENOMEM;

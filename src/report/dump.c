@@ -70,6 +70,8 @@ struct dump_ctx {
 	struct fr_tpdecode *tp;
 	struct fr_proctable *procs;   /* the file's PROCS blobs: comms older than the window */
 	uint64_t bad_fields;          /* samples whose tracepoint fields lie outside them */
+	const struct fr_clock_ref *tod;   /* --tod: the file's clock reference, else NULL */
+	struct fr_clock_ref clock;
 };
 
 /* The comm of a record's thread: its COMM records, else the process table. */
@@ -207,8 +209,16 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		details(c, r, &s, det, sizeof(det));
 	else
 		snprintf(det, sizeof(det), "(record of an unknown event id)");
-	printf("%llu.%09llu %s %7u/%-7u %-8s %-16s %s\n", (unsigned long long)(r->time / 1000000000ull),
-	       (unsigned long long)(r->time % 1000000000ull), cpu, s.pid, s.tid,
+	printf("%llu.%09llu ", (unsigned long long)(r->time / 1000000000ull),
+	       (unsigned long long)(r->time % 1000000000ull));
+	if (c->tod) {
+		char tod[64];
+
+		fr_walltime__format(fr_clock__to_real(c->tod, r->time), 9, tod, sizeof(tod));
+		printf("%s ", tod);
+	}
+	/* pid and tid signed, as perf: -1 for an exiting task's */
+	printf("%s %7d/%-7d %-8s %-16s %s\n", cpu, (int)s.pid, (int)s.tid,
 	       fr_record__type_name(h->type), s.has_tid ? comm_of(c, &s, r->time) : "-", det);
 	return 0;
 }
@@ -235,7 +245,8 @@ static void print_header(struct fr_reader *rd, const char *path)
 {
 	static const char *keys[] = { "flightrec_version", "kernel_release", "machine", "hostname",
 				      "clock", "nr_cpus_online", "name", "target", "trigger",
-				      "snapshot_time_ns", "realtime_offset_ns", "pinned_copy", "mode",
+				      "snapshot_time_ns", "realtime_offset_ns", FR_META_CLOCK_START,
+				      FR_META_CLOCK_SNAPSHOT, "pinned_copy", "mode",
 				      "window_time_ns" };
 
 	fputs("# file: ", stdout);
@@ -291,6 +302,11 @@ static void print_header(struct fr_reader *rd, const char *path)
 
 int fr_dump__file(const char *path, bool header)
 {
+	return fr_dump__run(path, header, false);
+}
+
+int fr_dump__run(const char *path, bool header, bool tod)
+{
 	struct dump_ctx c = { .tp = NULL };
 	struct fr_reader *rd = NULL;
 	char note[256];
@@ -299,6 +315,13 @@ int fr_dump__file(const char *path, bool header)
 
 	if (ret)
 		return ret;
+	if (tod && fr_clock__of_file(rd, &c.clock)) {
+		fr_err("--tod", "the file has no wall-clock reference (no clock_pair_* or "
+		       "realtime_offset_ns meta)");
+		fr_reader__close(rd);
+		return FR_EXIT_USAGE;
+	}
+	c.tod = tod ? &c.clock : NULL;
 	safe = fr_input__escaping(real);
 	if (safe)
 		stdout = safe;  /* every name and text of the file goes out escaped */

@@ -641,7 +641,9 @@ static char *entry_text(const struct hentry *e, enum fr_sort_key k, uintptr_t v)
 	switch (k) {
 	case FR_KEY_COMM: snprintf(buf, sizeof(buf), "%s", (const char *)v); break;
 	case FR_KEY_PID:
-	case FR_KEY_TID:
+	case FR_KEY_TID:   /* as perf: -1 for an exiting task's */
+		snprintf(buf, sizeof(buf), "%d", (int)(uint32_t)(v - 1));
+		break;
 	case FR_KEY_CPU: snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(v - 1)); break;
 	case FR_KEY_DSO: snprintf(buf, sizeof(buf), "%s", e->sym ? e->sym->dso_short : "-"); break;
 	case FR_KEY_SYM:

@@ -321,32 +321,53 @@ bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)
 	return true;
 }
 
-/* trigger_time_ns from the file's first TRIGGER blob ("key=value" lines). */
 bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns)
 {
+	static const char key[] = "trigger_time_ns=";
 	bool found = false;
 	void *data;
 	size_t len;
-	char *p;
 
-	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
+	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) ||
+	    fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
 		return false;
-	for (p = data; p && p < (char *)data + len; p = memchr(p, '\n', (size_t)((char *)data + len - p)),
-	     p = p ? p + 1 : NULL) {
-		if ((size_t)((char *)data + len - p) >= 16 && !strncmp(p, "trigger_time_ns=", 16)) {
-			const char *v = p + 16, *end = (char *)data + len;
-			const char *nl = v < end ? memchr(v, '\n', (size_t)(end - v)) : v;
-			size_t n = (size_t)((nl ? nl : end) - v);
-			char num[24];
+	for (const char *p = data, *end = (const char *)data + len; p < end && !found;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		char num[24];
 
-			if (v > end || n >= sizeof(num))
-				break;
-			memcpy(num, v, n);
-			num[n] = '\0';
+		if (n > sizeof(key) - 1 && n - (sizeof(key) - 1) < sizeof(num) &&
+		    !memcmp(p, key, sizeof(key) - 1)) {
+			memcpy(num, p + sizeof(key) - 1, n - (sizeof(key) - 1));
+			num[n - (sizeof(key) - 1)] = '\0';
 			found = !fr_parse__u64(num, 0, UINT64_MAX, ns);
-			break;
 		}
+		p = nl ? nl + 1 : end;
 	}
 	free(data);
 	return found;
+}
+
+void fr_input__window(struct fr_reader *rd, uint64_t *first, uint64_t *last)
+{
+	*first = *last = 0;
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		if (cs->first_time && (!*first || cs->first_time < *first))
+			*first = cs->first_time;
+		if (cs->last_time > *last)
+			*last = cs->last_time;
+	}
+}
+
+int fr_input__time_ranges(struct fr_reader *rd, const struct fr_timesel *sel,
+			  struct fr_time_ranges *out, const char **why)
+{
+	struct fr_time_ctx c = { 0 };
+
+	fr_input__window(rd, &c.first, &c.last);
+	c.has_clock = !fr_clock__of_file(rd, &c.clock);
+	c.has_trigger = fr_input__trigger_time(rd, &c.trigger_ns);
+	return fr_timesel__resolve(sel, &c, out, why);
 }

@@ -20,6 +20,7 @@
 
 #include "ring/record.h"
 #include "src/file/file.h"
+#include "src/report/timespec.h"
 #include "symbolize/symbolize.h"
 
 #define FR_MAX_FRAMES 1024   /* frames kept per sample, inline frames included */
@@ -157,6 +158,10 @@ struct fr_tpdecode;
  * of the file (perf aligns the names to it). */
 int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
 		      int name_width);
+/* The same with perf script's -F +tod field (the local wall-clock time,
+ * microseconds) before the time, when tod is not NULL. */
+int fr_script__sample_tod(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
+			  int name_width, const struct fr_clock_ref *tod);
 /* Print a name with control characters (line breaks, tabs) as '_'. */
 void fr_put_name(FILE *f, const char *s);
 
@@ -279,7 +284,6 @@ size_t fr_input__damage(const struct fr_reader *rd, const char *path);
  * UTF-8 C1 controls) and invalid UTF-8 escaped as \xNN: names and text from
  * a file reach the terminal through it. Closing it leaves f open. */
 FILE *fr_input__escaping(FILE *f);
-/* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 /* When a CPU's ring wrapped (FR_CPU_FULL: the kernel overwrote older
  * records), a one-line note of the span kept versus the span recorded
  * (record_start_ns to snapshot_time_ns); false when none wrapped. */
@@ -288,12 +292,21 @@ bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
  * open (fr_reader__being_written; recorder_pid in the meta only names it).
  * True with a note. */
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
+/* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
-/* trigger_time_ns of the file's first TRIGGER blob: false when it has none. */
+/* trigger_time_ns of the file's first TRIGGER blob: false when none. */
 bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns);
+/* The span of the file's records, from its CPU stats (0, 0 when none). */
+void fr_input__window(struct fr_reader *rd, uint64_t *first, uint64_t *last);
+/* sel resolved against the file (its span, trigger, clock pair): 0, or
+ * -EINVAL with *why. */
+int fr_input__time_ranges(struct fr_reader *rd, const struct fr_timesel *sel,
+			  struct fr_time_ranges *out, const char **why);
 
 /* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */
 int fr_dump__file(const char *path, bool header);
+/* tod: each record's local wall-clock time after its event time. */
+int fr_dump__run(const char *path, bool header, bool tod);
 
 /* ---- archive.c: the build-id cache (flightrec archive) ---- */
 /* The default cache directory into buf: $XDG_CACHE_HOME/flightrec, else
@@ -348,8 +361,10 @@ struct fr_report_opts {
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
 	size_t nr_comms, nr_events;
-	bool has_time;
-	uint64_t t0, t1;
+	bool has_time, tod;      /* tod: perf-script's and --raw's wall-clock field */
+	struct fr_timesel time;  /* --time as given */
+	struct fr_time_ranges ranges;   /* resolved against the file (fr_report__run) */
+	uint64_t t0, t1;         /* the lowest and highest time the ranges hold */
 	struct fr_symbolizer_opts sym;
 	const char *symdirs[FR_REPORT_MAX_SYMDIRS];
 	int usage_err;

@@ -34,6 +34,8 @@ struct report {
 	struct fr_json *json;
 	struct fr_pprof *pprof;
 	int name_width;              /* perf-script: the longest event name */
+	const struct fr_clock_ref *tod;   /* perf-script: its tod field, or NULL */
+	struct fr_clock_ref clock;
 	FILE *out;
 	uint64_t first, last, samples, lost;
 	uint64_t t0, t1;             /* the file's window, from its CPU stats */
@@ -83,7 +85,7 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 
 	if (e->index >= rp->nr_events || !rp->selected[e->index])
 		return 0;
-	if (o->has_time && (r->time < o->t0 || r->time > o->t1))
+	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))
 		return 0;
 	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
 		return 0;   /* a record shorter than its fields: the reader checked the chunk */
@@ -116,7 +118,8 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		if (!rp->flames[e->index] && (err = fr_folded__new(o->hist.period, &rp->flames[e->index])))
 			return err;
 		return fr_folded__add(rp->flames[e->index], &rs);
-	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp, rp->name_width);
+	case FMT_SCRIPT:
+		return fr_script__sample_tod(rp->out, &rs, rp->tp, rp->name_width, rp->tod);
 	case FMT_JSON: return fr_json__sample(rp->json, &rs);
 	}
 	return 0;
@@ -258,6 +261,7 @@ static void print_header(struct report *rp, const char *path)
 		if (v)
 			fprintf(rp->out, "# %s: %s\n", keys[i], v);
 	}
+	fr_walltime__header(rp->out, rp->rd);
 	fprintf(rp->out, "# samples: %llu", (unsigned long long)rp->samples);
 	if (rp->samples) {
 		fprintf(rp->out, ", from ");
@@ -507,10 +511,12 @@ static int print_folded(struct report *rp, const char *path)
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {
-		const char *off = fr_reader__meta(rp->rd, "realtime_offset_ns");
-		struct fr_pprof_info in = { rp->fold_ev, rp->first + (off ? strtoull(off, NULL, 10) : 0),
-					    rp->samples ? rp->last - rp->first : 0,
+		struct fr_clock_ref c;
+		struct fr_pprof_info in = { rp->fold_ev, rp->first, rp->samples ? rp->last - rp->first : 0,
 					    !rp->o->sym.no_inline };
+
+		if (!fr_clock__of_file(rp->rd, &c))   /* wall clock: the file's clock pair */
+			in.time_ns = fr_clock__to_real(&c, rp->first);
 
 		return fr_pprof__write(rp->pprof, rp->out, &in);
 	}
@@ -648,8 +654,39 @@ static bool output_failed(struct report *rp, const struct fr_outfile *of, const 
 	return err != 0;
 }
 
+/* --time against the file and --tod's clock: an exit code, the error said. */
+static int time_opts(struct report *rp, const struct fr_report_opts *o, struct fr_report_opts *ro)
+{
+	const char *why = "";
+
+	*ro = *o;
+	rp->o = ro;
+	if (o->has_time) {
+		if (fr_input__time_ranges(rp->rd, &o->time, &ro->ranges, &why)) {
+			fr_err("--time", "%s", why);
+			return FR_EXIT_USAGE;
+		}
+		ro->t0 = UINT64_MAX;
+		ro->t1 = 0;
+		for (size_t i = 0; i < ro->ranges.n; i++) {
+			ro->t0 = ro->ranges.lo[i] < ro->t0 ? ro->ranges.lo[i] : ro->t0;
+			ro->t1 = ro->ranges.hi[i] > ro->t1 ? ro->ranges.hi[i] : ro->t1;
+		}
+	}
+	if (o->tod && o->fmt == FMT_SCRIPT) {
+		if (fr_clock__of_file(rp->rd, &rp->clock)) {
+			fr_err("--tod", "the file has no wall-clock reference (no clock_pair_* or "
+			       "realtime_offset_ns meta)");
+			return FR_EXIT_USAGE;
+		}
+		rp->tod = &rp->clock;
+	}
+	return FR_EXIT_OK;
+}
+
 int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
+	struct fr_report_opts ro;
 	struct stat sb;
 	struct report rp = { .o = o, .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
@@ -662,6 +699,9 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 
 	if (ret)
 		return ret;
+	if ((ret = time_opts(&rp, o, &ro)))
+		goto out;
+	o = &ro;
 	err = fr_outfile__open(o->output, &of);
 	if (err) {
 		fr_err(out_name, "%s", strerror(-err));

@@ -1,7 +1,8 @@
 /* src/report/script.c: --format=perf-script: each sample byte for byte as
  * `perf script` prints it with its default fields (the header line, then one
  * tab-indented line per frame and a blank line for events with callchains),
- * which stackcollapse-perf.pl, speedscope and the Firefox Profiler import.
+ * which stackcollapse-perf.pl, speedscope and the Firefox Profiler import;
+ * with --tod, perf script -F +tod's wall-clock field.
  */
 #include "config.h"
 
@@ -45,6 +46,12 @@ static void print_sym(FILE *f, const struct fr_frame *fr)
 int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
 		      int name_width)
 {
+	return fr_script__sample_tod(f, s, tp, name_width, NULL);
+}
+
+int fr_script__sample_tod(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
+			  int name_width, const struct fr_clock_ref *tod)
+{
 	const char *name = s->event ? s->event->name : "[unknown]";
 	uint64_t st = s->event ? s->event->attr.sample_type : 0;
 	bool tracepoint = s->event && s->event->attr.type == PERF_TYPE_TRACEPOINT;
@@ -56,9 +63,15 @@ int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *t
 		for (size_t n = strlen(s->comm); n < 16; n++)
 			fputc(' ', f);
 	fr_put_name(f, s->comm);
-	fprintf(f, " %5u ", s->tid);
+	fprintf(f, " %5d ", (int)s->tid);   /* perf: a tid of -1 (an exiting task) as -1 */
 	if (s->cpu != FR_CPU_NONE)
 		fprintf(f, "[%03u] ", s->cpu);
+	if (tod) {   /* perf script -F +tod: local time, microseconds */
+		char buf[64];
+
+		fr_walltime__format(fr_clock__to_real(tod, s->time), 6, buf, sizeof(buf));
+		fprintf(f, "%s ", buf);
+	}
 	fprintf(f, "%5llu.%06llu: ", (unsigned long long)(s->time / 1000000000ull),
 		(unsigned long long)(s->time % 1000000000ull / 1000ull));
 	if (!tracepoint && (st & PERF_SAMPLE_PERIOD))

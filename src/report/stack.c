@@ -212,7 +212,7 @@ const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time
 	}
 	if (!tid)
 		return fr_strpool__str(r->strs, "swapper");   /* the idle task, as perf names it */
-	snprintf(buf, sizeof(buf), ":%u", tid);
+	snprintf(buf, sizeof(buf), ":%d", (int)tid);   /* perf: ":-1" for tid -1 */
 	return fr_strpool__str(r->strs, buf);
 }
 

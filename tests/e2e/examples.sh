@@ -34,6 +34,10 @@ FILE=$(ls "$T"/out/*.frec | head -1)
 # --comm server --time A,B: FILE's command and the span of its samples (a
 # filter that selects nothing exits 1)
 SPAN=$("$F" dump --no-header "$FILE" | awk '$4 == "SAMPLE" { if (!a) a = $1; b = $1 } END { print a "," b }')
+# --time 14:03:10-14:03:14 (wall clock, local time on the file's date): the
+# minutes around the recording just made (not across midnight)
+WSPAN="$(date -d '-120 sec' +%H:%M:%S)-$(date -d '+60 sec' +%H:%M:%S)"
+case $WSPAN in 23:5[89]:*-00:*|23:59:*-00:*) WSPAN="$(date -d '-120 sec' +%H:%M:%S)-23:59:59" ;; esac
 mkdir -p objs
 record_bg web -a --backward -g -e cpu-clock -F 99 -o "$T/out" --no-final-snapshot
 SNAPREC=$RECPID
@@ -53,7 +57,8 @@ while IFS= read -r ex; do
 		-e "s#/var/tmp/fr#$T/out#" -e "s#\\\$(pidof flightrec)#$SNAPREC#" \
 		-e "s#flightrec-default-\*\.frec#$FILE#" -e "s#\bFILE\b#$FILE#g" -e "s#--symdir DIR#--symdir objs#" -e 's#flamegraph.pl#cat#' \
 		-e "s#-G system.slice/nginx.service#-G $CG#" \
-		-e "s#--comm server --time 1200.5,1201#--comm cpuburn_fp --time $SPAN#")
+		-e "s#--comm server --time 1200.5,1201#--comm cpuburn_fp --time $SPAN#" \
+		-e "s#--time 14:03:10-14:03:14#--time $WSPAN#")
 	case "$ex" in
 	*" -p 1234"*)
 		sleep 2 & tp=$!

@@ -12,7 +12,7 @@ FIX=$(cd "$(dirname "$TESTLIB")/../fixtures" && pwd)
 [ "$(od -An -tu4 -j8 -N4 "$FIX/v1.frec" | tr -d ' ')" = 1 ] || fail "v1.frec is not version 1"
 "$F" dump --no-header -i "$FIX/v1.frec" >"$T/v1.dump" || fail "dump of a version-1 file: rc $?"
 diff -u "$FIX/v1.dump" "$T/v1.dump" >&2 || fail "dump of the version-1 file changed"
-"$F" report -i "$FIX/v1.frec" | tail -n +2 >"$T/v1.report" || fail "report of a version-1 file"
+TZ=UTC0 "$F" report -i "$FIX/v1.frec" | tail -n +2 >"$T/v1.report" || fail "report of a version-1 file"
 diff -u "$FIX/v1.report" "$T/v1.report" >&2 || fail "report of the version-1 file changed"
 pass "version 1 reads as it did"
 
