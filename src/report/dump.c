@@ -70,6 +70,7 @@ struct dump_ctx {
 	struct fr_tpdecode *tp;
 	struct fr_proctable *procs;   /* the file's PROCS blobs: comms older than the window */
 	uint64_t bad_fields;          /* samples whose tracepoint fields lie outside them */
+	uint64_t lost;                /* the LOST records' counts */
 };
 
 /* The comm of a record's thread: its COMM records, else the process table. */
@@ -172,8 +173,10 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample
 		}
 		break;
 	case PERF_RECORD_LOST:
-		if (!fr_record__lost(h, &lo))
+		if (!fr_record__lost(h, &lo)) {
 			snprintf(buf, len, "lost=%llu", (unsigned long long)lo.lost);
+			c->lost += lo.lost;
+		}
 		break;
 	default:
 		break;
@@ -341,6 +344,8 @@ int fr_dump__file(const char *path, bool header)
 		       "chunks were listed)");
 		ret = FR_EXIT_PARTIAL;
 	}
+	if (fr_input__say_lost(rd, path, c.lost) && ret == FR_EXIT_OK)
+		ret = FR_EXIT_PARTIAL;
 out:
 	if (safe) {
 		stdout = real;

@@ -237,6 +237,11 @@ size_t fr_input__damage(const struct fr_reader *rd, const char *path);
  * a file reach the terminal through it. Closing it leaves f open. */
 FILE *fr_input__escaping(FILE *f);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
+/* What the file says was lost while recording: the larger of the LOST
+ * records' counts (in_records, summed by the caller) and the CPU stats'. */
+uint64_t fr_input__lost(const struct fr_reader *rd, uint64_t in_records);
+/* Said in one line (exit 1) when anything was lost; false when nothing was. */
+bool fr_input__say_lost(const struct fr_reader *rd, const char *path, uint64_t in_records);
 /* When a CPU's ring wrapped (FR_CPU_FULL: the kernel overwrote older
  * records), a one-line note of the span kept versus the span recorded
  * (record_start_ns to snapshot_time_ns); false when none wrapped. */
