@@ -6,8 +6,7 @@
 # snapshot. Tiny rings (-m 1) at a high rate lose records: the recorder's
 # stderr, dump and report say how many, and dump and report exit 1. A process
 # that ran and exited inside the window is still named and symbolized (user
-# and kernel frames) in a second snapshot of the same window is still named and symbolized (user and kernel frames) in a
-# second snapshot of the same window. Usage errors: one line each.
+# and kernel frames) in a second snapshot of the same window. Usage errors: one line each.
 . "$TESTLIB"
 mkdir -p "$T/out" "$T/lost" "$T/sym"
 
