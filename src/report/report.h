@@ -167,6 +167,8 @@ void fr_timeline__delete(struct fr_timeline *tl);
  * 0 or -ENOMEM. */
 int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_t time,
 		     bool tracepoint, bool fold);
+/* A LOST record: marked on its CPU's row at its time (the first 64). */
+void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost);
 /* The page's script (html_js.c). */
 extern const char fr_html_script[];
 struct fr_html_info {

@@ -162,8 +162,11 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 	else if (r->h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
 
-		if (!fr_record__lost(r->h, &l))
+		if (!fr_record__lost(r->h, &l)) {
 			rp->lost += l.lost;
+			if (rp->timeline)
+				fr_timeline__lost(rp->timeline, r->cpu, r->time, l.lost);
+		}
 	}
 	if (err) {
 		rp->err = err;

@@ -60,7 +60,8 @@ pass "--keep ENOSPC: exit 2 said; then $got of 3000 reads, $lost lost, dump $drc
 rm -rf "$mnt/k"
 
 # 3. forward onto a disk that fills, then is freed: each episode said with its
-# count, the loss in the file (LOST records) and in report's lost:, exit 1;
+# count, the loss in the file (LOST records), in report's lost: and marked on
+# the html page's timeline, exit 1;
 # what the file holds plus what it counts lost covers every read.
 mkdir -p "$mnt/f"
 # leave ~320 KiB: the file's start fits, its records do not
@@ -94,6 +95,9 @@ inrec=$(lost_in "$T/f.txt")
 lost=$(report_lost "$T/f.rep")
 [ $rrc -eq 1 ] && [ "${lost:-0}" -ge "$said" ] ||
 	fail "forward ENOSPC: report exited $rrc, lost: $lost (said $said): $(cat "$T/f.rerr")"
+"$F" report --format=html -o "$T/f.html" "$f" 2>/dev/null; hrc=$?
+[ $hrc -eq 1 ] && grep -q 'class="hole"' "$T/f.html" && grep -q "<b>lost: $inrec records" "$T/f.html" ||
+	fail "forward ENOSPC: the html page (exit $hrc) does not mark the hole"
 got=0
 for p in $pids; do got=$((got + $(reads_of $p "$T/f.txt"))); done
 [ $((got + lost)) -ge $total ] || fail "forward ENOSPC: $got reads + $lost lost < the $total made"
