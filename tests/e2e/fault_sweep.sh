@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/e2e/fault_sweep.sh: faults under a running recorder, each stage: a
 # full disk (a small tmpfs filled, then freed) under backward snapshots, the
-# forward stream and --keep; kill -9 and SIGSTOP/SIGCONT mid-forward; the
-# output directory removed mid-forward; 20 parallel snapshot clients. Each
+# forward stream and --keep; kill -9 and SIGSTOP/SIGCONT mid-forward and
+# under backward snapshots; the output directory removed mid-forward; 20
+# parallel snapshot clients. Each
 # case asserts the exit code, the message, and what the file holds plus what
 # it counts lost against the workload's own count (read_loop's reads of an
 # odd size, selected by a filter so other tests' reads stay out): nothing
@@ -21,6 +22,15 @@ lost_in() { awk '$4=="LOST" {split($NF,a,"="); n+=a[2]} END{print n+0}' "$1"; }
 # report's "lost: N"
 report_lost() { sed -n 's/.*; lost: \([0-9]*\)$/\1/p' "$1"; }
 fill() { dd if=/dev/zero of="$mnt/filler" bs=16k 2>/dev/null; }
+# the recorder's events are enabled once it says "recording" (its socket may
+# come before): a workload started earlier may go unseen
+started() {
+	for _ in $(seq 1 50); do
+		grep -q '^flightrec: recording' "$T/record-$1.err" && return 0
+		sleep 0.1
+	done
+	fail "recorder $1 never said it is recording: $(cat "$T/record-$1.err")"
+}
 stop_rec() { kill -INT "$RECPID"; wait "$RECPID"; rc=$?; BGPIDS=""; }
 
 # 1. backward snapshot onto a full disk: one line, exit 2, the rings kept;
@@ -29,6 +39,7 @@ mkdir -p "$mnt/b"
 fill
 record_bg bk -a -e syscalls:sys_enter_read --filter 'count == 3011' -m 64 -o "$mnt/b" \
 	--no-final-snapshot
+started bk
 "$HELPERS/read_loop" 3000 0 3011 & hp=$!; wait $hp
 expect_error 2 "No space left on device" "$F" snapshot --name bk
 rm -f "$mnt/filler"
@@ -47,6 +58,7 @@ mkdir -p "$mnt/k"
 fill
 record_bg kp --keep 10s -a -e syscalls:sys_enter_read --filter 'count == 3019' -o "$mnt/k" \
 	--no-final-snapshot
+started kp
 "$HELPERS/read_loop" 3000 0 3019 & hp=$!; wait $hp
 sleep 1.2   # one flush: the reads are in a kept chunk
 expect_error 2 "No space left on device" "$F" snapshot --name kp
@@ -67,6 +79,7 @@ mkdir -p "$mnt/f"
 # leave ~320 KiB: the file's start fits, its records do not
 head -c $((4 * 1024 * 1024 - 320 * 1024)) /dev/zero >"$mnt/filler" 2>/dev/null
 record_bg fw --forward -a -e syscalls:sys_enter_read --filter 'count == 3023' -o "$mnt/f"
+started fw
 total=0; pids=""
 for _ in $(seq 1 20); do
 	"$HELPERS/read_loop" 200000 0 3023 & hp=$!; wait $hp
@@ -107,6 +120,7 @@ rm -rf "$mnt/f"
 # 4. kill -9 mid-forward: the file reads, marked truncated, exit 1.
 mkdir -p "$T/k9"
 record_bg k9 --forward -a -e syscalls:sys_enter_read --filter 'count == 3037' -o "$T/k9"
+started k9
 "$HELPERS/read_loop" 20000 0 3037 & hp=$!; wait $hp
 sleep 1.5   # a flush: the reads are written
 kill -9 "$RECPID"; wait "$RECPID" 2>/dev/null; BGPIDS=""
@@ -123,6 +137,7 @@ pass "kill -9 mid-forward: dump/report exit 1, truncated; $got of 20000 reads"
 # counts them (lost:), report exits 1; read + lost cover the workload.
 mkdir -p "$T/st"
 record_bg st --forward -m 1 -a -e syscalls:sys_enter_read --filter 'count == 3041' -o "$T/st"
+started st
 kill -STOP "$RECPID"
 "$HELPERS/read_loop" 100000 0 3041 & hp=$!; wait $hp
 kill -CONT "$RECPID"
@@ -142,6 +157,7 @@ pass "SIGSTOP/SIGCONT mid-forward: exit 1; $got of 100000 reads, report lost: $l
 # last line does not name a file as written.
 mkdir -p "$T/gone"
 record_bg gone --forward -a -e syscalls:sys_enter_read --filter 'count == 3049' -o "$T/gone"
+started gone
 "$HELPERS/read_loop" 1000 0 3049 & hp=$!; wait $hp
 rm -rf "$T/gone"
 for _ in $(seq 1 30); do
@@ -159,6 +175,7 @@ pass "output directory removed: said at once, exit 1: $(grep 'removed while' "$T
 # 7. 20 parallel snapshot clients: 20 distinct files, each reads cleanly.
 mkdir -p "$T/par"
 record_bg par -a -e syscalls:sys_enter_read --filter 'count == 3061' -o "$T/par" --no-final-snapshot
+started par
 "$HELPERS/read_loop" 2000 0 3061 & hp=$!; wait $hp
 sp=""
 for i in $(seq 1 20); do
@@ -175,4 +192,42 @@ for f in $(cat "$T"/par.? "$T"/par.??); do
 done
 stop_rec
 pass "20 parallel snapshots: 20 distinct files, each with the 2000 reads"
+
+# 8. backward, SIGSTOP: a snapshot asked of a stopped recorder times out in
+# one line (exit 2); after SIGCONT the next one holds the reads made before.
+mkdir -p "$T/bs"
+record_bg bs -a -e syscalls:sys_enter_read --filter 'count == 3067' -m 64 -o "$T/bs" --no-final-snapshot
+started bs
+"$HELPERS/read_loop" 2000 0 3067 & hp=$!; wait $hp
+kill -STOP "$RECPID"
+"$F" snapshot --name bs --timeout 1 >/dev/null 2>"$T/bs.err"; src=$?
+kill -CONT "$RECPID"
+[ $src -eq 2 ] && [ "$(wc -l <"$T/bs.err")" -eq 1 ] || fail "snapshot of a stopped recorder: exit $src: $(cat "$T/bs.err")"
+f=$("$F" snapshot --name bs) || fail "snapshot after SIGCONT failed"
+dump_reads "$f" >"$T/bs.txt" || fail "snapshot after SIGCONT does not read"
+got=$(reads_of $hp "$T/bs.txt"); lost=$(lost_in "$T/bs.txt")
+[ $((got + lost)) -ge 2000 ] || fail "backward SIGSTOP: $got reads + $lost lost of the 2000"
+pass "backward SIGSTOP: $(cat "$T/bs.err") (exit 2); after SIGCONT $got of 2000 reads"
+
+# 9. backward, kill -9 while snapshots are asked: every client either gets a
+# file that reads or fails in one line; no file that does not read is left.
+for i in 1 2 3 4 5; do
+	"$F" snapshot --name bs >"$T/k.$i" 2>"$T/k.$i.err" & eval "kp$i=\$!"
+done
+kill -9 "$RECPID"; wait "$RECPID" 2>/dev/null; BGPIDS=""
+for i in 1 2 3 4 5; do
+	eval "wait \$kp$i"; krc=$?
+	if [ $krc -eq 0 ]; then
+		dump_reads "$(cat "$T/k.$i")" >/dev/null || fail "kill -9: client $i got a file that does not read"
+	else
+		[ "$(wc -l <"$T/k.$i.err")" -eq 1 ] || fail "kill -9: client $i exited $krc: $(cat "$T/k.$i.err")"
+	fi
+done
+for f in "$T"/bs/*; do
+	"$F" dump "$f" >/dev/null 2>"$T/kd.err"
+	drc=$?
+	[ $drc -le 1 ] || fail "kill -9 mid-snapshot: $f: dump exited $drc: $(cat "$T/kd.err")"
+done
+pass "backward kill -9 mid-snapshot: each client got a readable file or one line; $(ls "$T/bs" | wc -l) files read"
 exit 0
+
