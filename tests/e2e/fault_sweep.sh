@@ -230,4 +230,3 @@ for f in "$T"/bs/*; do
 done
 pass "backward kill -9 mid-snapshot: each client got a readable file or one line; $(ls "$T/bs" | wc -l) files read"
 exit 0
-
