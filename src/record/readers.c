@@ -170,7 +170,7 @@ static void watch_writes(struct fwd_cpu *c)
 	int err = fr_writer__dropped(c->app, &lost, NULL);
 
 	if (err && !c->said_err) {
-		c->hole_from = c->ok_time;
+		c->hole_from = c->ok_time ? c->ok_time : c->st.first_time;
 		fr_err("forward", "CPU %u: writing the file: %s: dropping records until writes "
 		       "succeed again", c->st.cpu, strerror(-err));
 	} else if (!err && c->said_err) {
@@ -367,7 +367,7 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *dro
 	for (size_t i = 0; i < f->ncpu; i++) {
 		struct fwd_cpu *c = &f->cpus[i];
 		uint64_t dropped;
-		int e;
+		int e, e2;
 
 		if (!c->started)
 			continue;
@@ -378,8 +378,8 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *dro
 		 * hole's record in before the stream ends */
 		e = fr_writer__flush(c->app);
 		watch_writes(c);
-		if (!e)
-			e = fr_writer__records_end(c->app);
+		e2 = fr_writer__records_end(c->app);
+		e = e ? e : e2;
 		if (e && !err)
 			err = e;
 		fr_writer__dropped(c->app, &dropped, NULL);
