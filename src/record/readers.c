@@ -34,6 +34,9 @@ struct fwd_cpu {
 	struct fr_cpu_stat st;
 	int err;
 	int said_err;               /* the write failure said, until writes resume */
+	uint64_t ok_time;           /* the newest record time when a write last succeeded */
+	uint64_t hole_from;         /* writes failing: the hole began after this time */
+	uint64_t lost_said;         /* the writer's drop count when the last episode ended */
 	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
 	struct fr_keep_chunk pend;  /* --keep: what the chunk in progress holds */
 };
@@ -116,19 +119,68 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	return err;
 }
 
+/* The records an episode of refused writes dropped, as a PERF_RECORD_LOST
+ * in the CPU's sample stream (doc/format.md §4: the readers count it as they
+ * count the kernel's): {id, lost} and the sample event's sample_id_all
+ * trailer, whose time is where the hole began. Written into the chunk after
+ * the first one that succeeded again (refused too, it is lost: the CPU
+ * stats at the end count every drop, and readers take the larger count). */
+static int note_hole(struct fwd_cpu *c, uint64_t lost)
+{
+	const struct fr_event *ev = fr_evlist__event(c->f->el, 0);
+	uint64_t buf[16] = { 0 }, type = ev ? ev->attr.sample_type : 0, id = 0;
+	struct perf_event_header *h = (void *)buf;
+	const uint64_t *ids;
+	size_t n = 3, nr = 0;
+
+	ids = fr_evlist__ids(c->f->el, 0, &nr);
+	if (ids && nr)
+		id = ids[c->ci < nr ? c->ci : 0];
+	buf[1] = id;
+	buf[2] = lost;
+	if (ev && ev->attr.sample_id_all) {
+		if (type & PERF_SAMPLE_TID)
+			buf[n++] = 0;
+		if (type & PERF_SAMPLE_TIME)
+			buf[n++] = c->hole_from;
+		if (type & PERF_SAMPLE_ID)
+			buf[n++] = id;
+		if (type & PERF_SAMPLE_STREAM_ID)
+			buf[n++] = id;
+		if (type & PERF_SAMPLE_CPU)
+			buf[n++] = c->st.cpu;
+		if (type & PERF_SAMPLE_IDENTIFIER)
+			buf[n++] = id;
+	}
+	h->type = PERF_RECORD_LOST;
+	h->size = (uint16_t)(n * 8);
+	if (fr_writer__record(c->app, h))
+		return -EIO;
+	if (c->f->keep)
+		keep_note(c, c->hole_from, lost);
+	return 0;
+}
+
 /* A refused write (a full disk) drops chunks until writes succeed again: say
- * so once when it starts and once when it ends, with what was lost. */
+ * so once when it starts and once when it ends, with what that episode lost,
+ * which goes into the file (note_hole). */
 static void watch_writes(struct fwd_cpu *c)
 {
 	uint64_t lost;
 	int err = fr_writer__dropped(c->app, &lost, NULL);
 
-	if (err && !c->said_err)
+	if (err && !c->said_err) {
+		c->hole_from = c->ok_time ? c->ok_time : c->st.first_time;
 		fr_err("forward", "CPU %u: writing the file: %s: dropping records until writes "
 		       "succeed again", c->st.cpu, strerror(-err));
-	else if (!err && c->said_err)
+	} else if (!err && c->said_err) {
 		fr_info("forward: CPU %u: writes resumed (%llu records lost meanwhile)", c->st.cpu,
-			(unsigned long long)lost);
+			(unsigned long long)(lost - c->lost_said));
+		if (!note_hole(c, lost - c->lost_said))
+			c->lost_said = lost;
+	}
+	if (!err)
+		c->ok_time = c->st.last_time;
 	c->said_err = err;
 }
 
@@ -315,17 +367,21 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *dro
 	for (size_t i = 0; i < f->ncpu; i++) {
 		struct fwd_cpu *c = &f->cpus[i];
 		uint64_t dropped;
-		int e;
+		int e, e2;
 
 		if (!c->started)
 			continue;
 		pthread_join(c->th, NULL);
 		if (c->err && !err)
 			err = c->err;
-		e = fr_writer__records_end(c->app);
+		/* the last chunk first: writes that resume there get their
+		 * hole's record in before the stream ends */
+		e = fr_writer__flush(c->app);
+		watch_writes(c);
+		e2 = fr_writer__records_end(c->app);
+		e = e ? e : e2;
 		if (e && !err)
 			err = e;
-		watch_writes(c);
 		fr_writer__dropped(c->app, &dropped, NULL);
 		*chunks += fr_writer__chunks(c->app);
 		if (st)

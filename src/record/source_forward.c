@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "src/record/internal.h"
+#include "src/util.h"
 
 #define SIZE_CHECK_MS 250   /* --switch-output SIZE: the file's size is looked at this often */
 
@@ -21,6 +23,7 @@ struct forward {
 	struct fr_forward *readers; /* NULL: stopped (after a failure, or at the end) */
 	uint64_t *lost_base;        /* per CPU PERF_FORMAT_LOST count when the file began */
 	unsigned nr;                /* files begun */
+	bool gone;                  /* the file was removed (its directory with it) */
 	uint64_t done_bytes;        /* bytes of the files completed */
 	struct fr_snapshot_stats total; /* samples, sideband, lost, bytes of every file */
 };
@@ -172,6 +175,24 @@ static int fw_sideband(struct fr_source *src, size_t ci, const struct perf_event
 	return f->cur ? fr_composer__sideband(f->cur, ci, h) : 0;
 }
 
+/* The file removed while written (rm -rf of the output directory): its
+ * link count is 0. Said at once; the readers stop (nothing written there can
+ * be read again) and the end says so and exits 1 (doc/recording.md). */
+static void watch_file(struct forward *f)
+{
+	struct stat sb;
+	uint64_t chunks;
+
+	if (f->gone || !f->cur || f->cur->fd < 0 || fstat(f->cur->fd, &sb) || sb.st_nlink)
+		return;
+	f->gone = true;
+	fr_err(f->cur->path, "removed while recording (its directory is gone?): writing stops, "
+	       "what is recorded from now on is lost");
+	if (f->readers)
+		fr_forward__stop(f->readers, NULL, NULL, &chunks);
+	f->readers = NULL;
+}
+
 /* The sideband chunks in progress written (a killed recorder loses at most
  * flush_ms of it); --switch-output's limits. */
 static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
@@ -179,8 +200,10 @@ static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
 	struct forward *f = fw_of(src);
 	const struct fr_session_opts *o = &src->s->o;
 	uint64_t now = fr_session_now(CLOCK_MONOTONIC), at;
-	int err = f->cur ? fr_composer__flush(f->cur) : 0;
+	int err;
 
+	watch_file(f);
+	err = f->cur && !f->gone ? fr_composer__flush(f->cur) : 0;
 	*wait_ms = o->flush_ms;
 	if (err || !f->cur || !f->readers)
 		return err;
@@ -214,6 +237,11 @@ static int fw_stop(struct fr_source *src, const struct fr_trigger *tr, char *pat
 
 	if (!f->cur)
 		return -EIO;
+	watch_file(f);
+	if (f->gone) {   /* nothing to complete: said when it was noticed */
+		snprintf(path, len, "%s", f->cur->path);
+		return -ENOENT;
+	}
 	err = fw_stream_into(src, f->cur, &last);
 	e = fr_composer__finish(f->cur, tr, fr_session_now(CLOCK_MONOTONIC), path, len, &last);
 	err = err ? err : e;

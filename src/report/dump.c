@@ -72,6 +72,7 @@ struct dump_ctx {
 	uint64_t bad_fields;          /* samples whose tracepoint fields lie outside them */
 	const struct fr_clock_ref *tod;   /* --tod: the file's clock reference, else NULL */
 	struct fr_clock_ref clock;
+	uint64_t lost;                /* the LOST records' counts */
 };
 
 /* The comm of a record's thread: its COMM records, else the process table. */
@@ -174,8 +175,10 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample
 		}
 		break;
 	case PERF_RECORD_LOST:
-		if (!fr_record__lost(h, &lo))
+		if (!fr_record__lost(h, &lo)) {
 			snprintf(buf, len, "lost=%llu", (unsigned long long)lo.lost);
+			c->lost += lo.lost;
+		}
 		break;
 	default:
 		break;
@@ -364,6 +367,8 @@ int fr_dump__run(const char *path, bool header, bool tod)
 		       "chunks were listed)");
 		ret = FR_EXIT_PARTIAL;
 	}
+	if (fr_input__say_lost(rd, path, c.lost) && ret == FR_EXIT_OK)
+		ret = FR_EXIT_PARTIAL;
 out:
 	if (safe) {
 		stdout = real;

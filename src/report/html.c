@@ -38,8 +38,18 @@ struct cell {            /* the folded event's weight of one stack of one thread
 	uint64_t weight;
 };
 
+#define MAX_HOLES 64     /* losses marked on the timeline: the first ones */
+
+struct hole {            /* a LOST record: records lost on a CPU at a time */
+	uint32_t cpu;
+	uint64_t time, lost;
+};
+
 struct fr_timeline {
 	uint64_t t0, t1;
+	struct hole holes[MAX_HOLES];
+	size_t nr_holes;
+	uint64_t lost;       /* every loss, marked or not */
 	uint32_t nr_cpus;
 	uint32_t *counts;    /* [cpu][2][BINS]: samples, then tracepoint events */
 	bool any_events, by_period;
@@ -69,6 +79,13 @@ int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, bool by_period,
 	tl->by_period = by_period;
 	*out = tl;
 	return 0;
+}
+
+void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost)
+{
+	tl->lost += lost;
+	if (tl->nr_holes < MAX_HOLES)
+		tl->holes[tl->nr_holes++] = (struct hole){ cpu, time, lost };
 }
 
 void fr_timeline__delete(struct fr_timeline *tl)
@@ -283,6 +300,17 @@ static void timeline(FILE *f, const struct fr_timeline *tl, const struct fr_html
 			    y + ROW_H, "#2a6fd2");
 	}
 	thread_rows(f, tl, 24 + (double)tl->nr_cpus * per * ROW_H + 10);
+	for (size_t i = 0; i < tl->nr_holes; i++) {   /* a loss: an orange mark on its CPU's row */
+		const struct hole *o = &tl->holes[i];
+		double x = xpos(tl, o->time), y = 24 + (double)(o->cpu < tl->nr_cpus ? o->cpu : 0) *
+						      per * ROW_H;
+
+		fprintf(f, "<rect class=\"hole\" x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%u\" "
+			"fill=\"#f90\"><title>cpu %u: %llu records lost after %llu.%09llu</title></rect>\n",
+			x - 1, y, per * ROW_H, o->cpu, (unsigned long long)o->lost,
+			(unsigned long long)(o->time / 1000000000ull),
+			(unsigned long long)(o->time % 1000000000ull));
+	}
 	if (in->has_trigger) {
 		double x = xpos(tl, in->trigger_ns);
 
@@ -346,6 +374,9 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 			(unsigned long long)(tl->t0 % 1000000000ull),
 			(unsigned long long)(tl->t1 / 1000000000ull),
 			(unsigned long long)(tl->t1 % 1000000000ull), (double)(tl->t1 - tl->t0) / 1e9);
+	if (tl && tl->lost)
+		fprintf(f, "<br><b>lost: %llu records while recording (orange marks: where)</b>",
+			(unsigned long long)tl->lost);
 	if (in->has_trigger)
 		fprintf(f, "<br>trigger at %llu.%09llu",
 			(unsigned long long)(in->trigger_ns / 1000000000ull),

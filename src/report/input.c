@@ -276,6 +276,28 @@ static uint64_t meta_u64(struct fr_reader *rd, const char *key)
 	return v && !fr_parse__u64(v, 0, UINT64_MAX, &n) ? n : 0;
 }
 
+uint64_t fr_input__lost(const struct fr_reader *rd, uint64_t in_records)
+{
+	uint64_t stats = 0;
+
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		stats += cs->lost_records > cs->lost_samples ? cs->lost_records : cs->lost_samples;
+	}
+	return stats > in_records ? stats : in_records;
+}
+
+bool fr_input__say_lost(const struct fr_reader *rd, const char *path, uint64_t in_records)
+{
+	uint64_t lost = fr_input__lost(rd, in_records);
+
+	if (lost)
+		fr_err(path, "%llu records lost while recording (rings overflowed or writes failed): "
+		       "the window has holes", (unsigned long long)lost);
+	return lost != 0;
+}
+
 bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len)
 {
 	uint64_t start = meta_u64(rd, "record_start_ns"), end = meta_u64(rd, "snapshot_time_ns");

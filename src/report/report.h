@@ -215,6 +215,8 @@ void fr_timeline__delete(struct fr_timeline *tl);
  * 0 or -ENOMEM. */
 int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_t time,
 		     bool tracepoint, bool fold);
+/* A LOST record: marked on its CPU's row at its time (the first 64). */
+void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost);
 /* The page's script (html_js.c). */
 extern const char fr_html_script[];
 struct fr_html_info {
@@ -284,6 +286,11 @@ size_t fr_input__damage(const struct fr_reader *rd, const char *path);
  * UTF-8 C1 controls) and invalid UTF-8 escaped as \xNN: names and text from
  * a file reach the terminal through it. Closing it leaves f open. */
 FILE *fr_input__escaping(FILE *f);
+/* What the file says was lost while recording: the larger of the LOST
+ * records' counts (in_records, summed by the caller) and the CPU stats'. */
+uint64_t fr_input__lost(const struct fr_reader *rd, uint64_t in_records);
+/* Said in one line (exit 1) when anything was lost; false when nothing was. */
+bool fr_input__say_lost(const struct fr_reader *rd, const char *path, uint64_t in_records);
 /* When a CPU's ring wrapped (FR_CPU_FULL: the kernel overwrote older
  * records), a one-line note of the span kept versus the span recorded
  * (record_start_ns to snapshot_time_ns); false when none wrapped. */

@@ -165,8 +165,11 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 	else if (r->h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
 
-		if (!fr_record__lost(r->h, &l))
+		if (!fr_record__lost(r->h, &l)) {
 			rp->lost += l.lost;
+			if (rp->timeline)
+				fr_timeline__lost(rp->timeline, r->cpu, r->time, l.lost);
+		}
 	}
 	if (err) {
 		rp->err = err;
@@ -270,7 +273,7 @@ static void print_header(struct report *rp, const char *path)
 		print_time(rp->out, rp->last);
 		fprintf(rp->out, " (%.3f s)", (double)(rp->last - rp->first) / 1e9);
 	}
-	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)rp->lost);
+	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)fr_input__lost(rp->rd, rp->lost));
 	if (fr_input__wrap_note(rp->rd, note, sizeof(note)))
 		fprintf(rp->out, "# %s\n", note);
 	if (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms || o->nr_events)
@@ -784,6 +787,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 
 		ret = fr_held__say(path, &so);
 	}
+	if (ret != FR_EXIT_ERROR && fr_input__say_lost(rp.rd, path, rp.lost) && ret == FR_EXIT_OK)
+		ret = FR_EXIT_PARTIAL;
 out:
 	if (safe)
 		fclose(safe);

@@ -33,7 +33,7 @@ i=0
 while [ "$i" -lt "$N" ]; do
 	i=$((i + 1))
 	f=$("$FLIGHTREC" snapshot --name cf) || fail "snapshot $i: flightrec snapshot exited $?"
-	"$FLIGHTREC" dump "$f" >"$T/d.txt" || fail "snapshot $i: dump exited $?"
+	dump_reads "$f" >"$T/d.txt" || fail "snapshot $i: dump exited $?"
 	grep -q '^# cpu .*corrupt' "$T/d.txt" && fail "snapshot $i: a ring walk reported corruption"
 	# awk prints: records bad first-bad-line
 	set -- $(awk -v p="$LP" '

@@ -64,7 +64,7 @@ set -- "$T"/e/*.frec
 "$HELPERS/frblobs" "$1" >"$T/e.txt"
 grep -q '^trigger source=event$' "$T/e.txt" && grep -q '^trigger event=syscalls:sys_enter_kill$' "$T/e.txt" &&
 	grep -q "^trigger pid=$kp$" "$T/e.txt" || fail "trigger blob: $(cat "$T/e.txt")"
-$F dump "$1" >/dev/null || fail "the triggered file does not read"
+dump_reads "$1" >/dev/null || fail "the triggered file does not read"
 pass "--trigger syscalls:sys_enter_kill --trigger-filter 'sig == 10': one file, trigger pid $kp"
 kill -TERM "$RECPID"; wait "$RECPID"; BGPIDS=""
 
@@ -90,7 +90,7 @@ n=$(ls "$T/s" | wc -l)
 [ "$n" -eq 2 ] || fail "storm: $n files kept, expected 2 (--max-files 2)"
 for f in "$T"/s/*; do
 	case "$f" in *.frec) ;; *) fail "storm left a non-file: $f" ;; esac
-	$F dump "$f" >/dev/null || fail "storm: $f does not read"
+	dump_reads "$f" >/dev/null || fail "storm: $f does not read"
 done
 kill -TERM "$RECPID"; wait "$RECPID"; BGPIDS=""
 written=$(grep -c 'snapshot (.*) written' "$T/record-storm.err")
