@@ -396,7 +396,7 @@ int fr_json__sample(struct fr_json *j, const struct fr_rsample *s)
 	}
 	if (s->raw && j->tp && tracepoint)
 		err = fr_tpdecode__each(j->tp, name, s->raw, s->raw_size, put_field, &fl);
-	if (err && err != -ENOENT)
+	if (err && err != -ENOENT && err != -EBADMSG)   /* no usable format, a damaged record */
 		return err;
 	if (s->raw && j->tp && tracepoint && !err && !fl.had_fields && !fr_tpdecode__fields(j->tp, name, s->raw,
 			s->raw_size, text, sizeof(text))) {   /* all of them as perf-script shows them */

@@ -89,6 +89,8 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		return 0;
 	if (o->nr_comms && !comm_selected(o, fr_resolver__comm(rp->res, s.tid, r->time)))
 		return 0;
+	if (s.raw)   /* counts a record with a tracepoint field outside it */
+		fr_tpdecode__check(rp->tp, e->name, s.raw, s.raw_size);
 	err = fr_resolver__sample(rp->res, r, &s, rp->need_stack, &rs);
 	if (err)
 		return err;
@@ -524,7 +526,8 @@ static void *worker_main(void *arg)
 	}
 	/* anything but a clean walk: the report is made again in one pass,
 	 * which says what happened as it always does */
-	if (!err && (w->rp.err || fr_reader__nr_damaged(w->rp.rd) || fr_reader__truncated(w->rp.rd)))
+	if (!err && (w->rp.err || fr_reader__nr_damaged(w->rp.rd) || fr_reader__truncated(w->rp.rd) ||
+		     fr_tpdecode__nr_bad(w->rp.tp)))
 		err = w->rp.err ? w->rp.err : -EBADMSG;
 	w->err = err;
 	return NULL;
@@ -695,6 +698,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		       "chunks were reported)");
 		ret = FR_EXIT_PARTIAL;
 	}
+	if (fr_tpdecode__say(rp.tp, path) && !ret)   /* refused formats, damaged records */
+		ret = FR_EXIT_PARTIAL;
 out:
 	if (safe) {
 		rp.out = real;
