@@ -8,6 +8,7 @@
 #include "config.h"
 #include "src/report/tpdecode.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -190,6 +191,22 @@ static uint64_t read_num(const uint8_t *p, uint32_t size)
 	return v;
 }
 
+/* libtraceevent prints an array of char, u8 or s8 with %s when its bytes up
+ * to the first NUL (or all of them) are printable: such a string must end
+ * inside the record. */
+static bool is_string(const struct fr_tpfield *f)
+{
+	return strstr(f->type, "char") || strstr(f->type, "u8") || strstr(f->type, "s8");
+}
+
+static bool string_ends(const uint8_t *raw, size_t size, uint64_t off, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (!raw[off + i] || !(isprint(raw[off + i]) || isspace(raw[off + i])))
+			return true;   /* ends here, or printed as an array of bytes */
+	return memchr(raw + off + n, '\0', size - off - n) != NULL;
+}
+
 /* Every field inside the record: fixed fields, dynamic (__data_loc and
  * __rel_loc) arrays, and a NUL inside every string printed with %s; what
  * lies outside goes into why. */
@@ -205,7 +222,7 @@ static bool fields_ok(const struct tpev *ev, const uint8_t *raw, size_t size, ch
 				 f->name, f->offset, f->size, size);
 			return false;
 		}
-		if (!f->dynamic && !(f->array && !strcmp(f->type, "char")))
+		if (!f->dynamic && !f->array)
 			continue;
 		if (f->dynamic) {
 			loc = read_num(raw + off, f->size);
@@ -218,7 +235,7 @@ static bool fields_ok(const struct tpev *ev, const uint8_t *raw, size_t size, ch
 				return false;
 			}
 		}
-		if (!strncmp(f->type, "char", 4) && n && !memchr(raw + off, '\0', n)) {
+		if (is_string(f) && !string_ends(raw, size, off, n)) {
 			snprintf(why, len, "string field %s has no end inside its record", f->name);
 			return false;
 		}

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "src/report/tpformat.h"
+#include "src/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,8 +131,6 @@ static const char *parse_decl(struct fr_tpfield *fd, const char *s, const char *
 		if (*q == ' ' && q[1] == ' ')
 			return "bad type";
 	}
-	if (fd->dynamic && (n - t < 3 || memcmp(n - 2, "[]", 2)))
-		return "__data_loc type without []";
 	memcpy(fd->type, t, (size_t)(n - t));
 	fd->type[n - t] = '\0';
 	return NULL;
@@ -186,10 +185,13 @@ static const char *parse_field(struct fr_tpfield *fd, const char *s, const char 
 
 static const char *add_field(struct fr_tpformat *f, struct fr_tpfield *fd)
 {
-	const struct fr_tpfield *last = f->nr_fields ? &f->fields[f->nr_fields - 1] : NULL;
+	const struct fr_tpfield *last;
 
 	if (f->nr_fields >= FR_TPFIELDS_MAX)
 		return "too many fields";
+	if (fr_grow(&f->fields, &f->cap, f->nr_fields + 1, sizeof(*f->fields), 16))
+		return "out of memory";
+	last = f->nr_fields ? &f->fields[f->nr_fields - 1] : NULL;
 	if (last && fd->offset < last->offset + last->size)
 		return "field overlaps the one before";
 	for (size_t i = 0; i < f->nr_fields; i++)
@@ -241,9 +243,18 @@ static enum tok next_tok(struct lex *x)
 		return quoted(x, '"', T_STR);
 	if (*p == '\'')
 		return quoted(x, '\'', T_CHR);
-	if (is_digit(*p)) {
-		while (p < x->end && (is_ident(*p)))
+	if (is_digit(*p)) {   /* 0x1f, 017, 12, with u/l suffixes */
+		bool hex = x->end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+		const char *d = p += hex ? 2 : 0;
+
+		while (p < x->end && (is_digit(*p) || (hex && strchr("abcdefABCDEF", *p))))
 			p++;
+		if (p == d)
+			return T_BAD;
+		while (p < x->end && strchr("uUlL", *p))
+			p++;
+		if (p < x->end && is_ident(*p))
+			return T_BAD;
 		x->n = (size_t)(p - x->s);
 		x->p = p;
 		return T_NUM;
@@ -264,18 +275,29 @@ static enum tok next_tok(struct lex *x)
 		}
 		return T_IDENT;
 	}
+	if (x->end - p >= 2 && p[0] == '-' && p[1] == '>')
+		return T_BAD;   /* only REC-> (above) */
 	for (size_t i = 0; i < sizeof(ops2) / sizeof(ops2[0]); i++)
 		if (x->end - p >= 2 && !memcmp(p, ops2[i], 2)) {
 			x->n = 2;
 			x->p = p + 2;
 			return T_PUNCT;
 		}
-	if (strchr("()[]{},?:+-*/%&|^~!<>.", *p) && *p) {
+	if (strchr("()[]{},?:+-*/%&|^~!<>.;=", *p) && *p) {
 		x->n = 1;
 		x->p = p + 1;
 		return T_PUNCT;
 	}
 	return T_BAD;
+}
+
+/* A number token (n bytes at s) whose value is 0. */
+static bool zero(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && !strchr("uUlL", s[i]); i++)
+		if (s[i] != '0' && !(i == 1 && (s[i] == 'x' || s[i] == 'X')))
+			return false;
+	return true;
 }
 
 struct conv {
@@ -287,7 +309,8 @@ struct conv {
 };
 
 /* The conversions of the format string s..e (between its quotes). */
-static const char *parse_convs(const char *s, const char *e, struct conv *cv, size_t *nr)
+static const char *parse_convs(const char *s, const char *e, struct conv *cv, size_t max,
+			       size_t *nr)
 {
 	const char *lit = s;
 
@@ -321,7 +344,7 @@ static const char *parse_convs(const char *s, const char *e, struct conv *cv, si
 				p++;
 		}
 		c.n = (size_t)(p + 1 - c.s);
-		if (*nr >= PF_ARGS_MAX || c.n >= sizeof(((struct fr_tpfield *)0)->conv))
+		if (*nr >= max || c.n >= sizeof(((struct fr_tpfield *)0)->conv))
 			return "print fmt too complex";
 		cv[(*nr)++] = c;
 		lit = p + 1;
@@ -396,21 +419,28 @@ static const char *parse_print(struct fr_tpformat *f, const char *s, const char 
 	char stack[PF_DEPTH_MAX];
 	struct lex x = { s, e, NULL, 0 };
 	size_t nconv, nargs = 0, need = 0, depth = 0;
+	bool div = false;
 	enum tok t;
 
-	if (next_tok(&x) != T_STR)
+	if ((t = next_tok(&x)) != T_STR)
 		return "print fmt does not start with a string";
-	fs = x.s + 1;
-	fe = x.s + x.n - 1;
-	if ((why = parse_convs(fs, fe, cv, &nconv)))
-		return why;
-	if ((t = next_tok(&x)) == T_STR)
-		return "print fmt: format string in pieces";
+	for (nconv = 0; t == T_STR; t = next_tok(&x)) {   /* "..." "..." is one string */
+		size_t more;
+
+		fs = x.s + 1;
+		fe = x.s + x.n - 1;
+		if ((why = parse_convs(fs, fe, cv + nconv, PF_ARGS_MAX - nconv, &more)))
+			return why;
+		nconv += more;
+	}
 	while (t != T_END) {
 		if (t == T_BAD)
 			return "print fmt: bad token";
 		if (t == T_REC && !find_field(f, x.s + 5, x.n - 5))
 			return "print fmt: REC-> names no field";
+		if (t == T_NUM && div && zero(x.s, x.n))
+			return "print fmt: division by zero";
+		div = t == T_PUNCT && x.n == 1 && (*x.s == '/' || *x.s == '%');
 		if (t == T_PUNCT && x.n == 1 && strchr("([{", *x.s)) {
 			if (depth >= PF_DEPTH_MAX)
 				return "print fmt nested too deep";
@@ -490,9 +520,6 @@ int fr_tpformat__parse(struct fr_tpformat *f, const char *text, size_t len)
 	}
 	if ((err = parse_header(f, &c)))
 		return err;
-	f->fields = calloc(FR_TPFIELDS_MAX, sizeof(*f->fields));
-	if (!f->fields)
-		return -ENOMEM;
 	while (block < 2 && next_line(&c, &l, &e)) {
 		struct fr_tpfield fd;
 		const char *why;
@@ -530,7 +557,7 @@ void fr_tpformat__exit(struct fr_tpformat *f)
 {
 	free(f->fields);
 	f->fields = NULL;
-	f->nr_fields = f->nr_common = 0;
+	f->nr_fields = f->nr_common = f->cap = 0;
 }
 
 char *fr_tpformat__compose(const struct fr_tpformat *f)

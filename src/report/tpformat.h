@@ -27,7 +27,7 @@ struct fr_tpformat {
 	char name[128];
 	uint64_t id;
 	struct fr_tpfield *fields;   /* common fields first, then the event's own */
-	size_t nr_fields, nr_common;
+	size_t nr_fields, nr_common, cap;
 	char why[160];               /* the first thing refused, "" when nothing was */
 };
 
