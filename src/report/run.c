@@ -78,19 +78,19 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 	struct fr_sample s;
 	int err;
 
+	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
+		return 0;   /* a record shorter than its fields: the reader checked the chunk */
+	if (s.raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
+		fr_tpdecode__check(rp->tp, e->name, s.raw, s.raw_size);
 	if (e->index >= rp->nr_events || !rp->selected[e->index])
 		return 0;
 	if (o->has_time && (r->time < o->t0 || r->time > o->t1))
 		return 0;
-	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
-		return 0;   /* a record shorter than its fields: the reader checked the chunk */
 	if ((o->nr_pids && !in_list(o->pids, o->nr_pids, s.pid)) ||
 	    (o->nr_tids && !in_list(o->tids, o->nr_tids, s.tid)))
 		return 0;
 	if (o->nr_comms && !comm_selected(o, fr_resolver__comm(rp->res, s.tid, r->time)))
 		return 0;
-	if (s.raw)   /* counts a record with a tracepoint field outside it */
-		fr_tpdecode__check(rp->tp, e->name, s.raw, s.raw_size);
 	err = fr_resolver__sample(rp->res, r, &s, rp->need_stack, &rs);
 	if (err)
 		return err;
