@@ -372,25 +372,27 @@ static void arg_field(struct fr_tpformat *f, const struct conv *c, const char *a
 	int open = 0;
 
 	while ((t = next_tok(&x)) == T_PUNCT && x.n == 1 && *x.s == '(') {
-		const char *ts = x.p;
 		struct lex y = x;
+		size_t at = cl;
 		enum tok u;
-		bool type = true;
 
-		/* a cast: identifiers and '*' up to ')' */
-		while ((u = next_tok(&y)) == T_IDENT || (u == T_PUNCT && *y.s == '*'))
-			;
-		if (u == T_PUNCT && *y.s == ')' && y.s > ts) {
-			type = is_ident0(*ts == ' ' ? ts[1] : *ts);
-			if (type && cl + (size_t)(y.p - ts) + 2 < sizeof(casts)) {
-				int w = snprintf(casts + cl, sizeof(casts) - cl, "(%.*s)",
-						 (int)(y.s - ts), ts);
-				cl += (size_t)w;
-				x = y;
-				continue;
-			}
-			return;
+		/* a cast: a type name (identifiers, then '*'s) up to ')', its
+		 * tokens joined by one space */
+		while ((u = next_tok(&y)) == T_IDENT || (u == T_PUNCT && *y.s == '*')) {
+			if (cl + y.n + 3 >= sizeof(casts))
+				return;
+			if (u == T_PUNCT && cl == at)
+				break;   /* starts with '*': not a type */
+			cl += (size_t)snprintf(casts + cl, sizeof(casts) - cl, "%s%.*s",
+					       cl == at ? "(" : " ", (int)y.n, y.s);
 		}
+		if (cl > at && u == T_PUNCT && *y.s == ')') {
+			cl += (size_t)snprintf(casts + cl, sizeof(casts) - cl, ")");
+			x = y;
+			continue;
+		}
+		if (cl > at)
+			return;   /* "(a b" then something else */
 		open++;
 	}
 	if (t != T_REC)
@@ -403,9 +405,6 @@ static void arg_field(struct fr_tpformat *f, const struct conv *c, const char *a
 		return;
 	memcpy(fd->conv, c->s, c->n);
 	fd->conv[c->n] = '\0';
-	for (char *p = casts; *p; p++)
-		if (*p == ' ' && (p[1] == ')' || p[-1] == '('))
-			memmove(p, p + 1, strlen(p));
 	snprintf(fd->casts, sizeof(fd->casts), "%s", casts);
 	fd->hex_prefix = c->hex_prefix;
 }
@@ -563,7 +562,7 @@ void fr_tpformat__exit(struct fr_tpformat *f)
 char *fr_tpformat__compose(const struct fr_tpformat *f)
 {
 	size_t cap = 512 + f->nr_fields * 400;
-	char *buf = malloc(cap), *p;
+	char *buf = malloc(cap);
 	size_t n = 0;
 
 	if (!buf)
@@ -599,6 +598,5 @@ char *fr_tpformat__compose(const struct fr_tpformat *f)
 		free(buf);
 		return NULL;
 	}
-	p = buf;
-	return p;
+	return buf;
 }
