@@ -133,6 +133,9 @@ static const char *parse_decl(struct fr_tpfield *fd, const char *s, const char *
 	}
 	memcpy(fd->type, t, (size_t)(n - t));
 	fd->type[n - t] = '\0';
+	/* libtraceevent takes any type that starts so for a dynamic field */
+	if (strstr(fd->type, "__data_loc") || strstr(fd->type, "__rel_loc"))
+		return "bad type";
 	return NULL;
 }
 

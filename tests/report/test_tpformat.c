@@ -130,6 +130,7 @@ static void test_refusals(void)
 		{ "prev_comm[16]", "prev_comm[\"6]", "field line", -EBADMSG },
 		{ "pid_t prev_pid", "pid_t p[ev_pid", "field line", -EBADMSG },
 		{ "offset:24;", "offset:20;", "overlaps", -EBADMSG },
+		{ "pid_t prev_pid", "__data_locpid_t prev_pid", "bad type", -EBADMSG },
 		{ "size:4;\tsigned:1;\n\n", "size:3;\tsigned:1;\n\n", "size", -EBADMSG },
 		{ "offset:56;", "offset:65535;", "largest record", -EBADMSG },
 		{ "signed:0;", "signed:2;", "signed", -EBADMSG },
