@@ -69,7 +69,6 @@ struct dump_ctx {
 	struct comm_map comms;
 	struct fr_tpdecode *tp;
 	struct fr_proctable *procs;   /* the file's PROCS blobs: comms older than the window */
-	uint64_t bad_fields;          /* samples whose tracepoint fields lie outside them */
 	const struct fr_clock_ref *tod;   /* --tod: the file's clock reference, else NULL */
 	struct fr_clock_ref clock;
 	uint64_t lost;                /* the LOST records' counts */
@@ -140,10 +139,11 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample
 		if (s->period && n >= 0 && (size_t)n < len)
 			n += snprintf(buf + n, len - (size_t)n, " period=%llu",
 				      (unsigned long long)s->period);
-		if (s->raw && n >= 0 && (size_t)n < len &&
-		    fr_tpdecode__fields(c->tp, r->event->name, s->raw, s->raw_size, buf + n,
-					len - (size_t)n) == -EBADMSG)
-			c->bad_fields++;
+		if (s->raw)   /* counts a record with a field outside it */
+			fr_tpdecode__check(c->tp, r->event->name, s->raw, s->raw_size);
+		if (s->raw && n >= 0 && (size_t)n < len)
+			fr_tpdecode__fields(c->tp, r->event->name, s->raw, s->raw_size, buf + n,
+					    len - (size_t)n);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -355,10 +355,7 @@ int fr_dump__run(const char *path, bool header, bool tod)
 	if (err < 0 && err != -EBADMSG) {
 		fr_err(path, "corrupt chunk: %s (records before it were listed)", strerror(-err));
 		ret = FR_EXIT_PARTIAL;
-	} else if (fr_input__damage(rd, path) | (c.bad_fields ? 1 : 0)) {
-		if (c.bad_fields)
-			fr_err(path, "%llu samples: tracepoint fields outside the record (not decoded)",
-			       (unsigned long long)c.bad_fields);
+	} else if (fr_input__damage(rd, path)) {
 		ret = FR_EXIT_PARTIAL;
 	} else if (fr_reader__truncated(rd) && fr_input__live(rd, note, sizeof(note))) {
 		fr_info("%s: %s (records written so far were listed)", path, note);
@@ -367,6 +364,8 @@ int fr_dump__run(const char *path, bool header, bool tod)
 		       "chunks were listed)");
 		ret = FR_EXIT_PARTIAL;
 	}
+	if (fr_tpdecode__say(c.tp, path) && !ret)   /* refused formats, damaged records */
+		ret = FR_EXIT_PARTIAL;
 	if (fr_input__say_lost(rd, path, c.lost) && ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;
 out:

@@ -372,7 +372,7 @@ int fr_json__sample(struct fr_json *j, const struct fr_rsample *s)
 	}
 	if (s->raw && j->tp && tracepoint)
 		err = fr_tpdecode__each(j->tp, name, s->raw, s->raw_size, put_field, &fl);
-	if (err && err != -ENOENT)
+	if (err && err != -ENOENT && err != -EBADMSG)
 		return err;
 	if (s->raw && j->tp && tracepoint && !err && !fl.had_fields && !fr_tpdecode__fields(j->tp, name, s->raw,
 			s->raw_size, text, sizeof(text))) {   /* all of them as perf-script shows them */
@@ -380,6 +380,7 @@ int fr_json__sample(struct fr_json *j, const struct fr_rsample *s)
 		fr_json__string(j->f, text[0] == ' ' ? text + 1 : text);
 		fl.any = true;
 	}
+	err = 0;   /* no usable format, a damaged record (said at the end): no fields */
 	if (!fl.had_cpu)   /* a field of that name wins */
 		fprintf(j->f, "%s\"cpu\":%u", fl.any ? "," : "", s->cpu == FR_CPU_NONE ? 0 : s->cpu);
 	fputs("}}", j->f);

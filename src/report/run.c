@@ -83,12 +83,14 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 	struct fr_sample s;
 	int err;
 
+	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
+		return 0;   /* a record shorter than its fields: the reader checked the chunk */
+	if (s.raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
+		fr_tpdecode__check(rp->tp, e->name, s.raw, s.raw_size);
 	if (e->index >= rp->nr_events || !rp->selected[e->index])
 		return 0;
 	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))
 		return 0;
-	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
-		return 0;   /* a record shorter than its fields: the reader checked the chunk */
 	if ((o->nr_pids && !in_list(o->pids, o->nr_pids, s.pid)) ||
 	    (o->nr_tids && !in_list(o->tids, o->nr_tids, s.tid)))
 		return 0;
@@ -555,7 +557,8 @@ static void *worker_main(void *arg)
 	}
 	/* anything but a clean walk: the report is made again in one pass,
 	 * which says what happened as it always does */
-	if (!err && (w->rp.err || fr_reader__nr_damaged(w->rp.rd) || fr_reader__truncated(w->rp.rd)))
+	if (!err && (w->rp.err || fr_reader__nr_damaged(w->rp.rd) || fr_reader__truncated(w->rp.rd) ||
+		     fr_tpdecode__nr_bad(w->rp.tp)))
 		err = w->rp.err ? w->rp.err : -EBADMSG;
 	w->err = err;
 	return NULL;
@@ -787,6 +790,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 
 		ret = fr_held__say(path, &so);
 	}
+	if (fr_tpdecode__say(rp.tp, path) && !ret)   /* refused formats, damaged records */
+		ret = FR_EXIT_PARTIAL;
 	if (ret != FR_EXIT_ERROR && fr_input__say_lost(rp.rd, path, rp.lost) && ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;
 out:

@@ -77,11 +77,10 @@ int fr_script__sample_tod(FILE *f, const struct fr_rsample *s, struct fr_tpdecod
 	if (!tracepoint && (st & PERF_SAMPLE_PERIOD))
 		fprintf(f, "%10llu ", (unsigned long long)s->period);
 	fprintf(f, "%*s: ", name_width, name);
-	/* the print fmt as perf prints it, else the fields */
-	if (s->raw && tp && (!fr_tpdecode__info(tp, name, s->raw, s->raw_size, fields,
-						sizeof(fields)) ||
-			     !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
-						  sizeof(fields))))
+	/* the fields (the recorded print fmt's helpers are not evaluated: only
+	 * what tpformat.c's grammar accepts reaches libtraceevent) */
+	if (s->raw && tp && !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
+						 sizeof(fields)))
 		fputs(fields[0] == ' ' ? fields + 1 : fields, f);
 	if (chain) {
 		fputc('\n', f);

@@ -1,11 +1,14 @@
 /* src/report/tpdecode.c: tracepoint field decoding through libtraceevent: one
- * tep_handle per file, events parsed from their recorded format text. The
- * text and the raw data come from a file: both are checked before libtraceevent
- * sees them (printable bounded text; every field inside its record).
+ * tep_handle per file. The recorded format text is hostile: libtraceevent is
+ * given only the canonical text tpformat.c composes from what its grammar
+ * accepted, and a record's fields are printed only once each of them is
+ * inside the record. Refused formats and damaged records are counted per
+ * event and said at the end (fr_tpdecode__say).
  */
 #include "config.h"
 #include "src/report/tpdecode.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,14 +19,26 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#define TP_FORMAT_MAX (64u << 10)
+#include "src/util.h"
+#include "src/report/tpformat.h"
+
+struct tpev {
+	char *name;                 /* "subsys:name", as the file names it */
+	struct tep_event *tep;      /* NULL: unusable, its samples have no fields */
+	struct fr_tpformat fmt;     /* the accepted fields */
+	char why[200];              /* why its format was refused, "" if it was not */
+	bool refused;
+	uint64_t bad;               /* records with a field outside them */
+	char first_bad[160];
+};
 
 struct fr_tpdecode {
 	struct tep_handle *tep;
-	char last_name[272];        /* the last event looked up */
-	struct tep_event *last;
+	struct tpev *evs;
+	size_t nr, cap;
+	bool sorted;
+	struct tpev *last;          /* the last event looked up */
 	struct trace_seq seq;       /* reused for every record */
-	bool seq_init;
 };
 
 int fr_tpdecode__new(struct fr_tpdecode **out)
@@ -37,8 +52,10 @@ int fr_tpdecode__new(struct fr_tpdecode **out)
 		free(d);
 		return -ENOMEM;
 	}
+	tep_set_loglevel(TEP_LOG_NONE);   /* what it would say, we say (fr_tpdecode__say) */
 	tep_set_long_size(d->tep, (int)sizeof(long));
 	tep_set_page_size(d->tep, (int)sysconf(_SC_PAGESIZE));
+	trace_seq_init(&d->seq);
 	*out = d;
 	return 0;
 }
@@ -47,131 +64,221 @@ void fr_tpdecode__delete(struct fr_tpdecode *d)
 {
 	if (!d)
 		return;
-	if (d->seq_init)
-		trace_seq_destroy(&d->seq);
+	for (size_t i = 0; i < d->nr; i++) {
+		free(d->evs[i].name);
+		fr_tpformat__exit(&d->evs[i].fmt);
+	}
+	free(d->evs);
+	trace_seq_destroy(&d->seq);
 	tep_free(d->tep);
 	free(d);
 }
 
-static int split(const char *name, char *sys, size_t len, const char **ev)
+static bool ident(const char *s, size_t n)
 {
-	const char *colon = strchr(name, ':');
-
-	if (!colon || (size_t)(colon - name) >= len)
-		return -EINVAL;
-	memcpy(sys, name, (size_t)(colon - name));
-	sys[colon - name] = '\0';
-	*ev = colon + 1;
-	return 0;
+	if (!n || n > 127)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' ||
+		      (i && s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
 }
 
-/* What tracefs writes: printable ASCII lines, a few KiB: "name: ", "ID: ",
- * "format:" and its fields, "print fmt: ". */
-static bool format_ok(const char *format, size_t len)
+/* The canonical text of ev's accepted format to libtraceevent, as system sys. */
+static int parse_canonical(struct fr_tpdecode *d, struct tpev *ev, const char *sys)
 {
-	if (!len || len > TP_FORMAT_MAX || strncmp(format, "name: ", 6) ||
-	    !memmem(format, len, "\nformat:\n", 9) || !memmem(format, len, "\nprint fmt: ", 12))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)format[i];
+	char *text = fr_tpformat__compose(&ev->fmt);
+	int err;
 
-		if ((c < 0x20 || c >= 0x7f) && c != '\n' && c != '\t')
-			return false;
+	if (!text)
+		return -ENOMEM;
+	err = tep_parse_format(d->tep, &ev->tep, text, strlen(text), sys) ? -EINVAL : 0;
+	free(text);
+	return err;
+}
+
+static int add(struct fr_tpdecode *d, struct tpev *ev, const char *format, size_t len)
+{
+	const char *colon = strchr(ev->name, ':');
+	char sys[128];
+	int err;
+
+	if (!colon || !ident(ev->name, (size_t)(colon - ev->name)) ||
+	    !ident(colon + 1, strlen(colon + 1))) {
+		snprintf(ev->why, sizeof(ev->why), "not a tracepoint name");
+		return -EINVAL;
 	}
-	return true;
+	memcpy(sys, ev->name, (size_t)(colon - ev->name));
+	sys[colon - ev->name] = '\0';
+	err = fr_tpformat__parse(&ev->fmt, format, len);
+	if (err == -ENOMEM)
+		return err;
+	if (err == -EINVAL) {
+		snprintf(ev->why, sizeof(ev->why), "no name, ID and field lines of a format");
+		return err;
+	}
+	if (strcmp(ev->fmt.name, colon + 1)) {
+		snprintf(ev->why, sizeof(ev->why), "the format names another event (%s)",
+			 ev->fmt.name);
+		return -EINVAL;
+	}
+	if (err)
+		snprintf(ev->why, sizeof(ev->why), "%s", ev->fmt.why);
+	if (parse_canonical(d, ev, sys)) {   /* not seen: the grammar is narrower than its parser */
+		for (size_t i = 0; i < ev->fmt.nr_fields; i++)
+			ev->fmt.fields[i].conv[0] = '\0';
+		if (!ev->why[0])
+			snprintf(ev->why, sizeof(ev->why), "libtraceevent refused its print fmt");
+		err = parse_canonical(d, ev, sys);
+		if (err)
+			snprintf(ev->why, sizeof(ev->why), "libtraceevent refused its fields");
+		return err;
+	}
+	return ev->why[0] ? -EBADMSG : 0;
 }
 
 int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format, size_t len)
 {
-	char sys[256], *copy;
-	const char *ev;
+	struct tpev *ev;
 	int err;
 
-	if (split(name, sys, sizeof(sys), &ev) || !*ev || !format_ok(format, len))
-		return -EINVAL;
-	copy = strndup(format, len);
-	if (!copy)
+	for (size_t i = 0; i < d->nr; i++)
+		if (!strcmp(d->evs[i].name, name))
+			return -EEXIST;
+	if (fr_grow(&d->evs, &d->cap, d->nr + 1, sizeof(*d->evs), 8))
 		return -ENOMEM;
-	err = tep_parse_event(d->tep, copy, len, sys) ? -EINVAL : 0;
-	free(copy);
+	ev = &d->evs[d->nr];
+	memset(ev, 0, sizeof(*ev));
+	ev->name = strdup(name);
+	if (!ev->name)
+		return -ENOMEM;
+	d->nr++;
+	d->sorted = false;
+	d->last = NULL;
+	err = add(d, ev, format, len);
+	ev->refused = err != 0;
+	if (err == -ENOMEM)
+		ev->tep = NULL;
 	return err;
 }
 
-static uint64_t read_num(const uint8_t *p, int size)
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct tpev *)a)->name, ((const struct tpev *)b)->name);
+}
+
+static struct tpev *find(struct fr_tpdecode *d, const char *name)
+{
+	struct tpev key = { .name = (char *)name };
+
+	if (d->last && !strcmp(d->last->name, name))
+		return d->last;
+	if (!d->sorted) {
+		qsort(d->evs, d->nr, sizeof(*d->evs), by_name);
+		d->sorted = true;
+	}
+	d->last = d->nr ? bsearch(&key, d->evs, d->nr, sizeof(*d->evs), by_name) : NULL;
+	return d->last;
+}
+
+static uint64_t read_num(const uint8_t *p, uint32_t size)
 {
 	uint64_t v = 0;
 
 	if (size == 1 || size == 2 || size == 4 || size == 8)
-		memcpy(&v, p, (size_t)size);  /* little-endian host: the low bytes */
+		memcpy(&v, p, size);  /* little-endian host: the low bytes */
 	return v;
 }
 
-/* Every field tep_print_fields reads lies inside the record: fixed fields,
- * dynamic (__data_loc) arrays, and a NUL inside every string it prints with %s. */
-static bool fields_ok(const struct tep_event *event, const uint8_t *raw, size_t size)
+/* libtraceevent prints an array of char, u8 or s8 with %s when its bytes up
+ * to the first NUL (or all of them) are printable: such a string must end
+ * inside the record. */
+static bool is_string(const struct fr_tpfield *f)
 {
-	for (const struct tep_format_field *f = event->format.fields; f; f = f->next) {
-		uint64_t off = (uint64_t)f->offset, len = (uint64_t)f->size;
+	return strstr(f->type, "char") || strstr(f->type, "u8") || strstr(f->type, "s8");
+}
 
-		if (f->offset < 0 || f->size < 0 || off + len > size)
+static bool string_ends(const uint8_t *raw, size_t size, uint64_t off, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (!raw[off + i] || !(isprint(raw[off + i]) || isspace(raw[off + i])))
+			return true;   /* ends here, or printed as an array of bytes */
+	return memchr(raw + off + n, '\0', size - off - n) != NULL;
+}
+
+/* Every field inside the record: fixed fields, dynamic (__data_loc and
+ * __rel_loc) arrays, and a NUL inside every string printed with %s; what
+ * lies outside goes into why. */
+static bool fields_ok(const struct tpev *ev, const uint8_t *raw, size_t size, char *why,
+		      size_t len)
+{
+	for (size_t i = 0; i < ev->fmt.nr_fields; i++) {
+		const struct fr_tpfield *f = &ev->fmt.fields[i];
+		uint64_t off = f->offset, n = f->size, loc;
+
+		if (off + n > size) {
+			snprintf(why, len, "field %s (offset %u, size %u) outside its %zu-byte record",
+				 f->name, f->offset, f->size, size);
 			return false;
-		if (!(f->flags & TEP_FIELD_IS_ARRAY))
-			continue;
-		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			uint64_t loc = read_num(raw + off, f->size);
-
-			len = (loc >> 16) & 0xffff;
-			off = (f->flags & TEP_FIELD_IS_RELATIVE) ? (loc & 0xffff) + off + (uint64_t)f->size
-								 : loc & 0xffff;
-			if (off + len > size)
-				return false;
 		}
-		if ((f->flags & TEP_FIELD_IS_STRING) && !memchr(raw + off, '\0', len))
+		if (!f->dynamic && !f->array)
+			continue;
+		if (f->dynamic) {
+			loc = read_num(raw + off, f->size);
+			n = (loc >> 16) & 0xffff;
+			off = f->relative ? (loc & 0xffff) + off + f->size : loc & 0xffff;
+			if (off + n > size) {
+				snprintf(why, len, "field %s (%s offset %llu, length %llu) outside its "
+					 "%zu-byte record", f->name, f->relative ? "__rel_loc" : "__data_loc",
+					 (unsigned long long)off, (unsigned long long)n, size);
+				return false;
+			}
+		}
+		if (is_string(f) && !string_ends(raw, size, off, n)) {
+			snprintf(why, len, "string field %s has no end inside its record", f->name);
 			return false;
+		}
 	}
 	return true;
 }
 
-static struct tep_event *find_event(struct fr_tpdecode *d, const char *name)
+static bool usable(const struct tpev *ev, const void *raw, size_t size)
 {
-	struct tep_event *event = d->last && !strcmp(name, d->last_name) ? d->last : NULL;
-	char sys[256];
-	const char *ev;
+	char why[160];
 
-	if (!event) {
-		if (split(name, sys, sizeof(sys), &ev))
-			return NULL;
-		event = tep_find_event_by_name(d->tep, sys, ev);
-		if (!event)
-			return NULL;
-		if (strlen(name) < sizeof(d->last_name)) {
-			strcpy(d->last_name, name);
-			d->last = event;
-		}
-	}
-	if (!d->seq_init) {
-		trace_seq_init(&d->seq);
-		d->seq_init = true;
-	}
-	trace_seq_reset(&d->seq);
-	return event;
+	return size <= INT32_MAX && fields_ok(ev, raw, size, why, sizeof(why));
+}
+
+int fr_tpdecode__check(struct fr_tpdecode *d, const char *name, const void *raw, size_t size)
+{
+	struct tpev *ev = find(d, name);
+	char why[160];
+
+	if (!ev || !ev->tep)
+		return -ENOENT;
+	if (size <= INT32_MAX && fields_ok(ev, raw, size, why, sizeof(why)))
+		return 0;
+	if (size > INT32_MAX)
+		snprintf(why, sizeof(why), "a %zu-byte record", size);
+	if (!ev->bad++)
+		snprintf(ev->first_bad, sizeof(ev->first_bad), "%s", why);
+	return -EBADMSG;
 }
 
 int fr_tpdecode__each(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 		      fr_tpfield_cb cb, void *ctx)
 {
-	struct tep_event *event = find_event(d, name);
+	struct tpev *ev = find(d, name);
 	int err = 0;
 
-	if (!event)
+	if (!ev || !ev->tep)
 		return -ENOENT;
-	if (size > INT32_MAX || !fields_ok(event, raw, size))
+	if (!usable(ev, raw, size))
 		return -EBADMSG;   /* fields the format declares lie outside the record */
-	for (struct tep_format_field *f = event->format.fields; f && !err; f = f->next) {
+	for (struct tep_format_field *f = ev->tep->format.fields; f && !err; f = f->next) {
 		unsigned long long v;
 
-		if (f->offset < 0 || (size_t)f->offset + (size_t)f->size > size)
-			continue;
 		if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) &&
 		    !tep_read_number_field(f, raw, &v)) {
 			long long sv = (long long)v;
@@ -183,7 +290,7 @@ int fr_tpdecode__each(struct fr_tpdecode *d, const char *name, const void *raw, 
 			continue;
 		}
 		trace_seq_reset(&d->seq);
-		tep_print_field(&d->seq, (void *)raw, f);
+		tep_print_field_content(&d->seq, (void *)raw, (int)size, f);
 		trace_seq_terminate(&d->seq);
 		err = cb(ctx, f->name, d->seq.buffer ? d->seq.buffer : "", false, 0, 0);
 	}
@@ -193,16 +300,17 @@ int fr_tpdecode__each(struct fr_tpdecode *d, const char *name, const void *raw, 
 int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 			char *buf, size_t len)
 {
-	struct tep_event *event = find_event(d, name);
+	struct tpev *ev = find(d, name);
 
-	if (!event)
+	if (!ev || !ev->tep)
 		return -ENOENT;
-	if (size > INT32_MAX || !fields_ok(event, raw, size)) {
+	if (!usable(ev, raw, size)) {
 		if (len)
 			snprintf(buf, len, " (fields outside the record)");
 		return -EBADMSG;
 	}
-	tep_print_fields(&d->seq, (void *)raw, (int)size, event);
+	trace_seq_reset(&d->seq);
+	tep_print_fields(&d->seq, (void *)raw, (int)size, ev->tep);
 	trace_seq_terminate(&d->seq);
 	if (len) {
 		size_t n = d->seq.buffer ? d->seq.len : 0;
@@ -215,76 +323,30 @@ int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw
 	return 0;
 }
 
-/* Print args that read only where the format's fields are (checked by
- * fields_ok): no array indexing, no arrays or buffers of a length the record
- * gives, no helper functions. */
-static bool args_safe(const struct tep_print_arg *a, int depth)
+unsigned long long fr_tpdecode__nr_bad(const struct fr_tpdecode *d)
 {
-	for (; a; a = a->next) {
-		bool ok;
+	unsigned long long n = 0;
 
-		if (depth > 32)
-			return false;
-		switch (a->type) {
-		case TEP_PRINT_NULL:
-		case TEP_PRINT_ATOM:
-		case TEP_PRINT_FIELD:
-		case TEP_PRINT_STRING:
-		case TEP_PRINT_BSTRING:
-			ok = true;
-			break;
-		case TEP_PRINT_FLAGS:
-			ok = args_safe(a->flags.field, depth + 1);
-			break;
-		case TEP_PRINT_SYMBOL:
-			ok = args_safe(a->symbol.field, depth + 1);
-			break;
-		case TEP_PRINT_TYPE:
-			ok = args_safe(a->typecast.item, depth + 1);
-			break;
-		case TEP_PRINT_OP:
-			ok = a->op.op && strcmp(a->op.op, "[") && args_safe(a->op.left, depth + 1) &&
-			     args_safe(a->op.right, depth + 1);
-			break;
-		default:
-			ok = false;
-		}
-		if (!ok)
-			return false;
-	}
-	return true;
+	for (size_t i = 0; d && i < d->nr; i++)
+		n += d->evs[i].bad;
+	return n;
 }
 
-int fr_tpdecode__info(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
-		      char *buf, size_t len)
+bool fr_tpdecode__say(struct fr_tpdecode *d, const char *path)
 {
-	struct tep_event *event = find_event(d, name);
-	struct tep_format_field *f;
-	struct tep_record rec;
-	unsigned long long type;
-	size_t n;
+	bool said = false;
 
-	if (!event)
-		return -ENOENT;
-	if (size > INT32_MAX || !fields_ok(event, raw, size))
-		return -EBADMSG;
-	/* libtraceevent prints the event the record's common_type names: this one */
-	f = tep_find_common_field(event, "common_type");
-	if ((event->flags & TEP_EVENT_FL_FAILED) || !args_safe(event->print_fmt.args, 0) || !f ||
-	    f->offset < 0 || (size_t)f->offset + (size_t)f->size > size ||
-	    tep_read_number_field(f, raw, &type) || type != (unsigned long long)event->id)
-		return -ENOTSUP;
-	memset(&rec, 0, sizeof(rec));
-	rec.data = (void *)raw;
-	rec.size = rec.record_size = (int)size;
-	tep_print_event(d->tep, &d->seq, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&d->seq);
-	if (len) {
-		n = d->seq.buffer ? d->seq.len : 0;
-		if (n > len - 1)
-			n = len - 1;
-		memcpy(buf, d->seq.buffer, n);
-		buf[n] = '\0';
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct tpev *ev = &d->evs[i];
+
+		if (ev->refused)
+			fr_err(path, "event %s: format refused: %s (%s)", ev->name, ev->why,
+			       ev->tep ? "its fields are shown raw" : "its samples have no fields");
+		if (ev->bad)
+			fr_err(path, "event %s: %llu samples damaged: %s%s (their fields are not "
+			       "decoded)", ev->name, (unsigned long long)ev->bad, ev->first_bad,
+			       ev->bad > 1 ? ", and others" : "");
+		said |= ev->refused || ev->bad;
 	}
-	return 0;
+	return said;
 }

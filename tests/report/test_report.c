@@ -432,45 +432,6 @@ static void test_script(void)
 	free(buf);
 }
 
-/* A tracepoint's print fmt as perf script prints it; one that indexes an
- * array by a value of the record is refused (-ENOTSUP: the fields instead). */
-static void test_tpinfo(void)
-{
-	static const char head[] =
-		"name: %s\nID: %d\nformat:\n"
-		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-		"\tfield:int idx;\toffset:8;\tsize:4;\tsigned:1;\n"
-		"\tfield:long state;\toffset:16;\tsize:8;\tsigned:1;\n\n"
-		"print fmt: %s\n";
-	unsigned char raw[24] = { 0 };
-	struct fr_tpdecode *d;
-	char fmt[1024], buf[256];
-	int v = 1000000;
-
-	CU_ASSERT_FATAL(fr_tpdecode__new(&d) == 0);
-	snprintf(fmt, sizeof(fmt), head, "ok", 1,
-		 "\"idx=%d state=%s\", REC->idx, __print_symbolic(REC->state, { 0, \"R\" }, { 1, \"S\" })");
-	CU_ASSERT_EQUAL(fr_tpdecode__add(d, "t:ok", fmt, strlen(fmt)), 0);
-	snprintf(fmt, sizeof(fmt), head, "idx", 2, "\"v=%ld\", REC->state[REC->idx]");
-	CU_ASSERT_EQUAL(fr_tpdecode__add(d, "t:idx", fmt, strlen(fmt)), 0);
-	memcpy(raw + 8, &v, sizeof(v));
-	raw[16] = 1;
-	raw[0] = 1;   /* common_type: the event's ID */
-	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:ok", raw, sizeof(raw), buf, sizeof(buf)), 0);
-	CU_ASSERT_STRING_EQUAL(buf, "idx=1000000 state=S");
-	raw[0] = 2;
-	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:idx", raw, sizeof(raw), buf, sizeof(buf)), -ENOTSUP);
-	/* a record of another event: not printed with that event's print fmt */
-	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:ok", raw, sizeof(raw), buf, sizeof(buf)), -ENOTSUP);
-	raw[0] = 1;
-	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:ok", raw, 12, buf, sizeof(buf)), -EBADMSG);
-	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:none", raw, sizeof(raw), buf, sizeof(buf)), -ENOENT);
-	fr_tpdecode__delete(d);
-}
-
 /* A small JSON validator: value := object | array | string | number | literal. */
 static const char *json_value(const char *p);
 
@@ -971,7 +932,6 @@ static const struct fr_test tests[] = {
 	{ "hist: halves resolved apart merge into the whole", test_hist_merge },
 	{ "folded (golden)", test_folded },
 	{ "perf-script (golden)", test_script },
-	{ "tracepoint print fmt, indexing refused", test_tpinfo },
 	{ "json (golden, parses)", test_json },
 	{ "flame graph and html page (golden)", test_flame },
 	{ "flame graph: height by drawn frames, deep stacks cut", test_flame_height },
