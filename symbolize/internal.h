@@ -34,10 +34,46 @@ uint64_t fr_dso_image__bias(const struct fr_dso_image *img, const struct fr_map 
  * 0 or -EFAULT. */
 int fr_dso_image__read(const struct fr_dso_image *img, uint64_t vaddr, void *buf, size_t n);
 
-#endif
+/* ---- dso.c: one mapped file opened with libdw; resolve.c: its lookups ---- */
+/* Private to dso.c (opens and frees it) and resolve.c (fills the tables). */
+struct plt_entry {
+	uint64_t addr;
+	char *name;                /* "memcmp@plt" */
+};
 
-/* ---- dso.c: one mapped file opened with libdw ---- */
-struct fr_dso;
+/* A symbol libdwfl's address lookup would consider, with a size. */
+struct fsym {
+	uint64_t value, end;       /* [value, end) */
+	uint64_t maxend;           /* the largest end of this and every lower entry */
+	const char *name;
+	GElf_Sym sym;
+	int ndx;                   /* index in libdwfl's symbol table */
+};
+
+struct fsyms {                 /* sorted by value */
+	struct fsym *v;
+	size_t n;
+	uint64_t *sizeless;        /* values of symbols without a size, sorted */
+	size_t nr_sizeless;
+};
+
+struct fr_dso {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct fr_dso_image img;
+	bool has_img;
+	bool plt_read;
+	struct plt_entry *plt;     /* sorted by address */
+	size_t nr_plt;
+	uint64_t plt_entsize;
+	bool syms_read, syms_slow;  /* syms_slow: always ask libdwfl */
+	unsigned lookups;           /* asked of libdwfl before the tables were built */
+	struct fsyms globals, locals;
+	const char *cache_dir;      /* the build-id cache, or NULL */
+	struct fr_addrcache *ac;    /* answers kept there (addrcache.c), or NULL */
+	uint32_t ac_flags;
+	bool ac_tried;
+};
 
 /* Find and open the file of id: symfs + path, each symdir/basename, then by
  * build id (/usr/lib/debug/.build-id, debuginfod). *st says what happened;
@@ -110,3 +146,4 @@ int fr_addrcache__serialize(struct fr_addrcache *ac, void **buf, size_t *len);
 /* Write the file (a temp file renamed over it) if answers were added. */
 int fr_addrcache__save(struct fr_addrcache *ac, const char *cache_dir);
 
+#endif
