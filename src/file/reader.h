@@ -1,6 +1,6 @@
 /* src/file/reader.h: the reader's state, shared by read.c (header, chunk
- * index, meta, events, stats, blobs, damage) and merge.c (the streams merged
- * by time). Private to src/file/.
+ * index, damage), access.c (blobs, meta, events, stats) and merge.c (the
+ * streams merged by time). Private to src/file/.
  */
 #ifndef FR_FILE_READER_H
 #define FR_FILE_READER_H
