@@ -102,6 +102,7 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 		}
 		if (user_only && !ev->mod_kernel)
 			fr_event__set_user_only(ev);
+		ev->switches = o->off_cpu && !strcmp(o->events[i], "sched:sched_switch");
 		if (o->filters[i] && ev->kind != FR_EVENT_TRACEPOINT) {
 			fr_err(o->events[i], "--filter applies to tracepoints only");
 			fr_event__delete(ev);
@@ -216,6 +217,16 @@ static int build_all(struct fr_record_opts *o, struct fr_evlist **el, bool user_
 	if (!ret && o->trigger)
 		ret = add_trigger(o, *el, user_only);
 	return ret;
+}
+
+/* events[] gains name unless it is there already (room was checked: --off-cpu). */
+static void add_event_once(struct fr_record_opts *o, const char *name)
+{
+	for (int i = 0; i < o->nr_events; i++)
+		if (!strcmp(o->events[i], name))
+			return;
+	if (o->nr_events < FR_RECORD_MAX_EVENTS)
+		o->events[o->nr_events++] = name;
 }
 
 /* No -e: perf's default, cycles where the machine has a PMU, else cpu-clock. */
@@ -436,6 +447,8 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	if (!o.nr_events)
 		default_event(&o);
+	for (int i = 0; o.off_cpu && i < 2; i++)   /* --off-cpu: the switches and wakeups too */
+		add_event_once(&o, i ? "sched:sched_wakeup" : "sched:sched_switch");
 	ret = build_all(&o, &el, false);
 	if (ret)
 		goto out;

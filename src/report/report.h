@@ -103,6 +103,8 @@ void fr_folded__delete(struct fr_folded *fo);
 int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s);
 /* "comm;root;...;leaf count" lines, sorted. */
 int fr_folded__print(struct fr_folded *fo, FILE *f);
+/* The same with each weight divided by div, rounded (ns to us: 1000). */
+int fr_folded__print_scaled(struct fr_folded *fo, uint64_t div, FILE *f);
 /* Each distinct stack once, in the order first added: frames leaf first; weight is
  * samples, or period when made with period. A non-zero return of cb stops
  * the walk and is returned. */
@@ -249,6 +251,7 @@ struct fr_report_opts {
 	enum fr_report_fmt fmt;
 	const char *output;      /* -o FILE, NULL: stdout */
 	bool raw, no_header, quiet;
+	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
