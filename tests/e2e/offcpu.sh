@@ -1,0 +1,67 @@
+#!/bin/sh
+# tests/e2e/offcpu.sh: record --off-cpu a workload whose split is known by
+# construction (tests/helpers/offcpu_work.c: a thread sleeping in sleep_here,
+# one blocked on a pipe in pipe_wait_here, one burning CPU) and check report
+# --off-cpu: each function's off-CPU time within 10% of what the workload
+# measured itself, on-CPU + off-CPU of each thread within 2% of its wall time;
+# the folded lines in microseconds agree with the text. Per command (the
+# task's own switches) and system-wide (both sides of sched_switch).
+. "$TESTLIB"
+
+PROG="$HELPERS/offcpu_work"
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN{d=a-b; if (d<0) d=-d; exit !(b > 0 && d <= b*p/100)}'; }
+
+# check MODE FILE WORKLOAD-OUTPUT
+check() {
+	mode=$1 F=$2 W=$3
+	"$FLIGHTREC" report --off-cpu -i "$F" >"$T/$mode.txt" 2>"$T/$mode.err" ||
+		fail "$mode: report --off-cpu exited $?: $(cat "$T/$mode.err")"
+	grep -q '^# off-CPU: switch-out to switch-in' "$T/$mode.txt" ||
+		fail "$mode: no off-CPU section: $(tail -20 "$T/$mode.txt")"
+	for pair in "sleeper sleep_here" "piper pipe_wait_here"; do
+		set -- $pair
+		want=$(awk -v n="$1" '$1==n {print $4 / 1e6}' "$W")
+		got=$(awk -v f="$2" '$NF==f && $2 ~ /%$/ && $3 ~ /^[SDR]$/ {ms += $1} END {print ms+0}' \
+			"$T/$mode.txt")
+		within "$got" "$want" 10 ||
+			fail "$mode: $2 off-CPU ${got} ms, the workload measured ${want} ms: $(sed -n '/per function/,/per stack/p' "$T/$mode.txt" | head -30)"
+		pass "$mode: $2 off-CPU ${got} ms, measured ${want} ms"
+	done
+	for name in sleeper piper burner; do
+		tid=$(awk -v n="$name" '$1==n {print $2}' "$W")
+		wall=$(awk -v n="$name" '$1==n {print $3 / 1e6}' "$W")
+		row=$(awk -v t="$tid" '$2==t && $1 ~ /^[0-9]+$/ {print $4, $5, $6; exit}' "$T/$mode.txt")
+		[ -n "$row" ] || fail "$mode: no per-thread row for $name ($tid): $(grep -A8 'per thread' "$T/$mode.txt")"
+		set -- $row
+		sum=$(awk -v a="$2" -v b="$3" 'BEGIN{print a+b}')
+		within "$sum" "$wall" 2 ||
+			fail "$mode: $name on ${2} + off ${3} = ${sum} ms, its wall time ${wall} ms"
+		within "$1" "$sum" 0.01 || fail "$mode: $name window $1 ms but on+off $sum ms"
+		pass "$mode: $name on ${2} + off ${3} ms = ${sum}, wall ${wall} ms"
+	done
+	# folded: us, the state frame under the thread, the function's stacks add up
+	"$FLIGHTREC" report --off-cpu --folded -i "$F" >"$T/$mode.folded" ||
+		fail "$mode: --off-cpu --folded exited $?"
+	us=$(awk '/^oc-sleeper;\[off-cpu: [^]]*\];.*;sleep_here;/ {n += $NF} END {print n/1000}' "$T/$mode.folded")
+	got=$(awk '$NF=="sleep_here" && $2 ~ /%$/ {ms += $1} END {print ms+0}' "$T/$mode.txt")
+	within "$us" "$got" 1 || fail "$mode: folded has ${us} ms in sleep_here, the text ${got} ms: $(grep sleep_here "$T/$mode.folded" | head -3)"
+	pass "$mode: folded sleep_here ${us} ms in us lines"
+}
+
+mkdir -p "$T/cmd"
+record_fg -q --off-cpu -g -e cpu-clock -o "$T/cmd" -- "$PROG" >"$T/cmd.work" ||
+	fail "record --off-cpu exited $?: $(cat "$T/record.err")"
+[ "$(wc -l <"$T/cmd.work")" -eq 3 ] || fail "the workload printed: $(cat "$T/cmd.work")"
+set -- "$T"/cmd/*.frec
+check command "$1" "$T/cmd.work"
+
+# system-wide, backward: both sides of every switch from sched_switch itself
+mkdir -p "$T/sys"
+record_bg offcpu_sys --off-cpu -a -g -e cpu-clock -m 8M -o "$T/sys" --no-final
+"$PROG" >"$T/sys.work" || fail "the workload failed"
+"$FLIGHTREC" snapshot --name offcpu_sys >/dev/null 2>"$T/snap.err" || fail "snapshot: $(cat "$T/snap.err")"
+kill -INT "$RECPID"
+wait "$RECPID"
+set -- "$T"/sys/*.frec
+[ -f "$1" ] || fail "no system-wide snapshot: $(cat "$T/record-offcpu_sys.err")"
+check system-wide "$1" "$T/sys.work"

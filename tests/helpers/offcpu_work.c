@@ -1,0 +1,140 @@
+/* tests/helpers/offcpu_work.c: a workload whose off-CPU split is known by
+ * construction, for tests/e2e/offcpu.sh: one thread sleeps in sleep_here
+ * (nanosleep), one blocks in pipe_wait_here (read of a pipe the main thread
+ * writes to now and then), one burns CPU in burn_here. The system calls are
+ * made inline, so that the user part of each switch-out stack starts in the
+ * function itself. Each thread measures itself and prints one line:
+ *   NAME TID WALL_NS FN_NS
+ * (WALL: from just before pthread_create to the thread function's end, the
+ * thread's life as the kernel sees it; FN: time inside the calls).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS 8
+#define SLEEP_NS 60000000L
+#define PACE_NS 65000000L
+#define BURN_NS 500000000ull
+
+static int pipefd[2];
+static volatile uint64_t sink;
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+__attribute__((noinline)) static uint64_t sleep_here(void)
+{
+	struct timespec ts = { 0, SLEEP_NS };
+	uint64_t t = now();
+
+	raw_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+	return now() - t;
+}
+
+__attribute__((noinline)) static uint64_t pipe_wait_here(void)
+{
+	char c;
+	uint64_t t = now();
+
+	raw_syscall3(SYS_read, pipefd[0], (long)&c, 1);
+	return now() - t;
+}
+
+__attribute__((noinline)) static uint64_t burn_here(uint64_t ns)
+{
+	uint64_t t = now(), x = 1;
+
+	while (now() - t < ns)
+		for (int i = 0; i < 10000; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+	sink = x;
+	return now() - t;
+}
+
+static void report(const char *name, uint64_t t0, uint64_t fn)
+{
+	uint64_t wall = now() - t0;
+
+	printf("%s %ld %llu %llu\n", name, (long)syscall(SYS_gettid), (unsigned long long)wall,
+	       (unsigned long long)fn);
+	fflush(stdout);
+}
+
+static void *sleeper(void *arg)
+{
+	uint64_t t0 = *(uint64_t *)arg, fn = 0;
+
+	pthread_setname_np(pthread_self(), "oc-sleeper");
+	for (int i = 0; i < ROUNDS; i++)
+		fn += sleep_here();
+	report("sleeper", t0, fn);
+	return NULL;
+}
+
+static void *piper(void *arg)
+{
+	uint64_t t0 = *(uint64_t *)arg, fn = 0;
+
+	pthread_setname_np(pthread_self(), "oc-piper");
+	for (int i = 0; i < ROUNDS; i++)
+		fn += pipe_wait_here();
+	report("piper", t0, fn);
+	return NULL;
+}
+
+static void *burner(void *arg)
+{
+	uint64_t t0 = *(uint64_t *)arg, fn;
+
+	pthread_setname_np(pthread_self(), "oc-burner");
+	fn = burn_here(BURN_NS);
+	report("burner", t0, fn);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t th[3];
+	static uint64_t born[3];
+	struct timespec pace = { 0, PACE_NS };
+
+	if (pipe(pipefd))
+		return 1;
+	born[0] = now();
+	if (pthread_create(&th[0], NULL, sleeper, &born[0]))
+		return 1;
+	born[1] = now();
+	if (pthread_create(&th[1], NULL, piper, &born[1]))
+		return 1;
+	born[2] = now();
+	if (pthread_create(&th[2], NULL, burner, &born[2]))
+		return 1;
+	for (int i = 0; i < ROUNDS; i++) {
+		nanosleep(&pace, NULL);
+		if (write(pipefd[1], "x", 1) != 1)
+			return 1;
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
