@@ -325,6 +325,14 @@ int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 	return 0;
 }
 
+void fr_offcpu__name(struct fr_offcpu *oc, uint32_t tid, const char *comm)
+{
+	struct thr *t = find(oc, tid);
+
+	if (t && !t->comm)
+		t->comm = comm;
+}
+
 int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct thr *t;

@@ -52,6 +52,8 @@ int fr_offcpu__switch_out(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint
 int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The thread's name (interned) where no switch-out said it yet. */
+void fr_offcpu__name(struct fr_offcpu *oc, uint32_t tid, const char *comm);
 /* FORK: the thread exists from time on (it is not cut at the window's start). */
 int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time);
 /* Close what is open at the window's end (t1); call once, after the last event. */

@@ -108,6 +108,18 @@ bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event 
 	return e && (e == in->sw_ev || e == in->wake_ev);
 }
 
+/* A switch-in; a thread first seen here is named from the process model. */
+static int switch_in(struct offcpu_in *in, uint32_t tid, uint64_t time)
+{
+	const char *comm = fr_resolver__comm(in->res, tid, time);
+	int err;
+
+	fr_offcpu__name(in->oc, tid, comm);   /* before: the wait it ends is folded */
+	err = fr_offcpu__switch_in(in->oc, tid, time);
+	fr_offcpu__name(in->oc, tid, comm);   /* after: a thread first seen here */
+	return err;
+}
+
 static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s,
 			 const struct tpfields *f)
 {
@@ -125,7 +137,7 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	/* the next task's switch-in: where every task's switches are recorded;
 	 * per task, its own PERF_RECORD_SWITCH says it */
 	if (!err && !in->switch_recs && f->has_next_pid && f->next_pid && f->next_pid <= UINT32_MAX)
-		err = fr_offcpu__switch_in(in->oc, (uint32_t)f->next_pid, r->time);
+		err = switch_in(in, (uint32_t)f->next_pid, r->time);
 	return err;
 }
 
@@ -167,7 +179,7 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 		    !s.has_time || !s.tid)
 			return 0;
 		if (!(r->h->misc & PERF_RECORD_MISC_SWITCH_OUT))
-			return fr_offcpu__switch_in(in->oc, s.tid, s.time);
+			return switch_in(in, s.tid, s.time);
 		if (in->sw_ev)   /* its sched_switch sample, with the stack, said it */
 			return 0;
 		return fr_offcpu__switch_out(in->oc, s.pid, s.tid, s.time,
