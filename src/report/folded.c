@@ -1,5 +1,5 @@
 /* src/report/folded.c: the distinct stacks of a report with their weights
- * (shared by --folded, the flame graph and pprof), and --folded itself:
+ * (shared by --folded, the flame graph and the HTML page), and --folded itself:
  * "comm;root;...;leaf count" lines, sorted, ';' and line breaks replaced.
  */
 #include "config.h"

@@ -24,11 +24,11 @@ static const struct fr_sym state_sym[FR_WAIT_NR] = {
 };
 /* The leaf of a wait whose switch-out was not seen. */
 static const struct fr_sym before_sym = { "[began before the window: stack not recorded]",
-					  "[off-cpu]", "[off-cpu]", true, false, true };
+					  "[off-cpu]", "[off-cpu]", true, false, false };
 static const struct fr_sym newborn_sym = { "[new thread: runnable until its first run]",
-					   "[off-cpu]", "[off-cpu]", true, false, true };
+					   "[off-cpu]", "[off-cpu]", true, false, false };
 static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", "[off-cpu]",
-					   true, false, true };
+					   true, false, false };
 
 enum tstate { T_FRESH, T_RUN, T_OFF, T_DEAD };
 
@@ -52,7 +52,9 @@ struct fr_offcpu {
 	struct fr_wait *waits;
 	size_t nr_waits, cap_waits;
 	struct fr_offcpu_totals tot;
-	struct fr_folded *folded, *sink;
+	struct fr_folded *folded;
+	fr_offcpu_sink sink;
+	void *sink_ctx;
 	struct fr_frame *scratch;
 	size_t cap_scratch;
 };
@@ -119,9 +121,10 @@ void fr_offcpu__delete(struct fr_offcpu *oc)
 	free(oc);
 }
 
-void fr_offcpu__set_sink(struct fr_offcpu *oc, struct fr_folded *sink)
+void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx)
 {
 	oc->sink = sink;
+	oc->sink_ctx = ctx;
 }
 
 static struct thr *find(const struct fr_offcpu *oc, uint32_t tid)
@@ -179,8 +182,10 @@ static void open_wait(struct thr *t, uint64_t start, enum fr_wait_state st, bool
 /* The open wait's stack with its state frame outermost, into the folded sets. */
 static int fold_wait(struct fr_offcpu *oc, struct thr *t, uint64_t ns)
 {
-	size_t n = t->leaf ? 1 : t->nr_frames;
-	struct fr_rsample rs = { .pid = t->pid, .tid = t->tid, .period = ns, .has_stack = true };
+	/* room for the state frame within what outputs take */
+	size_t n = t->leaf ? 1 : t->nr_frames < FR_MAX_FRAMES ? t->nr_frames : FR_MAX_FRAMES - 1;
+	struct fr_rsample rs = { .pid = t->pid, .tid = t->tid, .time = t->w.start, .period = ns,
+				 .has_stack = true };
 	int err;
 
 	if (fr_grow(&oc->scratch, &oc->cap_scratch, n + 1, sizeof(*oc->scratch), 64))
@@ -195,7 +200,7 @@ static int fold_wait(struct fr_offcpu *oc, struct thr *t, uint64_t ns)
 	rs.comm = t->comm ? t->comm : "[unknown]";
 	err = fr_folded__add(oc->folded, &rs);
 	if (!err && oc->sink)
-		err = fr_folded__add(oc->sink, &rs);
+		err = oc->sink(oc->sink_ctx, &rs);
 	return err;
 }
 

@@ -41,9 +41,11 @@ struct fr_offcpu;
  * timelines). */
 int fr_offcpu__new(uint64_t t0, uint64_t t1, bool keep, struct fr_offcpu **out);
 void fr_offcpu__delete(struct fr_offcpu *oc);
-/* Off-CPU stacks also go into sink (weights in ns; the caller's folded set,
- * made by period), beside the module's own. */
-void fr_offcpu__set_sink(struct fr_offcpu *oc, struct fr_folded *sink);
+/* Each wait as it ends also goes to sink (s->period: its ns; s->time: its
+ * start; frames leaf first, the state frame outermost), beside the module's
+ * own folded set. */
+typedef int (*fr_offcpu_sink)(void *ctx, const struct fr_rsample *s);
+void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx);
 
 /* Events, in time order. s: the switch-out sample (its comm and frames, copied
  * here), or NULL when no stack was recorded. */
@@ -90,9 +92,10 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 struct fr_tpdecode;
 struct offcpu_in;
 /* Window [t0, t1], started later where a CPU's ring wrapped (its older
- * switches are gone). sink: as fr_offcpu__set_sink, or NULL. */
+ * switches are gone). The waits also go to fo and pp where not NULL. */
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
-		      uint64_t t0, uint64_t t1, struct fr_folded *sink, struct offcpu_in **out);
+		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
+		      struct offcpu_in **out);
 void fr_offcpu_in__delete(struct offcpu_in *in);
 /* The file records context switches (else --off-cpu has nothing to show). */
 bool fr_offcpu_in__usable(const struct offcpu_in *in);

@@ -17,7 +17,17 @@ struct offcpu_in {
 	struct fr_tpdecode *tp;
 	const struct fr_file_event *sw_ev, *wake_ev;
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
+	struct fr_folded *fo;   /* the report's own outputs, or NULL */
+	struct fr_pprof *pp;
 };
+
+static int sink(void *ctx, const struct fr_rsample *s)
+{
+	struct offcpu_in *in = ctx;
+	int err = in->fo ? fr_folded__add(in->fo, s) : 0;
+
+	return !err && in->pp ? fr_pprof__add_off_cpu(in->pp, in->res, s) : err;
+}
 
 struct tpfields {
 	uint64_t prev_pid, prev_state, next_pid, pid;
@@ -58,7 +68,8 @@ static uint64_t complete_from(struct fr_reader *rd, uint64_t t0)
 }
 
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
-		      uint64_t t0, uint64_t t1, struct fr_folded *sink, struct offcpu_in **out)
+		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
+		      struct offcpu_in **out)
 {
 	struct offcpu_in *in = calloc(1, sizeof(*in));
 	int err;
@@ -67,6 +78,8 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		return -ENOMEM;
 	in->res = res;
 	in->tp = tp;
+	in->fo = fo;
+	in->pp = pp;
 	for (size_t k = 0; k < fr_reader__nr_events(rd); k++) {
 		const struct fr_file_event *e = fr_reader__event(rd, k);
 
@@ -85,7 +98,8 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		free(in);
 		return err;
 	}
-	fr_offcpu__set_sink(in->oc, sink);
+	if (fo || pp)
+		fr_offcpu__set_sink(in->oc, sink, in);
 	*out = in;
 	return 0;
 }

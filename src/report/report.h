@@ -63,6 +63,10 @@ struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r);
 uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r);
 /* Kernel addresses were looked up but the file has no kernel symbols. */
 bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
+/* The mapping that held user address addr of process pid at time, and its
+ * file: 0, or -ENOENT when none did. */
+int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+			 const struct fr_map **map, const struct fr_dso_id **dso);
 
 /* The frames that describe the sampled address itself: frames[0] up to the
  * first frame that is not an inline instance. */
@@ -114,9 +118,12 @@ int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
 uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
 bool fr_folded__by_period(const struct fr_folded *fo);
 
-/* ---- report_script.c: perf script's text layout ---- */
+/* ---- script.c: perf script's text layout ---- */
 struct fr_tpdecode;
-int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp);
+/* One sample as `perf script` prints it; name_width: the longest event name
+ * of the file (perf aligns the names to it). */
+int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
+		      int name_width);
 /* Print a name with control characters (line breaks, tabs) as '_'. */
 void fr_put_name(FILE *f, const char *s);
 
@@ -164,13 +171,20 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 /* ---- pprof.c: profile.proto, gzipped ---- */
 struct fr_pprof_info {
 	const struct fr_file_event *event;   /* the sampled event (sample types) */
-	bool period;                         /* the folded weights are periods */
 	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
-	const struct fr_symbolizer *sym;     /* the files' build ids for the mappings, or NULL */
+	bool inline_frames;                  /* inline instances were resolved */
 };
-/* The folded stacks as a gzipped pprof Profile written to f: 0, -ENOMEM or
- * -EIO (a failed write: ferror(f)). */
-int fr_pprof__write(FILE *f, const struct fr_pprof_info *in, struct fr_folded *fo);
+struct fr_pprof;
+int fr_pprof__new(struct fr_pprof **out);
+void fr_pprof__delete(struct fr_pprof *p);
+/* Add a sample of res (its frames' mappings come from res's process model). */
+int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
+/* Add a wait of --off-cpu (s->period: its ns) as the off_cpu/nanoseconds
+ * sample type, which the profile then has third. */
+int fr_pprof__add_off_cpu(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
+/* The profile, gzipped, written to f: 0, -ENOMEM or -EIO (a failed write:
+ * ferror(f)). */
+int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in);
 
 /* ---- outfile.c: where the report goes ---- */
 struct fr_outfile;

@@ -32,6 +32,8 @@ struct report {
 	const struct fr_file_event *fold_ev;   /* folded for the flame graph, pprof, html */
 	struct fr_timeline *timeline;
 	struct fr_json *json;
+	struct fr_pprof *pprof;
+	int name_width;              /* perf-script: the longest event name */
 	struct offcpu_in *oc;        /* --off-cpu (offcpu_in.c), or NULL */
 	FILE *out;
 	uint64_t first, last, samples, lost;
@@ -115,9 +117,9 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 			return 0;
 		/* fall through */
 	case FMT_FOLDED:
-	case FMT_FLAME:
-	case FMT_PPROF: return fr_folded__add(rp->folded, &rs);
-	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp);
+	case FMT_FLAME: return fr_folded__add(rp->folded, &rs);
+	case FMT_PPROF: return fr_pprof__add(rp->pprof, rp->res, &rs);
+	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp, rp->name_width);
 	case FMT_JSON: return fr_json__sample(rp->json, &rs);
 	}
 	return 0;
@@ -412,6 +414,8 @@ static int setup(struct report *rp)
 
 		if (e->format && e->format_len)
 			fr_tpdecode__add(rp->tp, e->name, e->format, e->format_len);
+		if (!(e->flags & FR_EVENT_SIDEBAND) && strlen(e->name) > (size_t)rp->name_width)
+			rp->name_width = strlen(e->name) < 256 ? (int)strlen(e->name) : 256;
 	}
 	rp->need_stack = o->fmt != FMT_TEXT || o->hist.callchains;
 	for (int k = 0; k < o->hist.nr_keys; k++)
@@ -440,10 +444,13 @@ static int setup(struct report *rp)
 	}
 	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, &rp->timeline)))
 		return err;
-	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_PPROF || o->fmt == FMT_HTML)
+	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_HTML)
 		err = fr_folded__new(o->hist.period || o->off_cpu, &rp->folded);
+	if (o->fmt == FMT_PPROF)
+		err = fr_pprof__new(&rp->pprof);
 	if (!err && o->off_cpu)
-		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1, rp->folded, &rp->oc);
+		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1, rp->folded,
+					rp->pprof, &rp->oc);
 	if (err)
 		return err;
 	if (o->fmt == FMT_JSON)
@@ -459,6 +466,7 @@ static void teardown(struct report *rp)
 	free(rp->counts);
 	free(rp->selected);
 	fr_folded__delete(rp->folded);
+	fr_pprof__delete(rp->pprof);
 	fr_timeline__delete(rp->timeline);
 	fr_json__delete(rp->json);
 	fr_offcpu_in__delete(rp->oc);
@@ -509,12 +517,11 @@ static int print_folded(struct report *rp, const char *path)
 	}
 	case FMT_PPROF: {
 		const char *off = fr_reader__meta(rp->rd, "realtime_offset_ns");
-		struct fr_pprof_info in = { rp->fold_ev, rp->o->hist.period,
-					    rp->first + (off ? strtoull(off, NULL, 10) : 0),
+		struct fr_pprof_info in = { rp->fold_ev, rp->first + (off ? strtoull(off, NULL, 10) : 0),
 					    rp->samples ? rp->last - rp->first : 0,
-					    fr_resolver__symbolizer(rp->res) };
+					    !rp->o->sym.no_inline };
 
-		return fr_pprof__write(rp->out, &in, rp->folded);
+		return fr_pprof__write(rp->pprof, rp->out, &in);
 	}
 	default:   /* --off-cpu: on-CPU periods and waits in ns, printed in us */
 		return fr_folded__print_scaled(rp->folded, rp->o->off_cpu ? 1000 : 1, rp->out);
@@ -710,7 +717,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	}
 	if (o->fmt == FMT_TEXT)
 		rp.err = print_text(&rp, path);
-	else if (rp.folded)
+	else if (rp.folded || rp.pprof)
 		rp.err = print_folded(&rp, path);
 	else if (o->fmt == FMT_JSON) {
 		rp.err = fr_json__finish(rp.json, path);

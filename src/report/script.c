@@ -1,7 +1,7 @@
-/* src/report_script.c: --format=perf-script: each sample in the text layout
- * of `perf script` (header line, then one tab-indented line per frame, then a
- * blank line), which stackcollapse-perf.pl, speedscope and the Firefox
- * Profiler import.
+/* src/report/script.c: --format=perf-script: each sample byte for byte as
+ * `perf script` prints it with its default fields (the header line, then one
+ * tab-indented line per frame and a blank line for events with callchains),
+ * which stackcollapse-perf.pl, speedscope and the Firefox Profiler import.
  */
 #include "config.h"
 
@@ -17,40 +17,73 @@ void fr_put_name(FILE *f, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '_' : *s, f);
 }
 
-static void print_frame(FILE *f, const struct fr_frame *fr)
+/* The address perf shows: in the file for user code (its callchains), else
+ * as sampled. */
+static uint64_t frame_addr(const struct fr_frame *fr, bool in_file)
 {
-	uint64_t addr = fr->sym->kernel || !fr->vaddr ? fr->addr : fr->vaddr;
-
-	fprintf(f, "\t%16llx ", (unsigned long long)addr);
-	fr_put_name(f, fr->sym->name);
-	if (fr->sym->inlined) {
-		fputs(" (inlined)\n", f);
-		return;
-	}
-	if (!fr->sym->unknown)
-		fprintf(f, "+0x%llx", (unsigned long long)fr->off);
-	fprintf(f, " (%s)\n", fr->sym->dso);
+	return in_file && !fr->sym->kernel && fr->vaddr ? fr->vaddr : fr->addr;
 }
 
-int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp)
+/* "SYM+0xOFF (DSO)", "[unknown] (DSO)" or "SYM+0xOFF (inlined)". */
+static void print_sym(FILE *f, const struct fr_frame *fr)
 {
-	const char *name = s->event ? s->event->name : "unknown";
+	if (fr->sym->unknown) {
+		fputs("[unknown]", f);
+	} else {
+		fr_put_name(f, fr->sym->name);
+		fprintf(f, "+0x%llx", (unsigned long long)fr->off);
+	}
+	if (fr->sym->inlined) {
+		fputs(" (inlined)", f);
+		return;
+	}
+	fputs(" (", f);
+	fr_put_name(f, fr->sym->dso);
+	fputc(')', f);
+}
+
+int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
+		      int name_width)
+{
+	const char *name = s->event ? s->event->name : "[unknown]";
+	uint64_t st = s->event ? s->event->attr.sample_type : 0;
+	bool tracepoint = s->event && s->event->attr.type == PERF_TYPE_TRACEPOINT;
+	bool chain = (st & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER)) && s->has_stack;
 	char fields[4096];
 
+	/* perf pads the name to 16 only where no callchain follows */
+	if (!chain)
+		for (size_t n = strlen(s->comm); n < 16; n++)
+			fputc(' ', f);
 	fr_put_name(f, s->comm);
-	fprintf(f, " %5u/%-5u [%03u] %5llu.%06llu: ", s->pid, s->tid,
-		s->cpu == FR_CPU_NONE ? 0 : s->cpu, (unsigned long long)(s->time / 1000000000ull),
+	fprintf(f, " %5u ", s->tid);
+	if (s->cpu != FR_CPU_NONE)
+		fprintf(f, "[%03u] ", s->cpu);
+	fprintf(f, "%5llu.%06llu: ", (unsigned long long)(s->time / 1000000000ull),
 		(unsigned long long)(s->time % 1000000000ull / 1000ull));
-	if (s->event && (s->event->attr.sample_type & PERF_SAMPLE_PERIOD))
+	if (!tracepoint && (st & PERF_SAMPLE_PERIOD))
 		fprintf(f, "%10llu ", (unsigned long long)s->period);
-	fprintf(f, "%s: ", name);
-	if (s->raw && tp && !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
-						 sizeof(fields)))
+	fprintf(f, "%*s: ", name_width, name);
+	/* the print fmt as perf prints it, else the fields */
+	if (s->raw && tp && (!fr_tpdecode__info(tp, name, s->raw, s->raw_size, fields,
+						sizeof(fields)) ||
+			     !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
+						  sizeof(fields))))
 		fputs(fields[0] == ' ' ? fields + 1 : fields, f);
-	fputc('\n', f);
-	for (size_t i = 0; i < s->nr_frames; i++)
-		print_frame(f, &s->frames[i]);
-	if (s->nr_frames)
+	if (chain) {
 		fputc('\n', f);
+		for (size_t i = 0; i < s->nr_frames; i++) {
+			fprintf(f, "\t%16llx ", (unsigned long long)frame_addr(&s->frames[i], true));
+			print_sym(f, &s->frames[i]);
+			fputc('\n', f);
+		}
+	} else if (!tracepoint && s->nr_frames) {
+		/* the sampled function, not its inline instances, at the address */
+		const struct fr_frame *fr = &s->frames[fr_leaf_frames(s) - 1];
+
+		fprintf(f, " %16llx ", (unsigned long long)frame_addr(fr, false));
+		print_sym(f, fr);
+	}
+	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -1,7 +1,8 @@
 /* src/report/stack.c: the report's resolver: feeds sideband records and
  * PROCS blobs to the process model (src/proc) and turns a sample (ip, callchain, or user registers and
  * stack) into symbolized frames, kernel frames first, leaf first; keeps
- * the callchains and thread names already resolved.
+ * the callchains and thread names already resolved; names the mapping a user
+ * address was in (pprof's mappings).
  */
 #include "config.h"
 
@@ -155,6 +156,19 @@ uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r)
 bool fr_resolver__missed_ksyms(const struct fr_resolver *r)
 {
 	return !r->ksyms && r->kernel_addrs;
+}
+
+int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
+			 const struct fr_map **map, const struct fr_dso_id **dso)
+{
+	const struct fr_map *m = fr_proctable__find(r->procs, pid, time, addr);
+	const struct fr_dso_id *d = m ? fr_proctable__dso(r->procs, m->dso) : NULL;
+
+	if (!d)
+		return -ENOENT;
+	*map = m;
+	*dso = d;
+	return 0;
 }
 
 int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec)

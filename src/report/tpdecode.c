@@ -1,4 +1,4 @@
-/* src/tpdecode.c: tracepoint field decoding through libtraceevent: one
+/* src/report/tpdecode.c: tracepoint field decoding through libtraceevent: one
  * tep_handle per file, events parsed from their recorded format text. The
  * text and the raw data come from a file: both are checked before libtraceevent
  * sees them (printable bounded text; every field inside its record).
@@ -207,6 +207,80 @@ int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw
 	if (len) {
 		size_t n = d->seq.buffer ? d->seq.len : 0;
 
+		if (n > len - 1)
+			n = len - 1;
+		memcpy(buf, d->seq.buffer, n);
+		buf[n] = '\0';
+	}
+	return 0;
+}
+
+/* Print args that read only where the format's fields are (checked by
+ * fields_ok): no array indexing, no arrays or buffers of a length the record
+ * gives, no helper functions. */
+static bool args_safe(const struct tep_print_arg *a, int depth)
+{
+	for (; a; a = a->next) {
+		bool ok;
+
+		if (depth > 32)
+			return false;
+		switch (a->type) {
+		case TEP_PRINT_NULL:
+		case TEP_PRINT_ATOM:
+		case TEP_PRINT_FIELD:
+		case TEP_PRINT_STRING:
+		case TEP_PRINT_BSTRING:
+			ok = true;
+			break;
+		case TEP_PRINT_FLAGS:
+			ok = args_safe(a->flags.field, depth + 1);
+			break;
+		case TEP_PRINT_SYMBOL:
+			ok = args_safe(a->symbol.field, depth + 1);
+			break;
+		case TEP_PRINT_TYPE:
+			ok = args_safe(a->typecast.item, depth + 1);
+			break;
+		case TEP_PRINT_OP:
+			ok = a->op.op && strcmp(a->op.op, "[") && args_safe(a->op.left, depth + 1) &&
+			     args_safe(a->op.right, depth + 1);
+			break;
+		default:
+			ok = false;
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+int fr_tpdecode__info(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+		      char *buf, size_t len)
+{
+	struct tep_event *event = find_event(d, name);
+	struct tep_format_field *f;
+	struct tep_record rec;
+	unsigned long long type;
+	size_t n;
+
+	if (!event)
+		return -ENOENT;
+	if (size > INT32_MAX || !fields_ok(event, raw, size))
+		return -EBADMSG;
+	/* libtraceevent prints the event the record's common_type names: this one */
+	f = tep_find_common_field(event, "common_type");
+	if ((event->flags & TEP_EVENT_FL_FAILED) || !args_safe(event->print_fmt.args, 0) || !f ||
+	    f->offset < 0 || (size_t)f->offset + (size_t)f->size > size ||
+	    tep_read_number_field(f, raw, &type) || type != (unsigned long long)event->id)
+		return -ENOTSUP;
+	memset(&rec, 0, sizeof(rec));
+	rec.data = (void *)raw;
+	rec.size = rec.record_size = (int)size;
+	tep_print_event(d->tep, &d->seq, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&d->seq);
+	if (len) {
+		n = d->seq.buffer ? d->seq.len : 0;
 		if (n > len - 1)
 			n = len - 1;
 		memcpy(buf, d->seq.buffer, n);

@@ -21,6 +21,14 @@ int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format
 int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 			char *buf, size_t len);
 
+/* The event's print fmt applied to raw into buf ("fd: 0x00000003, ..."), as
+ * perf script prints a tracepoint; cut to len. -ENOENT if the event was not
+ * added, -EBADMSG when a field lies outside raw, -ENOTSUP when the print fmt
+ * did not parse or reads where the record says (array indexing, buffers of
+ * a length from the record, helper functions): then print the fields. */
+int fr_tpdecode__info(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+		      char *buf, size_t len);
+
 /* Each of the event's own fields: a number (text NULL; sv the signed value
  * when is_signed) or text (arrays, strings). A non-zero return of cb stops
  * the walk and is returned; -ENOENT if the event was not added. */

@@ -55,6 +55,21 @@ record_fg -q --off-cpu -g -e cpu-clock -o "$T/cmd" -- "$PROG" >"$T/cmd.work" ||
 set -- "$T"/cmd/*.frec
 check command "$1" "$T/cmd.work"
 
+# pprof: cpu/nanoseconds and off_cpu/nanoseconds in one profile (go tool pprof where installed)
+"$FLIGHTREC" report --off-cpu --format=pprof -o "$T/p.pb.gz" -i "$1" || fail "pprof exited $?"
+GO=$(command -v go || true)
+if [ -n "$GO" ]; then
+	export HOME="$T" GOPATH="$T/gopath" GOCACHE="$T/gocache" GOTOOLCHAIN=local GOFLAGS=
+	"$GO" tool pprof -raw "$T/p.pb.gz" 2>/dev/null | grep -q 'samples/count cpu/nanoseconds\[dflt\] off_cpu/nanoseconds' ||
+		fail "pprof sample types: $("$GO" tool pprof -raw "$T/p.pb.gz" 2>&1 | head -8)"
+	"$GO" tool pprof -top -sample_index=off_cpu -unit=ms "$T/p.pb.gz" >"$T/top.txt" 2>&1 ||
+		fail "go tool pprof: $(cat "$T/top.txt")"
+	want=$(awk '$1=="sleeper" {print $4 / 1e6}' "$T/cmd.work")
+	got=$(awk '$NF=="sleep_here" {v=$4; sub("ms","",v); print v}' "$T/top.txt")
+	within "$got" "$want" 10 || fail "pprof off_cpu sleep_here ${got:-no} ms, measured $want: $(head -15 "$T/top.txt")"
+	pass "pprof: off_cpu sleep_here $got ms, measured $want ms"
+fi
+
 # system-wide, backward: both sides of every switch from sched_switch itself
 mkdir -p "$T/sys"
 record_bg offcpu_sys --off-cpu -a -g -e cpu-clock -m 8M -o "$T/sys" --no-final

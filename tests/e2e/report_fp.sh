@@ -46,7 +46,7 @@ pass "-g: run, main and the inlined mix under hot_a"
 
 # perf script's layout
 "$FLIGHTREC" report --format=perf-script "$F" >"$T/script" || fail "perf-script exited $?"
-grep -Eq '^cpuburn_fp +[0-9]+/[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $' "$T/script" ||
+grep -Eq '^cpuburn_fp +[0-9]+ \[[0-9]{3}\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $' "$T/script" ||
 	fail "no perf-script sample header line: $(head -3 "$T/script")"
 grep -Eq "^	 *[0-9a-f]+ hot_a\+0x[0-9a-f]+ \(.*/cpuburn_fp\)\$" "$T/script" ||
 	fail "no perf-script frame line for hot_a: $(head -8 "$T/script")"

@@ -18,6 +18,7 @@
 
 #include "src/util.h"
 #include "src/report/report.h"
+#include "src/report/tpdecode.h"
 
 #ifndef FIXTURES
 #error "FIXTURES must name the fixture directory (absolute)"
@@ -398,21 +399,75 @@ static void test_folded(void)
 	free(buf);
 }
 
+/* perf script's default fields: a callchain's sample with its frames (an
+ * address no symbol covers as "[unknown] (FILE)"), one without a callchain
+ * on one line (the address as sampled, the function the inline frames are
+ * in), a tracepoint; event names aligned to the longest. */
 static void test_script(void)
 {
+	static const struct fr_sym s_nosym = { "app+0x1400", "/usr/bin/app", "app", false, false,
+					       true };
+	static const struct fr_frame st_nosym[] = { F(s_nosym, 0x555500001400, 0, 0x1400),
+						     F(s_main, 0x55550000108c, 0x1c, 0x108c) };
+	struct fr_file_event ev_flat = ev_clock;
 	struct fr_rsample s[8];
 	size_t n = make_samples(s), len;
+	int width = (int)strlen(ev_tp.name);
 	char *buf;
 	FILE *f = open_memstream(&buf, &len);
 
 	for (size_t i = 0; i < n; i++)
-		CU_ASSERT_EQUAL(fr_script__sample(f, &s[i], NULL), 0);
+		CU_ASSERT_EQUAL(fr_script__sample(f, &s[i], NULL, width), 0);
+	s[0] = sample(&ev_clock, comm_app, 100, 1006500000ull, st_nosym, 2);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL, width), 0);
+	ev_flat.attr.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+	s[0] = sample(&ev_flat, comm_app, 100, 1006700000ull, st_hot, 2);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL, width), 0);
 	s[0] = sample(&ev_tp, comm_other, 200, 1007000000ull, NULL, 0);
 	s[0].has_stack = false;
-	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL), 0);
+	CU_ASSERT_EQUAL(fr_script__sample(f, &s[0], NULL, width), 0);
 	fclose(f);
 	check_golden("report_script.golden", buf);
 	free(buf);
+}
+
+/* A tracepoint's print fmt as perf script prints it; one that indexes an
+ * array by a value of the record is refused (-ENOTSUP: the fields instead). */
+static void test_tpinfo(void)
+{
+	static const char head[] =
+		"name: %s\nID: %d\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int idx;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:long state;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+		"print fmt: %s\n";
+	unsigned char raw[24] = { 0 };
+	struct fr_tpdecode *d;
+	char fmt[1024], buf[256];
+	int v = 1000000;
+
+	CU_ASSERT_FATAL(fr_tpdecode__new(&d) == 0);
+	snprintf(fmt, sizeof(fmt), head, "ok", 1,
+		 "\"idx=%d state=%s\", REC->idx, __print_symbolic(REC->state, { 0, \"R\" }, { 1, \"S\" })");
+	CU_ASSERT_EQUAL(fr_tpdecode__add(d, "t:ok", fmt, strlen(fmt)), 0);
+	snprintf(fmt, sizeof(fmt), head, "idx", 2, "\"v=%ld\", REC->state[REC->idx]");
+	CU_ASSERT_EQUAL(fr_tpdecode__add(d, "t:idx", fmt, strlen(fmt)), 0);
+	memcpy(raw + 8, &v, sizeof(v));
+	raw[16] = 1;
+	raw[0] = 1;   /* common_type: the event's ID */
+	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:ok", raw, sizeof(raw), buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "idx=1000000 state=S");
+	raw[0] = 2;
+	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:idx", raw, sizeof(raw), buf, sizeof(buf)), -ENOTSUP);
+	/* a record of another event: not printed with that event's print fmt */
+	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:ok", raw, sizeof(raw), buf, sizeof(buf)), -ENOTSUP);
+	raw[0] = 1;
+	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:ok", raw, 12, buf, sizeof(buf)), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_tpdecode__info(d, "t:none", raw, sizeof(raw), buf, sizeof(buf)), -ENOENT);
+	fr_tpdecode__delete(d);
 }
 
 /* A small JSON validator: value := object | array | string | number | literal. */
@@ -716,6 +771,7 @@ static const struct fr_test tests[] = {
 	{ "hist: halves resolved apart merge into the whole", test_hist_merge },
 	{ "folded (golden)", test_folded },
 	{ "perf-script (golden)", test_script },
+	{ "tracepoint print fmt, indexing refused", test_tpinfo },
 	{ "json (golden, parses)", test_json },
 	{ "flame graph and html page (golden)", test_flame },
 	{ "sort keys and times", test_parse },
