@@ -315,6 +315,11 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 	return close_wait(oc, t, time);
 }
 
+int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
+{
+	return find(oc, tid) ? fr_offcpu__switch_in(oc, tid, time) : 0;
+}
+
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 {
 	struct thr *t;

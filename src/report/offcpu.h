@@ -53,6 +53,9 @@ int fr_offcpu__switch_out(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint
 			  enum fr_wait_state st, const struct fr_rsample *s);
 int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The same for a thread already seen, else nothing (per task, next_pid may
+ * be a task that is not recorded). */
+int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 /* The thread's name (interned) where no switch-out said it yet. */
 void fr_offcpu__name(struct fr_offcpu *oc, uint32_t tid, const char *comm);

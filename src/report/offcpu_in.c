@@ -122,14 +122,16 @@ bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event 
 	return e && (e == in->sw_ev || e == in->wake_ev);
 }
 
-/* A switch-in; a thread first seen here is named from the process model. */
-static int switch_in(struct offcpu_in *in, uint32_t tid, uint64_t time)
+/* A switch-in (known: of a thread seen before only); a thread first seen
+ * here is named from the process model. */
+static int switch_in(struct offcpu_in *in, uint32_t tid, uint64_t time, bool known)
 {
 	const char *comm = fr_resolver__comm(in->res, tid, time);
 	int err;
 
 	fr_offcpu__name(in->oc, tid, comm);   /* before: the wait it ends is folded */
-	err = fr_offcpu__switch_in(in->oc, tid, time);
+	err = known ? fr_offcpu__switch_in_known(in->oc, tid, time)
+		    : fr_offcpu__switch_in(in->oc, tid, time);
 	fr_offcpu__name(in->oc, tid, comm);   /* after: a thread first seen here */
 	return err;
 }
@@ -148,10 +150,13 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 		if (!err && s->tid)   /* the idle task (0) waits for nothing */
 			err = fr_offcpu__switch_out(in->oc, s->pid, s->tid, r->time, st, &rs);
 	}
-	/* the next task's switch-in: where every task's switches are recorded;
-	 * per task, its own PERF_RECORD_SWITCH says it */
-	if (!err && !in->switch_recs && f->has_next_pid && f->next_pid && f->next_pid <= UINT32_MAX)
-		err = switch_in(in, (uint32_t)f->next_pid, r->time);
+	/* the next task's switch-in. Per task, next_pid may be a task not
+	 * recorded: only threads seen before; the others' own PERF_RECORD_SWITCH
+	 * says it, later by the switch itself and the recording of this sample
+	 * (~10 us with a call chain), so the tracepoint's time is taken where
+	 * there is one, as bpftrace's offcputime measures */
+	if (!err && f->has_next_pid && f->next_pid && f->next_pid <= UINT32_MAX)
+		err = switch_in(in, (uint32_t)f->next_pid, r->time, in->switch_recs);
 	return err;
 }
 
@@ -193,7 +198,7 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 		    !s.has_time || !s.tid)
 			return 0;
 		if (!(r->h->misc & PERF_RECORD_MISC_SWITCH_OUT))
-			return switch_in(in, s.tid, s.time);
+			return switch_in(in, s.tid, s.time, false);
 		if (in->sw_ev)   /* its sched_switch sample, with the stack, said it */
 			return 0;
 		return fr_offcpu__switch_out(in->oc, s.pid, s.tid, s.time,

@@ -168,6 +168,7 @@ static void test_life(void)
 
 	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
 	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 99, T0 + 1 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in_known(oc, 98, T0 + 1 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__fork(oc, 7, 14, T0 + 100 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 14, T0 + 103 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 14, T0 + 200 * MS, FR_WAIT_S, &s), 0);
