@@ -1,6 +1,7 @@
 /* bench/floor.c: the kernel-only floor: the events and attributes of `flightrec
- * record --backward` (opened by ring/, as the recorder does), rings mapped, never
- * read; --minimal: the minimal floor, one backward ring per CPU and no sideband ring.
+ * record --backward` (made by the recorder's own code, src/record/events.c, and
+ * opened by ring/), rings mapped, never read; --minimal: the minimal floor, one
+ * backward ring per CPU and no sideband ring.
  */
 
 /*
@@ -14,6 +15,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,11 +26,12 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "ring/event.h"
 #include "ring/evlist.h"
+#include "src/record/events.h"
+#include "src/util.h"
 
 #define MAX_EVENTS 16
-#define SB_PAGES 256    /* as src/record/run.c: 1 MiB sideband ring per CPU */
+#define SB_PAGES FR_RECORD_SB_PAGES   /* the recorder's sideband ring per CPU */
 #define EXIT_USAGE 64
 
 static const char *prog = "floor";
@@ -130,25 +133,27 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 		usage();
 }
 
-/* What src/cmd_record.c's build_evlist does to each resolved event. */
-static int add_events(const struct floor_opts *o, struct fr_evlist *el)
+/* The recorder's events for these options (src/record/events.c): the same
+ * attributes `flightrec record --backward -e ... [-g] [-F|-c]` opens. */
+static int add_events(const struct floor_opts *o, struct fr_evlist **el)
 {
-	for (int i = 0; i < o->nr_events; i++) {
-		struct fr_event *ev;
-		int err = fr_event__resolve(o->events[i], &ev);
+	struct fr_record_opts ro = { .freq = o->freq, .period = o->period,
+				     .callgraph = o->callchain ? CG_FP : CG_NONE };
 
-		if (err) {
-			fprintf(stderr, "%s: %s: %s\n", prog, o->events[i], strerror(-err));
-			return err;
-		}
-		fr_event__set_sampling(ev, o->freq, o->period);
-		if (o->callchain)
-			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		err = fr_evlist__add(el, ev);
-		if (err)
-			return err;
-	}
-	return 0;
+	for (int i = 0; i < o->nr_events; i++)
+		ro.events[ro.nr_events++] = o->events[i];
+	return fr_record__build_evlist(&ro, el, false);
+}
+
+/* The recorder's messages (an unknown event, ...) on stderr. */
+static void print_msg(bool info, const char *what, const char *fmt, va_list ap)
+{
+	(void)info;
+	fprintf(stderr, "%s: ", prog);
+	if (what)
+		fprintf(stderr, "%s: ", what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 }
 
 static int noop_cb(void *ctx, size_t cpu_idx, const struct perf_event_header *h)
@@ -188,18 +193,20 @@ int main(int argc, char **argv)
 	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
 	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
 	struct fr_open_error oe;
-	struct fr_evlist *el;
+	struct fr_evlist *el = NULL;
 	unsigned long long lost = 0;
 	sigset_t mask;
 	int err, sfd, ret = 2;
 
 	parse_args(argc, argv, &o);
+	fr_msg__set_sink(print_msg);
 	eo.data_pages = o.data_pages;
 	eo.sb_pages = o.sb_pages;
 	eo.sb_in_samples = o.minimal;
-	el = fr_evlist__new();
-	if (!el || add_events(&o, el))
+	ret = add_events(&o, &el);
+	if (ret)
 		goto out;
+	ret = 2;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);

@@ -25,6 +25,22 @@ _flightrec_events()
 	done
 }
 
+# report's --format values and --sort keys (the lists its usage errors give)
+_flightrec_formats="text folded flamegraph html pprof perf-script json"
+_flightrec_sort_keys="comm pid dso sym srcline tid cpu"
+
+# --sort KEY[,KEY...]: complete the key after the last comma, each at most once
+_flightrec_keys()
+{
+	local pre="" k keys=""
+	[[ $1 == *,* ]] && pre=${1%,*},
+	for k in $_flightrec_sort_keys; do
+		[[ ,$pre == *,$k,* ]] || keys="$keys $k"
+	done
+	COMPREPLY=($(compgen -P "$pre" -W "$keys" -- "${1##*,}"))
+	[[ ${#COMPREPLY[@]} -gt 0 ]] && compopt -o nospace 2>/dev/null
+}
+
 _flightrec_options()
 {
 	# every long option the command's --help names, and its short ones
@@ -78,9 +94,24 @@ _flightrec()
 	--call-graph)
 		COMPREPLY=($(compgen -W "fp dwarf" -- "$cur"))
 		return ;;
+	--format)
+		COMPREPLY=($(compgen -W "$_flightrec_formats" -- "$cur"))
+		return ;;
+	--sort)
+		_flightrec_keys "$cur"
+		return ;;
 	--filter|--trigger-filter|--exec-on-snapshot|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
-	--compression-level|--after|--sort|--format)
+	--compression-level|--after)
+		return ;;
+	esac
+	case $cur in
+	--format=*)
+		COMPREPLY=($(compgen -P --format= -W "$_flightrec_formats" -- "${cur#--format=}"))
+		return ;;
+	--sort=*)
+		_flightrec_keys "${cur#--sort=}"
+		COMPREPLY=("${COMPREPLY[@]/#/--sort=}")
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -53,16 +53,6 @@ static const struct named_event named_events[] = {
 
 #define NR_NAMED (sizeof(named_events) / sizeof(named_events[0]))
 
-const char *const *fr_event__known_names(void)
-{
-	static const char *names[NR_NAMED + 1];
-
-	if (!names[0])
-		for (size_t i = 0; i < NR_NAMED; i++)
-			names[i] = named_events[i].name;
-	return names;
-}
-
 static void base_attr(struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -103,8 +93,14 @@ static int resolve_tracepoint(struct fr_event *ev, const char *spec, const char 
 	memcpy(name, colon + 1, nn + 1);
 	if (!tracefs_tracing_dir())
 		return -ENODEV;
-	if (!tracefs_event_file_exists(NULL, sys, name, "id"))
-		return -ENOENT;
+	if (!tracefs_event_file_exists(NULL, sys, name, "id")) {
+		/* not there, or tracefs not readable by this user (mode 0700) */
+		char *dir = tracefs_get_tracing_file("events");
+		int err = dir && access(dir, X_OK) && errno == EACCES ? -EACCES : -ENOENT;
+
+		tracefs_put_tracing_file(dir);
+		return err;
+	}
 	id_txt = tracefs_event_file_read(NULL, sys, name, "id", NULL);
 	if (!id_txt)
 		return errno ? -errno : -EIO;

@@ -45,7 +45,8 @@ struct fr_event {
  * Returns 0; -EINVAL for a malformed name or modifier; -ENOENT for an unknown
  * event or tracepoint; -EOPNOTSUPP for :u on a tracepoint (a kernel event:
  * user-only leaves nothing); -ENODEV when tracefs can be neither found nor
- * mounted; -ENOMEM.
+ * mounted; -EACCES when tracefs's events are not searchable by this user (a
+ * permission problem, not an unknown name); -ENOMEM.
  */
 int fr_event__resolve(const char *spec, struct fr_event **out);
 void fr_event__delete(struct fr_event *ev);
@@ -60,9 +61,6 @@ void fr_event__set_sampling(struct fr_event *ev, uint64_t freq, uint64_t period)
 /* Whether a hardware cycles counter can be opened here (for this thread,
  * user space only): the default event is cycles where it can, as in perf. */
 bool fr_event__has_pmu(void);
-
-/* The list of software and hardware event names, for --help and errors. */
-const char *const *fr_event__known_names(void);
 
 /* Every event whose name matches the fnmatch glob (NULL: all), hardware
  * first, then software, then tracepoints (from tracefs, found or mounted by

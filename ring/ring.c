@@ -1,7 +1,7 @@
 /* ring/ring.c: the perf ring read protocol (see ring.h): forward reading with
- * data_tail, and the unpaused copy of a backward (overwrite) ring, whole or
- * streamed in bounded chunks. Owns the ring's memory mapping, scratch and
- * snapshot buffers.
+ * data_tail, and the unpaused copy of a backward (overwrite) ring streamed in
+ * bounded chunks (and whole, for the suites: ring/internal.h). Owns the
+ * ring's memory mapping, scratch and copy buffers.
  */
 #include "base/grow.h"
 #include "ring/ring.h"

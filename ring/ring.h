@@ -29,30 +29,48 @@
  *
  * Backward ring (write_backward=1, mapped PROT_READ only: the kernel overwrites):
  *   data_head counts down from 0; the newest record is at data_head & mask and
- *   older records follow it upward in memory. fr_ring__snapshot():
- *     1. h1 = acquire data_head
- *     2. copy the whole data area, rotated so that byte 0 is h1 & mask
- *     3. h2 = acquire data_head
- *     4. the kernel wrote d = h1 - h2 bytes during the copy; they overwrote the
- *        d oldest bytes of the h1 view, so only [0, size - d) of the copy is
- *        trusted (d >= size: nothing is, -EAGAIN, copy again)
- *     5. walk headers from 0 upward: size == 0 ends the written region (pages
- *        start zeroed); a header with size < 8, size not 8-aligned, or a type
- *        of 0 is corruption and ends the walk; a record that would reach past
- *        the trusted length is the partly overwritten oldest one and is dropped.
- *   Records come out newest first. Records are 8-byte aligned, so a header
- *   never straddles the end; since the copy is rotated, no body does either.
+ *   older records follow it upward in memory ("rotated offset" 0 is the
+ *   newest record). A snapshot streams it in bounded chunks straight from
+ *   the mapped pages, with no copy of the whole ring:
+ *     fr_ring__stream_prepare(r, chunk_max); once, on the copying thread
+ *     fr_ring__stream_begin(r, chunk_max, &st);
+ *       1. h1 = acquire data_head
+ *       2. walk the headers from rotated offset 0 up to the bytes ever
+ *          written (min(size, -h1)), noting a chunk bound every <= chunk_max
+ *          bytes: size == 0 ends the written region (pages start zeroed); a
+ *          header with size < 8, size not 8-aligned, or a type of 0 ends
+ *          the walk (corruption, or the kernel overwriting it); a record
+ *          that would reach past the written region is dropped
+ *       3. h2 = acquire data_head; the kernel wrote d = h1 - h2 bytes
+ *          meanwhile over the d oldest bytes of the h1 view; d >= size:
+ *          nothing is trusted, walk again (three tries, then -EAGAIN)
+ *     while (fr_ring__stream_next(r, &st, buf, &recs, &len, &nr) > 0)
+ *             use(recs, len, nr);          whole records, oldest first
+ *       each call takes the next chunk, OLDEST chunk first: copy its span,
+ *       acquire data_head again, keep the records wholly inside the bytes
+ *       still trusted (rotated offset + size <= size - (h1 - head)), drop
+ *       the rest into st.raced, and hand the kept ones out oldest first
+ *       (file order). Oldest first because the kernel overwrites the oldest
+ *       end: what was copied before the kernel reached it is exact and stays
+ *       in the stream; the trusted length only shrinks, and a header read
+ *       during the walk counts only if the check of its chunk passes.
+ *   Records are 8-byte aligned, so a header never straddles the end of the
+ *   data area; a record body that does is copied in two pieces.
  *   A writer still inside perf_output (reserved, not yet published) is not
- *   visible in h2, so the copy must be exact by one of two means (ring/copy.h):
- *   - pinned: the copy runs on the ring's own CPU. Writers run with
+ *   visible in a later data_head, so each check must be exact by one of two
+ *   means (ring/copy.h chooses per CPU):
+ *   - pinned: begin and next run on the ring's own CPU. Writers run with
  *     preemption disabled, so user code on that CPU runs only when no writer
- *     of that CPU is mid-record: every write that began before step 3 has
+ *     of that CPU is mid-record: every write that began before a check has
  *     been published by then.
  *   - paused: PERF_EVENT_IOC_PAUSE_OUTPUT (fr_ring__pause), then a grace
  *     period (fr_ring__wait_writers: writers hold rcu_read_lock, so an RCU
  *     grace period outlasts every write that began before the pause), then
  *     the copy, then resume. The kernel counts records written meanwhile as
- *     lost. For CPUs the copier cannot run on.
+ *     lost. For CPUs the copier cannot run on; to keep the pause short the
+ *     copier takes a clone (fr_ring__clone_new/_precopy unpaused,
+ *     fr_ring__clone_copy paused) and streams the clone once the ring runs
+ *     again.
  *   An unpinned, unpaused copy can hold torn records that pass every check:
  *   never take one.
  */
@@ -78,45 +96,7 @@ int fr_ring__read_init(struct fr_ring *ring);
 const struct perf_event_header *fr_ring__read_event(struct fr_ring *ring, int *err);
 void fr_ring__read_done(struct fr_ring *ring);
 
-struct fr_ring_snapshot {
-	uint8_t *buf;        /* rotated copy; byte 0 is the newest record */
-	size_t len;          /* bytes of whole, valid records from buf */
-	size_t nr;           /* number of records */
-	const uint32_t *offs; /* offs[i]: offset in buf of record i; i = 0 is the newest */
-	uint64_t head;       /* data_head before the copy */
-	uint64_t raced;      /* bytes the kernel wrote during the copy (discarded at the old end) */
-	bool full;           /* the walk reached the trusted end: older data was overwritten */
-	bool corrupt;        /* the walk stopped at a malformed header */
-};
-
-/* Copy a backward ring without pausing it (protocol above), in one buffer
- * of the ring's size: only the written region is copied, but for big rings
- * use the stream below. snap->buf is owned by the ring and valid until the
- * next snapshot or delete.
- * Returns 0, -EAGAIN if the kernel overwrote the whole ring during three
- * copies, -EINVAL on a forward ring, -ENOMEM. */
-int fr_ring__snapshot(struct fr_ring *ring, struct fr_ring_snapshot *snap);
-
-/*
- * Streaming a backward ring (what a snapshot uses): the same protocol as
- * fr_ring__snapshot, in bounded chunks straight from the mapped pages, with
- * no copy of the whole ring and only the written region read.
- *   begin: h1 = acquire data_head; walk the record headers from the newest
- *     up to the bytes ever written (min(size, -h1): a ring that has not
- *     wrapped is read only as far as it was written), noting a chunk bound
- *     every <= chunk_max bytes (the walk keeps no per-record table);
- *     -EAGAIN if the kernel wrote a whole ring meanwhile (three tries).
- *   next: the next chunk, OLDEST chunk first: its records are copied one by
- *     one into buf, oldest first (file order), then data_head is read again
- *     and every record the kernel may have overwritten since h1 (rotated
- *     offset + size > size - (h1 - head)) is dropped and counted in raced.
- *     Oldest first because the kernel overwrites the oldest end: what was
- *     copied before the kernel reached it is exact and stays in the stream.
- *   A header read during the walk is trusted only if the check of the chunk
- *   holding it passes (the trusted length only shrinks). Both calls must run
- *   pinned to the ring's CPU or with the ring paused (above): each head
- *   check is then exact.
- */
+/* A backward ring's stream (the protocol above). */
 struct fr_ring_stream {
 	uint64_t head;        /* data_head at begin: the newest record streamed */
 	uint64_t raced;       /* bytes of records overwritten before they were copied (dropped) */
@@ -171,11 +151,5 @@ int fr_ring__pause(struct fr_ring *ring, int fd, bool pause);
  * grace period through membarrier(MEMBARRIER_CMD_GLOBAL); a 2 ms sleep where
  * the kernel refuses it). */
 void fr_ring__wait_writers(void);
-
-static inline const struct perf_event_header *
-fr_ring_snapshot__record(const struct fr_ring_snapshot *snap, size_t i)
-{
-	return (const struct perf_event_header *)(snap->buf + snap->offs[i]);
-}
 
 #endif

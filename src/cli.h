@@ -23,6 +23,25 @@ int fr_parse_args(const struct argp *a, int argc, char **argv, const char *name,
  * usage error, said once, *usage_err set. */
 void fr_cli__one_arg(const char **slot, char *arg, const char *what, int *usage_err);
 
+/* The options of the commands that read a file (src/cmd_input.c), as argp
+ * children: a command lists the ones it takes in its argp's children and
+ * points st->child_inputs at these on ARGP_KEY_INIT, in the same order.
+ * fr_cli__file_argp: -i FILE, -d DIR. */
+struct fr_cli_file {
+	const char **input, **dir;
+};
+extern const struct argp fr_cli__file_argp;
+/* fr_cli__symbols_argp: --symfs, --symdir (into symdirs, FR_REPORT_MAX_SYMDIRS
+ * slots; sym->symdirs then points there), --cache (sym->cache_dir). Too many
+ * --symdir is said once and sets *usage_err. */
+struct fr_symbolizer_opts;
+struct fr_cli_symbols {
+	struct fr_symbolizer_opts *sym;
+	const char **symdirs;
+	int *usage_err;
+};
+extern const struct argp fr_cli__symbols_argp;
+
 int cmd_record(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -17,11 +17,10 @@ struct dump_opts {
 	const char *input, *dir;
 	bool no_header;
 	int usage_err;
+	struct fr_cli_file file;
 };
 
 static const struct argp_option dump_options[] = {
-	{ "input", 'i', "FILE", 0, "the file (default: the newest *.frec in the directory)", 0 },
-	{ "dir", 'd', "DIR", 0, "where to look for the newest file (default .)", 0 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "omit the '#' header lines", 0 },
 	{ 0 }
 };
@@ -31,8 +30,10 @@ static error_t dump_parse(int key, char *arg, struct argp_state *st)
 	struct dump_opts *o = st->input;
 
 	switch (key) {
-	case 'i': o->input = arg; break;
-	case 'd': o->dir = arg; break;
+	case ARGP_KEY_INIT:
+		o->file = (struct fr_cli_file){ &o->input, &o->dir };
+		st->child_inputs[0] = &o->file;
+		break;
 	case OPT_NO_HEADER: o->no_header = true; break;
 	case ARGP_KEY_ARG: fr_cli__one_arg(&o->input, arg, "file", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
@@ -47,7 +48,8 @@ int cmd_dump(int argc, char **argv)
 		"TIME [CPU] PID/TID TYPE COMM DETAILS (see doc/format.md, 'dump output').\n\n"
 		"Exit codes: 0 ok; 1 the file is truncated or corrupt (what could be read was "
 		"listed); 2 not readable or not a flightrec file; 64 usage.";
-	struct argp a = { dump_options, dump_parse, "[FILE]", doc, NULL, NULL, NULL };
+	static const struct argp_child children[] = { { &fr_cli__file_argp, 0, NULL, 0 }, { 0 } };
+	struct argp a = { dump_options, dump_parse, "[FILE]", doc, children, NULL, NULL };
 	struct dump_opts o = { .dir = "." };
 	char path[PATH_MAX] = "";
 	int r = fr_parse_args(&a, argc, argv, "flightrec dump", &o);

@@ -16,13 +16,11 @@
 
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
-	OPT_SYMFS, OPT_SYMDIR, OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO,
-	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_OFF_CPU, OPT_CACHE, OPT_FLAMEGRAPH,
+	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
+	OPT_CHILDREN, OPT_OFF_CPU, OPT_FLAMEGRAPH,
 };
 
 static const struct argp_option report_options[] = {
-	{ "input", 'i', "FILE", 0, "the file (default: the newest *.frec in the directory)", 0 },
-	{ "dir", 'd', "DIR", 0, "where to look for the newest file (default .)", 0 },
 	{ "sort", 's', "KEYS", 0, "group by keys from comm,pid,dso,sym,srcline,tid,cpu, in the "
 	  "order given (default comm,dso,sym)", 1 },
 	{ NULL, 'g', NULL, 0, "show the call paths under each entry", 1 },
@@ -51,14 +49,9 @@ static const struct argp_option report_options[] = {
 	{ "comm", OPT_COMM, "COMM[,COMM]", 0, "only threads of these names", 3 },
 	{ "time", OPT_TIME, "START,END", 0, "only samples in [START, END], times as dump prints "
 	  "them (SEC.NSEC); either may be empty", 3 },
-	{ "symfs", OPT_SYMFS, "DIR", 0, "look for recorded files under DIR", 4 },
-	{ "symdir", OPT_SYMDIR, "DIR", 0, "also look in DIR for files by name, checked by build id "
-	  "(repeatable)", 4 },
 	{ "no-inline", OPT_NO_INLINE, NULL, 0, "one frame per address: no inline frames", 4 },
 	{ "no-demangle", OPT_NO_DEMANGLE, NULL, 0, "C++ and Rust names as the symbol table has "
 	  "them (mangled)", 4 },
-	{ "cache", OPT_CACHE, "DIR", 0, "the build-id cache that flightrec archive fills (default "
-	  "$XDG_CACHE_HOME/flightrec, ~/.cache/flightrec; root: /var/cache/flightrec)", 4 },
 	{ 0 }
 };
 
@@ -134,14 +127,24 @@ static void parse_percent(const char *arg, struct fr_report_opts *o)
 		o->hist.percent_limit = v;
 }
 
+/* What the parse fills: the options, and the inputs of the shared children. */
+struct report_args {
+	struct fr_report_opts *o;
+	struct fr_cli_file file;
+	struct fr_cli_symbols symbols;
+};
+
 static error_t report_parse(int key, char *arg, struct argp_state *st)
 {
-	struct fr_report_opts *o = st->input;
+	struct report_args *args = st->input;
+	struct fr_report_opts *o = args->o;
 	int err;
 
 	switch (key) {
-	case 'i': o->input = arg; break;
-	case 'd': o->dir = arg; break;
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &args->file;
+		st->child_inputs[1] = &args->symbols;
+		break;
 	case 's':
 		if (fr_hist__parse_keys(arg, &o->hist))
 			usage_error(o, "--sort", "expected keys from comm,pid,dso,sym,srcline,tid,cpu, "
@@ -185,17 +188,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 			usage_error(o, "--time", err == -ERANGE ? "START is after END"
 				    : "expected START,END as SEC.NSEC (either may be empty)");
 		break;
-	case OPT_SYMFS: o->sym.symfs = arg; break;
-	case OPT_SYMDIR:
-		if (o->sym.nr_symdirs == FR_REPORT_MAX_SYMDIRS)
-			usage_error(o, "--symdir", "too many directories (at most 16)");
-		else
-			o->symdirs[o->sym.nr_symdirs++] = arg;
-		break;
 	case OPT_NO_INLINE: o->sym.no_inline = true; break;
 	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
 	case OPT_CHILDREN: o->hist.children = true; break;
-	case OPT_CACHE: o->sym.cache_dir = arg; break;
 	case ARGP_KEY_ARG: fr_cli__one_arg(&o->input, arg, "file", &o->usage_err); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -226,15 +221,21 @@ int cmd_report(int argc, char **argv)
 		"Exit codes: 0 ok; 1 the file is truncated or corrupt (what could be read was "
 		"reported); 2 not readable, not a flightrec file, or out of memory; 64 usage "
 		"(also: -g on a file without call chains).";
-	struct argp a = { report_options, report_parse, "[FILE]", doc, NULL, NULL, NULL };
+	static const struct argp_child children[] = {
+		{ &fr_cli__file_argp, 0, NULL, 0 }, { &fr_cli__symbols_argp, 0, NULL, 0 }, { 0 }
+	};
+	struct argp a = { report_options, report_parse, "[FILE]", doc, children, NULL, NULL };
 	struct fr_report_opts o = { .dir = "." };
+	struct report_args args = {
+		&o, { &o.input, &o.dir }, { &o.sym, o.symdirs, &o.usage_err }
+	};
 	char path[PATH_MAX] = "", cache[PATH_MAX];
 	int r;
 
 	o.hist.chain_limit = 0.5;
 	fr_hist__parse_keys("comm,dso,sym", &o.hist);
 	o.sym.symdirs = o.symdirs;
-	r = fr_parse_args(&a, argc, argv, "flightrec report", &o);
+	r = fr_parse_args(&a, argc, argv, "flightrec report", &args);
 	if (r || o.usage_err) {
 		r = r < 0 ? FR_EXIT_OK : r ? r : FR_EXIT_USAGE;
 		goto out;

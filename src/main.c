@@ -1,5 +1,5 @@
 /* src/main.c: the flightrec command: dispatches to record, snapshot, dump,
- * report and list (src/cmd_*.c), after installing the message printer (src/cli.c).
+ * report, archive and list (src/cmd_*.c), after installing the message printer (src/cli.c).
  */
 #include "config.h"
 #include "src/cli.h"
@@ -24,11 +24,10 @@ static void usage(FILE *f)
 		"  snapshot   ask a running recorder to write its window to a file\n"
 		"  dump       list every record of a file\n"
 		"  report     symbolized report: histogram, callchains (-g), --folded,\n"
-		"             --format=perf-script|json (--raw: every record, as dump)\n"
-		"  archive    copy the objects a file's samples hit into the build-id cache\n"
-		"             (-o X.tar: also into a tarball for report --symdir elsewhere)\n"
 		"             --flamegraph FILE, --format=html|pprof|perf-script|json -o FILE\n"
 		"             (--raw: every record, as dump)\n"
+		"  archive    copy the objects a file's samples hit into the build-id cache\n"
+		"             (-o X.tar: also into a tarball for report --symdir elsewhere)\n"
 		"  list       the events this machine can record (list 'sched:*')\n"
 		"\n"
 		"Examples:\n"

@@ -37,7 +37,7 @@ enum fr_chunk_type {
 
 enum fr_blob_kind {
 	FR_BLOB_KSYMS = 1,     /* kernel symbols the samples need (symbolize/kallsyms.h) */
-	FR_BLOB_PROCS = 2,     /* the retained process/mapping table (src/proctable.h) */
+	FR_BLOB_PROCS = 2,     /* the retained process/mapping table (src/proc/proctable.h) */
 	FR_BLOB_TRIGGER = 3,   /* what triggered the snapshot, window bounds ("key=value\n") */
 	FR_BLOB_VDSO = 4,      /* the vdso ELF image of the recording machine ([vdso] symbols) */
 	/* a reader skips kinds it does not know and records them as damage

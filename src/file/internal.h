@@ -1,5 +1,5 @@
-/* src/file_internal.h: on-disk layouts and limits shared by file_write.c and
- * file_read.c (doc/format.md is the specification; keep the two in step).
+/* src/file/internal.h: on-disk layouts and limits shared by src/file/write.c and
+ * src/file/read.c (doc/format.md is the specification; keep the two in step).
  */
 #ifndef FR_FILE_INTERNAL_H
 #define FR_FILE_INTERNAL_H

@@ -8,6 +8,7 @@
  * control socket, and the loop that waits for triggers.
  *
  *   record.h   this header: what `flightrec record` hands over (run.c)
+ *   events.h   the events and their attributes (events.c; bench/floor opens them too)
  *   session.h  the session (session.c, sideband.c, synth.c, snapshot.c,
  *              forward_file.c; their shared state in internal.h)
  *   readers.h  forward mode's per-CPU reader threads (readers.c)

@@ -23,100 +23,14 @@
 #include "src/util.h"
 #include "src/record/child.h"
 #include "src/record/control.h"
+#include "src/record/events.h"
 #include "src/record/hook.h"
 #include "src/record/loop.h"
 #include "src/record/session.h"
 
-#define SB_PAGES 256                     /* 1 MiB sideband ring per CPU: a COMM storm fits */
+#define SB_PAGES FR_RECORD_SB_PAGES
 #define SB_CAP (64u << 20)               /* sideband bytes kept per CPU */
 #define FLUSH_MS 1000   /* forward mode: a killed recorder loses at most this much */
-
-/* The user registers a remote DWARF unwinder needs: all general purpose ones
- * (as perf records them), not the segment registers. */
-#if defined(__x86_64__)
-#include <asm/perf_regs.h>
-#define FR_REGS_USER_MASK                                                              \
-	(((1ull << PERF_REG_X86_64_MAX) - 1) &                                            \
-	 ~((1ull << PERF_REG_X86_DS) | (1ull << PERF_REG_X86_ES) | (1ull << PERF_REG_X86_FS) | \
-	   (1ull << PERF_REG_X86_GS)))
-#else
-#define FR_REGS_USER_MASK 0ull
-#endif
-
-/* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default) if unreadable. */
-static int paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
-/* Resolve -e names and apply -F/-c/-g; user_only: the kernel refused kernel
- * samples, so events that did not ask for them (:k) exclude the kernel.
- * Returns an exit code. */
-static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
-{
-	for (int i = 0; i < o->nr_events; i++) {
-		struct fr_event *ev;
-		int err = fr_event__resolve(o->events[i], &ev);
-
-		if (err == -ENOENT) {
-			fr_err(o->events[i], "unknown event (tracepoints are subsys:name, see "
-			       "/sys/kernel/tracing/events; software events: cpu-clock, "
-			       "page-faults, context-switches, ...)");
-			return FR_EXIT_USAGE;
-		}
-		if (err == -EINVAL) {
-			fr_err(o->events[i], "malformed event name (modifiers: :u, :k, :uk)");
-			return FR_EXIT_USAGE;
-		}
-		if (err == -EOPNOTSUPP) {
-			fr_err(o->events[i], "a tracepoint is a kernel event: :u (user space only) "
-			       "would record nothing");
-			return FR_EXIT_USAGE;
-		}
-		if (err == -ENODEV) {
-			fr_err(o->events[i], "tracefs is neither mounted nor mountable at /sys/kernel/tracing");
-			return FR_EXIT_DENIED;
-		}
-		if (err) {
-			fr_err(o->events[i], "%s", strerror(-err));
-			return FR_EXIT_ERROR;
-		}
-		fr_event__set_sampling(ev, o->freq, o->period);
-		if (o->callgraph == CG_FP)
-			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (o->callgraph == CG_DWARF) {
-			/* kernel part from the callchain, user part unwound from the stack */
-			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-						PERF_SAMPLE_STACK_USER;
-			ev->attr.exclude_callchain_user = 1;
-			ev->attr.sample_regs_user = FR_REGS_USER_MASK;
-			ev->attr.sample_stack_user = o->stack_size;
-		}
-		if (user_only && !ev->mod_kernel)
-			fr_event__set_user_only(ev);
-		ev->switches = o->off_cpu && !strcmp(o->events[i], "sched:sched_switch");
-		if (o->filters[i] && ev->kind != FR_EVENT_TRACEPOINT) {
-			fr_err(o->events[i], "--filter applies to tracepoints only");
-			fr_event__delete(ev);
-			return FR_EXIT_USAGE;
-		}
-		if (o->filters[i] && !(ev->filter = strdup(o->filters[i]))) {
-			fr_event__delete(ev);
-			return FR_EXIT_ERROR;
-		}
-		if (fr_evlist__add(el, ev))
-			return FR_EXIT_ERROR;
-	}
-	return FR_EXIT_OK;
-}
 
 /* -G: the cgroup's directory under the cgroup2 mount (/sys/fs/cgroup, or
  * where /proc/self/mounts says cgroup2 is). Returns an exit code. */
@@ -173,7 +87,7 @@ static int report_open_error(const struct fr_evlist *el, const struct fr_open_er
 	if (err == EACCES || err == EPERM) {
 		fr_err(what, "%s on CPU %d: %s (needs root or CAP_PERFMON, or a lower "
 		       "/proc/sys/kernel/perf_event_paranoid: it is %d; -a needs <= 0, kernel "
-		       "samples <= 1, tracepoints -1)", op, oe->cpu, strerror(err), paranoid());
+		       "samples <= 1, tracepoints -1)", op, oe->cpu, strerror(err), fr_record__paranoid());
 		return FR_EXIT_DENIED;
 	}
 	if (err == ENOMEM && !strcmp(op, "mmap")) {
@@ -184,65 +98,6 @@ static int report_open_error(const struct fr_evlist *el, const struct fr_open_er
 	}
 	fr_err(what, "%s on CPU %d: %s", op, oe->cpu, strerror(err));
 	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV ? FR_EXIT_DENIED : FR_EXIT_ERROR;
-}
-
-/* The --trigger event: resolved like -e, sampled on every occurrence. */
-static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
-{
-	struct fr_event *ev;
-	int err = fr_event__resolve(o->trigger, &ev);
-
-	if (err) {
-		fr_err(o->trigger, "--trigger: %s", err == -ENOENT ? "unknown event" :
-		       err == -EINVAL ? "malformed event name" : strerror(-err));
-		return err == -ENOENT || err == -EINVAL ? FR_EXIT_USAGE : FR_EXIT_ERROR;
-	}
-	ev->attr.freq = 0;
-	ev->attr.sample_period = 1;
-	if (user_only && !ev->mod_kernel)
-		fr_event__set_user_only(ev);
-	if (fr_evlist__set_trigger(el, ev, o->trigger_filter))
-		return FR_EXIT_ERROR;
-	return FR_EXIT_OK;
-}
-
-/* The events, resolved: what -e named, or cycles (cpu-clock without a PMU). */
-static int build_all(struct fr_record_opts *o, struct fr_evlist **el, bool user_only)
-{
-	int ret;
-
-	fr_evlist__delete(*el);
-	*el = fr_evlist__new();
-	ret = *el ? build_evlist(o, *el, user_only) : FR_EXIT_ERROR;
-	if (!ret && o->trigger)
-		ret = add_trigger(o, *el, user_only);
-	return ret;
-}
-
-/* events[] gains name unless it is there already (room was checked: --off-cpu). */
-static void add_event_once(struct fr_record_opts *o, const char *name)
-{
-	for (int i = 0; i < o->nr_events; i++)
-		if (!strcmp(o->events[i], name))
-			return;
-	if (o->nr_events < FR_RECORD_MAX_EVENTS)
-		o->events[o->nr_events++] = name;
-}
-
-/* No -e: perf's default, cycles where the machine has a PMU, else cpu-clock. */
-static void default_event(struct fr_record_opts *o)
-{
-	bool pmu = fr_event__has_pmu();
-
-	o->events[0] = pmu ? "cycles" : "cpu-clock";
-	o->nr_events = 1;
-	if (o->period)
-		fr_info("no -e given: recording %s every %llu events%s", o->events[0],
-			(unsigned long long)o->period, pmu ? "" : " (no hardware PMU for cycles)");
-	else
-		fr_info("no -e given: recording %s at %llu Hz%s", o->events[0],
-			(unsigned long long)(o->freq ? o->freq : FR_DEFAULT_FREQ),
-			pmu ? "" : " (no hardware PMU for cycles)");
 }
 
 /* The kernel refused an event of one's own processes: worth opening again
@@ -446,10 +301,9 @@ int fr_record__run(struct fr_record_opts *op)
 		goto out;
 	}
 	if (!o.nr_events)
-		default_event(&o);
-	for (int i = 0; o.off_cpu && i < 2; i++)   /* --off-cpu: the switches and wakeups too */
-		add_event_once(&o, i ? "sched:sched_wakeup" : "sched:sched_switch");
-	ret = build_all(&o, &el, false);
+		fr_record__default_event(&o);
+	fr_record__off_cpu_events(&o);
+	ret = fr_record__build_evlist(&o, &el, false);
 	if (ret)
 		goto out;
 	sigemptyset(&mask);
@@ -502,14 +356,14 @@ int fr_record__run(struct fr_record_opts *op)
 	eo.backward = !o.forward && !o.keep_ns;   /* --keep drains forward rings */
 	err = fr_evlist__open(el, &t, &eo, &oe);
 	if (err && retry_user_only(el, &t, &oe)) {
-		ret = build_all(&o, &el, true);
+		ret = fr_record__build_evlist(&o, &el, true);
 		if (ret)
 			goto out;
 		eo.user_only = true;
 		err = fr_evlist__open(el, &t, &eo, &oe);
 		if (!err)
 			fr_info("kernel samples not allowed (perf_event_paranoid=%d): recording user "
-				"space only", paranoid());
+				"space only", fr_record__paranoid());
 	}
 	if (err) {
 		ret = report_open_error(el, &oe);

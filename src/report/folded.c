@@ -107,11 +107,6 @@ int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s)
 	return 0;
 }
 
-bool fr_folded__by_period(const struct fr_folded *fo)
-{
-	return fo->period;
-}
-
 uint64_t fr_folded__total(const struct fr_folded *fo)
 {
 	return fo->total;

@@ -53,10 +53,14 @@ int fr_input__newest(const char *dir, char *out, size_t len)
 
 int fr_input__choose(const char **input, const char *dir, char *path, size_t len)
 {
+	struct stat sb;
 	int err;
 
-	if (*input)
+	/* a directory given as the file: its newest file, as -d takes */
+	if (*input && (stat(*input, &sb) || !S_ISDIR(sb.st_mode)))
 		return FR_EXIT_OK;
+	if (*input)
+		dir = *input;
 	err = fr_input__newest(dir, path, len);
 	if (err) {
 		fr_err(dir, "no flightrec file (*.frec) here: %s", strerror(-err));

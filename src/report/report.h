@@ -38,7 +38,7 @@ struct fr_rsample {
 	uint64_t stack_id;               /* not 0: every sample of this id has these frames */
 };
 
-/* ---- report_stack.c: records to resolved samples ---- */
+/* ---- stack.c: records to resolved samples ---- */
 struct fr_resolver;
 
 /* Reads the file's KSYMS blobs; keeps the process model and the symbolizer. */
@@ -72,7 +72,7 @@ int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uin
  * first frame that is not an inline instance. */
 size_t fr_leaf_frames(const struct fr_rsample *s);
 
-/* ---- report_hist.c: the text report's histogram ---- */
+/* ---- hist.c: the text report's histogram ---- */
 enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_KEY_CPU,
 		   FR_KEY_TID, FR_NR_KEYS };
 
@@ -100,7 +100,7 @@ int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src);
 /* The entries, heaviest first, with a header naming the event. */
 int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f);
 
-/* ---- report_folded.c: FlameGraph's collapsed stacks ---- */
+/* ---- folded.c: FlameGraph's collapsed stacks ---- */
 struct fr_folded;
 int fr_folded__new(bool period, struct fr_folded **out);
 void fr_folded__delete(struct fr_folded *fo);
@@ -116,7 +116,6 @@ typedef int (*fr_folded_cb)(void *ctx, const char *comm, const struct fr_sym *co
 			    size_t n, uint64_t weight, uint64_t samples, uint64_t period);
 int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
 uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
-bool fr_folded__by_period(const struct fr_folded *fo);
 
 /* ---- script.c: perf script's text layout ---- */
 struct fr_tpdecode;
@@ -127,7 +126,7 @@ int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *t
 /* Print a name with control characters (line breaks, tabs) as '_'. */
 void fr_put_name(FILE *f, const char *s);
 
-/* ---- report_json.c: Chrome trace event format ---- */
+/* ---- json.c: Chrome trace event format ---- */
 struct fr_json;
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
 int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);
@@ -217,7 +216,8 @@ int fr_readahead__for_each(struct fr_reader *rd, fr_rec_cb cb, void *ctx);
 /* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
 int fr_input__newest(const char *dir, char *out, size_t len);
 /* The file a command reads: *input if given, else the newest *.frec of dir
- * (into path). Returns an exit code, the error said. */
+ * (into path); an *input that is a directory stands for dir. Returns an exit
+ * code, the error said. */
 int fr_input__choose(const char **input, const char *dir, char *path, size_t len);
 /* Open with one-line errors; returns an exit code. */
 int fr_input__open(const char *path, struct fr_reader **rd);
@@ -251,6 +251,12 @@ const char *fr_archive__default_dir(char *buf, size_t len);
  * what it did through fr_info, errors through fr_err; returns an exit code. */
 int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 		    const struct fr_symbolizer_opts *so);
+
+/* ---- held.c: what a file holds ---- */
+/* Say in one line what path holds (its samples' span, the processes with the
+ * most samples, by name) when the filters selected none. Returns
+ * FR_EXIT_PARTIAL. */
+int fr_held__say(const char *path, const struct fr_symbolizer_opts *so);
 
 /* ---- run.c: one report of one file ---- */
 #define FR_REPORT_MAX_SYMDIRS 16

@@ -668,7 +668,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	int ret = fr_input__open(path, &rp.rd), err;
 	FILE *real = stdout, *safe = NULL;
 	unsigned nparts;
-	bool sized;
+	bool sized, held;
 
 	if (ret)
 		return ret;
@@ -715,7 +715,12 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
-	if (o->fmt == FMT_TEXT)
+	/* filters that select nothing: what the file holds instead (JSON
+	 * still closes its document) */
+	held = !rp.samples && (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms);
+	if (held && o->fmt != FMT_JSON)
+		;
+	else if (o->fmt == FMT_TEXT)
 		rp.err = print_text(&rp, path);
 	else if (rp.folded || rp.pprof)
 		rp.err = print_folded(&rp, path);
@@ -746,6 +751,10 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
 		       "chunks were reported)");
 		ret = FR_EXIT_PARTIAL;
+	} else if (held) {
+		struct fr_symbolizer_opts so = o->sym;
+
+		ret = fr_held__say(path, &so);
 	}
 out:
 	if (safe)

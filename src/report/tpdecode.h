@@ -1,4 +1,4 @@
-/* src/tpdecode.h: decoding tracepoint RAW data into "field=value" text with
+/* src/report/tpdecode.h: decoding tracepoint RAW data into "field=value" text with
  * libtraceevent, from the format text recorded in the file.
  */
 #ifndef FR_TPDECODE_H

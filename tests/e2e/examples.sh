@@ -2,8 +2,9 @@
 # tests/e2e/examples.sh: every example command line of README.md's "Using it"
 # block and of each command's --help Examples runs as a user would copy it:
 # ./server is a test workload, 1234 a live pid, FILE a recorded file, outputs
-# in a temp dir; commands that record until stopped get a SIGINT after 2 s,
-# snapshot examples a running recorder. Each must exit 0.
+# in a temp dir, --comm/--time FILE's command and span; commands that
+# record until stopped get a SIGINT after 2 s, snapshot examples a running
+# recorder. Each must exit 0.
 . "$TESTLIB"
 F=$FLIGHTREC
 SRC=$(cd "$(dirname "$TESTLIB")/../.." && pwd)
@@ -30,6 +31,9 @@ cd "$T/out" || fail "cd"
 "$F" record -q -g --backward -e cpu-clock -o "$T/out" -- "$HELPERS/cpuburn_fp" 30 >/dev/null ||
 	fail "recording FILE exited $?"
 FILE=$(ls "$T"/out/*.frec | head -1)
+# --comm server --time A,B: FILE's command and the span of its samples (a
+# filter that selects nothing exits 1)
+SPAN=$("$F" dump --no-header "$FILE" | awk '$4 == "SAMPLE" { if (!a) a = $1; b = $1 } END { print a "," b }')
 mkdir -p objs
 record_bg web -a --backward -g -e cpu-clock -F 99 -o "$T/out" --no-final-snapshot
 SNAPREC=$RECPID
@@ -48,7 +52,8 @@ while IFS= read -r ex; do
 		-e "s#\./server --port 8080#$HELPERS/cpuburn_fp 30#" -e "s#\./server\b#$HELPERS/cpuburn_fp 30#" \
 		-e "s#/var/tmp/fr#$T/out#" -e "s#\\\$(pidof flightrec)#$SNAPREC#" \
 		-e "s#flightrec-default-\*\.frec#$FILE#" -e "s#\bFILE\b#$FILE#g" -e "s#--symdir DIR#--symdir objs#" -e 's#flamegraph.pl#cat#' \
-		-e "s#-G system.slice/nginx.service#-G $CG#")
+		-e "s#-G system.slice/nginx.service#-G $CG#" \
+		-e "s#--comm server --time 1200.5,1201#--comm cpuburn_fp --time $SPAN#")
 	case "$ex" in
 	*" -p 1234"*)
 		sleep 2 & tp=$!

@@ -111,11 +111,13 @@ else
 	echo "note: no pid namespaces here: the reused-pid case is left out" >&2
 fi
 
-# 4. a FIFO (no writer) and a directory are refused at once, not read
+# 4. a FIFO (no writer) is refused at once, not read; a directory is read
+# as -d reads it (its newest *.frec), one holding none is refused at once
 mkfifo "$T/fifo"
+mkdir "$T/nofiles"
 for cmd in dump report; do
 	expect_error 2 "$T/fifo: not a regular file" timeout 10 $F $cmd "$T/fifo"
-	expect_error 2 "$T/big: not a regular file" timeout 10 $F $cmd "$T/big"
+	expect_error 2 "$T/nofiles: no flightrec file" timeout 10 $F $cmd "$T/nofiles"
 done
 
 # 5. a newline in an input name: escaped in the '#' lines and on stderr

@@ -40,9 +40,20 @@ pass "counts: $all samples, $c1 from pid $p1, $c2 from pid $p2"
 [ "$(total "$T/p2.txt")" -eq "$c2" ] || fail "--pid $p2: $(total "$T/p2.txt") samples, expected $c2"
 "$FLIGHTREC" report --pid "$p1,$p2" --comm read_loop,nothing "$F" >"$T/both.txt" || fail "--comm exited $?"
 [ "$(total "$T/both.txt")" -eq $((c1 + c2)) ] || fail "--pid/--comm: $(total "$T/both.txt") samples, expected $((c1 + c2))"
-"$FLIGHTREC" report --comm nothing "$F" >"$T/none.txt" || fail "--comm nothing exited $?"
-[ "$(total "$T/none.txt")" -eq 0 ] || fail "--comm nothing kept samples"
 pass "--pid, --comm"
+# filters that select nothing: not an empty report and exit 0, but one line
+# saying what the file holds (its span, its processes by name), exit 1
+for sel in "--comm nothing" "--pid 1" "--time 1,2" "--comm nothing --format=folded"; do
+	# shellcheck disable=SC2086
+	"$FLIGHTREC" report $sel "$F" >"$T/none.txt" 2>"$T/none.err"; rc=$?
+	[ $rc -eq 1 ] || fail "report $sel exited $rc, expected 1: $(cat "$T/none.err")"
+	[ "$(wc -l <"$T/none.err")" -eq 1 ] || fail "report $sel: not one line: $(cat "$T/none.err")"
+	grep -q "no sample matches.*holds $all samples from .*$p1 read_loop ($c1)" "$T/none.err" &&
+		grep -q "$p2 read_loop ($c2)" "$T/none.err" ||
+		fail "report $sel does not say what the file holds: $(cat "$T/none.err")"
+	[ ! -s "$T/none.txt" ] || fail "report $sel printed a report: $(head -3 "$T/none.txt")"
+done
+pass "filters selecting nothing -> 1: $(cat "$T/none.err")"
 
 # --time: up to the last read of the first process, and from the next one on
 t1=$(awk -v p="$p1" '$4=="SAMPLE" {split($3,a,"/"); if (a[1]==p) t=$1} END {print t}' "$T/dump.txt")
@@ -67,6 +78,14 @@ expect_error 64 'comm,pid,dso,sym,srcline' "$FLIGHTREC" report --sort comm,bogus
 expect_error 64 'text, folded' "$FLIGHTREC" report --format=xml "$F"
 expect_error 2 'not a flightrec file' "$FLIGHTREC" report "$T/dump.txt"
 expect_error 2 'no flightrec file' "$FLIGHTREC" report -d "$T"
+# a directory given as the file is read as -d reads it (it said "bad magic")
+"$FLIGHTREC" report "$T/out" >"$T/dir.txt" 2>"$T/dir.err" || fail "report DIR exited $?: $(cat "$T/dir.err")"
+[ "$(total "$T/dir.txt")" -eq "$all" ] || fail "report DIR: $(total "$T/dir.txt") samples, expected $all"
+"$FLIGHTREC" dump "$T/out" >"$T/dir.dump" || fail "dump DIR exited $?"
+cmp -s "$T/dir.dump" "$T/dump.txt" || fail "dump DIR lists another file than dump FILE"
+mkdir -p "$T/empty"
+expect_error 2 'no flightrec file' "$FLIGHTREC" report "$T/empty"
+pass "report DIR, dump DIR: the newest file in DIR"
 
 # tracepoint events in perf-script (the print fmt) and JSON (the fields)
 "$FLIGHTREC" report --format=perf-script --pid "$p1" "$F" >"$T/script" || fail "perf-script exited $?"

@@ -1,4 +1,4 @@
-/* tests/test_file.c: the file format (src/file_write.c, src/file_read.c) without a
+/* tests/file/test_file.c: the file format (src/file/write.c, read.c) without a
  * kernel: hand-built perf records are written, read back and merged; files are cut,
  * corrupted and hand-crafted to check the trust rules of doc/format.md.
  */

@@ -76,13 +76,20 @@ __attribute__((noinline)) static uint64_t burn_here(uint64_t ns)
 	return now() - t;
 }
 
-static void report(const char *name, uint64_t t0, uint64_t fn)
+/* What a thread measured, printed by main once it ended: printing here
+ * (a write that may block) would lengthen the thread past its WALL. */
+struct result {
+	const char *name;
+	long tid;
+	uint64_t wall, fn;
+};
+static struct result results[3];
+
+static void report(int i, const char *name, uint64_t t0, uint64_t fn)
 {
 	uint64_t wall = now() - t0;
 
-	printf("%s %ld %llu %llu\n", name, (long)syscall(SYS_gettid), (unsigned long long)wall,
-	       (unsigned long long)fn);
-	fflush(stdout);
+	results[i] = (struct result){ name, (long)syscall(SYS_gettid), wall, fn };
 }
 
 static void *sleeper(void *arg)
@@ -92,7 +99,7 @@ static void *sleeper(void *arg)
 	pthread_setname_np(pthread_self(), "oc-sleeper");
 	for (int i = 0; i < ROUNDS; i++)
 		fn += sleep_here();
-	report("sleeper", t0, fn);
+	report(0, "sleeper", t0, fn);
 	return NULL;
 }
 
@@ -103,7 +110,7 @@ static void *piper(void *arg)
 	pthread_setname_np(pthread_self(), "oc-piper");
 	for (int i = 0; i < ROUNDS; i++)
 		fn += pipe_wait_here();
-	report("piper", t0, fn);
+	report(1, "piper", t0, fn);
 	return NULL;
 }
 
@@ -113,7 +120,7 @@ static void *burner(void *arg)
 
 	pthread_setname_np(pthread_self(), "oc-burner");
 	fn = burn_here(BURN_NS);
-	report("burner", t0, fn);
+	report(2, "burner", t0, fn);
 	return NULL;
 }
 
@@ -142,5 +149,8 @@ int main(void)
 	}
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
+	for (int i = 0; i < 3; i++)
+		printf("%s %ld %llu %llu\n", results[i].name, results[i].tid,
+		       (unsigned long long)results[i].wall, (unsigned long long)results[i].fn);
 	return 0;
 }

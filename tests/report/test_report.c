@@ -1,4 +1,4 @@
-/* tests/test_report.c: CUnit suite for the report's outputs on synthetic
+/* tests/report/test_report.c: CUnit suite for the report's outputs on synthetic
  * samples: the text histogram with call paths, --folded, perf-script and
  * JSON (golden files in tests/fixtures, and the JSON must parse), the flame
  * graph SVG and the HTML page (golden), the

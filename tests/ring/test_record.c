@@ -1,4 +1,4 @@
-/* tests/test_record.c: the record decoder (ring/record.c) on hand-built records:
+/* tests/ring/test_record.c: the record decoder (ring/record.c) on hand-built records:
  * sample fields by sample_type, truncation at every length, the sample_id_all
  * trailer, and the COMM, MMAP2, FORK/EXIT and LOST bodies.
  */

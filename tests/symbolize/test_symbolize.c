@@ -1,4 +1,4 @@
-/* tests/test_symbolize.c: CUnit suite for symbolize/: the process model over
+/* tests/symbolize/test_symbolize.c: CUnit suite for symbolize/: the process model over
  * time, kallsyms capture and lookup, libdw symbolization of a committed -O2 -g
  * fixture with inline functions (golden output), build id checks, and the
  * libunwind unwinder on a committed recording (tests/fixtures/README.md).

@@ -1,4 +1,4 @@
-/* tests/test_parse.c: CUnit suite for src/parse.c: numbers with end pointers
+/* tests/util/test_parse.c: CUnit suite for the parsers of src/util.c: numbers with end pointers
  * and range checks, sizes with suffixes, -m pages or sizes, pid lists.
  */
 #include "tests/cunit.h"
