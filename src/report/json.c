@@ -205,6 +205,13 @@ static void slice(struct fr_json *j, const char *name, const char *cat, uint32_t
 	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
 }
 
+int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
+		   uint64_t to)
+{
+	slice(j, name, "sched", pid, tid, from, to);
+	return ferror(j->f) ? -EIO : 0;
+}
+
 static void frame_slice(struct fr_json *j, const struct jthread *t, uint32_t id, uint64_t from,
 			uint64_t to)
 {

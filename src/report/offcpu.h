@@ -98,7 +98,7 @@ struct offcpu_in;
  * switches are gone). The waits also go to fo and pp where not NULL. */
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
 		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
-		      struct offcpu_in **out);
+		      bool keep, struct offcpu_in **out);
 void fr_offcpu_in__delete(struct offcpu_in *in);
 /* The file records context switches (else --off-cpu has nothing to show). */
 bool fr_offcpu_in__usable(const struct offcpu_in *in);
@@ -109,5 +109,11 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r);
 int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r);
 int fr_offcpu_in__finish(struct offcpu_in *in);
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f);
+
+/* offcpu_print.c: each thread's states as JSON trace slices (running,
+ * runnable, sleeping, blocked on I/O) from its start to its end; needs the
+ * waits kept (fr_offcpu__new with keep). */
+int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j);
+int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j);
 
 #endif

@@ -69,7 +69,7 @@ static uint64_t complete_from(struct fr_reader *rd, uint64_t t0)
 
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
 		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
-		      struct offcpu_in **out)
+		      bool keep, struct offcpu_in **out)
 {
 	struct offcpu_in *in = calloc(1, sizeof(*in));
 	int err;
@@ -94,7 +94,7 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		if (e->attr.context_switch)
 			in->switch_recs = true;
 	}
-	if ((err = fr_offcpu__new(complete_from(rd, t0), t1, false, &in->oc))) {
+	if ((err = fr_offcpu__new(complete_from(rd, t0), t1, keep, &in->oc))) {
 		free(in);
 		return err;
 	}
@@ -212,6 +212,11 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 int fr_offcpu_in__finish(struct offcpu_in *in)
 {
 	return fr_offcpu__finish(in->oc);
+}
+
+int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j)
+{
+	return fr_offcpu__json(in->oc, j);
 }
 
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)

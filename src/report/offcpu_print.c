@@ -216,3 +216,70 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 	fr_hmap__exit(&a.index);
 	return err ? err : ferror(f) ? -EIO : 0;
 }
+
+static int cmp_wait(const void *x, const void *y)
+{
+	const struct fr_wait *a = x, *b = y;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static const char *const state_name[FR_WAIT_NR] = {
+	[FR_WAIT_S] = "sleeping", [FR_WAIT_D] = "blocked on I/O", [FR_WAIT_R] = "runnable",
+};
+
+/* One wait: its blocked part, then runnable from its wakeup. */
+static int wait_slices(struct fr_json *j, uint32_t pid, const struct fr_wait *w)
+{
+	uint64_t wake = w->state != FR_WAIT_R && w->wake > w->start && w->wake < w->end ? w->wake
+										     : w->end;
+	int err = fr_json__slice(j, state_name[w->state], pid, w->tid, w->start, wake);
+
+	return !err && wake < w->end ? fr_json__slice(j, "runnable", pid, w->tid, wake, w->end)
+				     : err;
+}
+
+int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
+{
+	size_t n, nt = fr_offcpu__nr_threads(oc);
+	const struct fr_wait *src = fr_offcpu__waits(oc, &n);
+	struct fr_wait *w = malloc((n + 1) * sizeof(*w));
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, src, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_wait);
+	for (size_t i = 0; i < nt && !err; i++) {
+		struct fr_thread_time t;
+		size_t lo = 0, hi = n;
+		uint64_t at;
+
+		fr_offcpu__thread(oc, i, &t);
+		while (lo < hi) {   /* the first wait of the thread's tid */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (w[mid].tid < t.tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* running in the gaps between its waits, from its start to its end */
+		at = t.start;
+		for (size_t k = lo; k < n && w[k].tid == t.tid && !err; k++) {
+			if (w[k].start < t.start || w[k].end > t.end)
+				continue;   /* an earlier thread of the same tid */
+			if (w[k].start > at)
+				err = fr_json__slice(j, "running", t.pid, t.tid, at, w[k].start);
+			if (!err)
+				err = wait_slices(j, t.pid, &w[k]);
+			at = w[k].end;
+		}
+		if (!err && t.end > at)
+			err = fr_json__slice(j, "running", t.pid, t.tid, at, t.end);
+	}
+	free(w);
+	return err;
+}

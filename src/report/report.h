@@ -130,6 +130,9 @@ void fr_put_name(FILE *f, const char *s);
 struct fr_json;
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
 int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);
+/* A thread state slice ("running", "sleeping", ...; cat "sched") from..to ns. */
+int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
+		   uint64_t to);
 /* Writes the stack frames, thread names and the closing brackets; frees j. */
 int fr_json__finish(struct fr_json *j, const char *file_name);
 void fr_json__delete(struct fr_json *j);

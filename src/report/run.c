@@ -450,7 +450,7 @@ static int setup(struct report *rp)
 		err = fr_pprof__new(&rp->pprof);
 	if (!err && o->off_cpu)
 		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1, rp->folded,
-					rp->pprof, &rp->oc);
+					rp->pprof, o->fmt == FMT_JSON, &rp->oc);
 	if (err)
 		return err;
 	if (o->fmt == FMT_JSON)
@@ -709,6 +709,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		fputs("\r\033[K", stderr);
 	if (!rp.err && rp.oc)
 		rp.err = fr_offcpu_in__finish(rp.oc);
+	if (!rp.err && rp.oc && rp.json)
+		rp.err = fr_offcpu_in__json(rp.oc, rp.json);
 	if (rp.err) {
 		if (!output_failed(&rp, of, out_name))   /* else the input is to blame */
 			fr_err(path, "%s", strerror(-rp.err));

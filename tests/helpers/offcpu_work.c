@@ -3,11 +3,13 @@
  * (nanosleep), one blocks in pipe_wait_here (read of a pipe the main thread
  * writes to now and then), one burns CPU in burn_here. The system calls are
  * made inline, so that the user part of each switch-out stack starts in the
- * function itself. Each thread measures itself and prints one line:
- *   NAME TID WALL_NS FN_NS
- * (WALL: from just before pthread_create to the thread function's end, the
- * thread's life as the kernel sees it, give or take the few instructions
- * before clone: the stacks are given, so pthread_create maps nothing; FN:
+ * function itself. Each thread measures itself; main prints a line per
+ * thread once they ended:
+ *   NAME TID WALL_NS FN_NS RAN_NS
+ * (WALL: from just before pthread_create to the thread function's end (the
+ * stacks are given, so pthread_create maps nothing); RAN: from the thread's
+ * first instruction to its end. The kernel's start of the thread lies
+ * between the two: main may be preempted between its clock and clone. FN:
  * time inside the calls).
  */
 #define _GNU_SOURCE
@@ -81,46 +83,46 @@ __attribute__((noinline)) static uint64_t burn_here(uint64_t ns)
 struct result {
 	const char *name;
 	long tid;
-	uint64_t wall, fn;
+	uint64_t wall, fn, ran;
 };
 static struct result results[3];
 
-static void report(int i, const char *name, uint64_t t0, uint64_t fn)
+static void report(int i, const char *name, uint64_t t0, uint64_t first, uint64_t fn)
 {
-	uint64_t wall = now() - t0;
+	uint64_t end = now();
 
-	results[i] = (struct result){ name, (long)syscall(SYS_gettid), wall, fn };
+	results[i] = (struct result){ name, (long)syscall(SYS_gettid), end - t0, fn, end - first };
 }
 
 static void *sleeper(void *arg)
 {
-	uint64_t t0 = *(uint64_t *)arg, fn = 0;
+	uint64_t first = now(), t0 = *(uint64_t *)arg, fn = 0;
 
 	pthread_setname_np(pthread_self(), "oc-sleeper");
 	for (int i = 0; i < ROUNDS; i++)
 		fn += sleep_here();
-	report(0, "sleeper", t0, fn);
+	report(0, "sleeper", t0, first, fn);
 	return NULL;
 }
 
 static void *piper(void *arg)
 {
-	uint64_t t0 = *(uint64_t *)arg, fn = 0;
+	uint64_t first = now(), t0 = *(uint64_t *)arg, fn = 0;
 
 	pthread_setname_np(pthread_self(), "oc-piper");
 	for (int i = 0; i < ROUNDS; i++)
 		fn += pipe_wait_here();
-	report(1, "piper", t0, fn);
+	report(1, "piper", t0, first, fn);
 	return NULL;
 }
 
 static void *burner(void *arg)
 {
-	uint64_t t0 = *(uint64_t *)arg, fn;
+	uint64_t first = now(), t0 = *(uint64_t *)arg, fn;
 
 	pthread_setname_np(pthread_self(), "oc-burner");
 	fn = burn_here(BURN_NS);
-	report(2, "burner", t0, fn);
+	report(2, "burner", t0, first, fn);
 	return NULL;
 }
 
@@ -150,7 +152,8 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < 3; i++)
-		printf("%s %ld %llu %llu\n", results[i].name, results[i].tid,
-		       (unsigned long long)results[i].wall, (unsigned long long)results[i].fn);
+		printf("%s %ld %llu %llu %llu\n", results[i].name, results[i].tid,
+		       (unsigned long long)results[i].wall, (unsigned long long)results[i].fn,
+		       (unsigned long long)results[i].ran);
 	return 0;
 }
