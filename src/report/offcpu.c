@@ -413,6 +413,12 @@ void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_ti
 	memcpy(tt->off_ns, t->off, sizeof(tt->off_ns));
 }
 
+void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = oc->t0;
+	*t1 = oc->t1;
+}
+
 struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc)
 {
 	return oc->folded;

@@ -110,10 +110,26 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r);
 int fr_offcpu_in__finish(struct offcpu_in *in);
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f);
 
+/* offcpu_print.c: each thread's states in time order, thread by thread
+ * (fr_offcpu__thread's order), from its start to its end; needs the waits
+ * kept. A non-zero return of cb stops the walk and is returned. */
+enum fr_span { FR_SPAN_RUNNING, FR_SPAN_RUNNABLE, FR_SPAN_SLEEPING, FR_SPAN_BLOCKED, FR_SPAN_NR };
+extern const char *const fr_span_names[FR_SPAN_NR];
+typedef int (*fr_span_cb)(void *ctx, size_t thread, const struct fr_thread_time *t,
+			  enum fr_span kind, uint64_t from, uint64_t to);
+int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx);
 /* offcpu_print.c: each thread's states as JSON trace slices (running,
  * runnable, sleeping, blocked on I/O) from its start to its end; needs the
  * waits kept (fr_offcpu__new with keep). */
 int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j);
 int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j);
+
+/* offcpu_html.c: the HTML page's thread timeline (SVG): a row per thread,
+ * its running, runnable, sleeping and blocked spans, the trigger marked;
+ * needs the waits kept. fr_offcpu_in__html is fr_html_info's more(). */
+int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, bool has_trigger, uint64_t trigger_ns);
+int fr_offcpu_in__html(void *in, FILE *f, const struct fr_html_info *hi);
+/* The window the waits were cut to. */
+void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1);
 
 #endif

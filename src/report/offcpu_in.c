@@ -219,6 +219,13 @@ int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j)
 	return fr_offcpu__json(in->oc, j);
 }
 
+int fr_offcpu_in__html(void *ctx, FILE *f, const struct fr_html_info *hi)
+{
+	struct offcpu_in *in = ctx;
+
+	return fr_offcpu__html(in->oc, f, hi->has_trigger, hi->trigger_ns);
+}
+
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)
 {
 	return fr_offcpu__print(in->oc, in->sw_ev ? "sched:sched_switch" : "context switch records",

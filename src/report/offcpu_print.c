@@ -226,22 +226,25 @@ static int cmp_wait(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-static const char *const state_name[FR_WAIT_NR] = {
-	[FR_WAIT_S] = "sleeping", [FR_WAIT_D] = "blocked on I/O", [FR_WAIT_R] = "runnable",
+const char *const fr_span_names[FR_SPAN_NR] = {
+	[FR_SPAN_RUNNING] = "running", [FR_SPAN_RUNNABLE] = "runnable",
+	[FR_SPAN_SLEEPING] = "sleeping", [FR_SPAN_BLOCKED] = "blocked on I/O",
 };
 
 /* One wait: its blocked part, then runnable from its wakeup. */
-static int wait_slices(struct fr_json *j, uint32_t pid, const struct fr_wait *w)
+static int wait_spans(const struct fr_thread_time *t, size_t ti, const struct fr_wait *w,
+		      fr_span_cb cb, void *ctx)
 {
 	uint64_t wake = w->state != FR_WAIT_R && w->wake > w->start && w->wake < w->end ? w->wake
 										     : w->end;
-	int err = fr_json__slice(j, state_name[w->state], pid, w->tid, w->start, wake);
+	enum fr_span kind = w->state == FR_WAIT_R ? FR_SPAN_RUNNABLE
+			    : w->state == FR_WAIT_D ? FR_SPAN_BLOCKED : FR_SPAN_SLEEPING;
+	int err = cb(ctx, ti, t, kind, w->start, wake);
 
-	return !err && wake < w->end ? fr_json__slice(j, "runnable", pid, w->tid, wake, w->end)
-				     : err;
+	return !err && wake < w->end ? cb(ctx, ti, t, FR_SPAN_RUNNABLE, wake, w->end) : err;
 }
 
-int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
+int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx)
 {
 	size_t n, nt = fr_offcpu__nr_threads(oc);
 	const struct fr_wait *src = fr_offcpu__waits(oc, &n);
@@ -272,14 +275,26 @@ int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
 			if (w[k].start < t.start || w[k].end > t.end)
 				continue;   /* an earlier thread of the same tid */
 			if (w[k].start > at)
-				err = fr_json__slice(j, "running", t.pid, t.tid, at, w[k].start);
+				err = cb(ctx, i, &t, FR_SPAN_RUNNING, at, w[k].start);
 			if (!err)
-				err = wait_slices(j, t.pid, &w[k]);
+				err = wait_spans(&t, i, &w[k], cb, ctx);
 			at = w[k].end;
 		}
 		if (!err && t.end > at)
-			err = fr_json__slice(j, "running", t.pid, t.tid, at, t.end);
+			err = cb(ctx, i, &t, FR_SPAN_RUNNING, at, t.end);
 	}
 	free(w);
 	return err;
+}
+
+static int json_span(void *ctx, size_t ti, const struct fr_thread_time *t, enum fr_span kind,
+		     uint64_t from, uint64_t to)
+{
+	(void)ti;
+	return fr_json__slice(ctx, fr_span_names[kind], t->pid, t->tid, from, to);
+}
+
+int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
+{
+	return fr_offcpu__spans(oc, json_span, j);
 }

@@ -166,6 +166,10 @@ struct fr_html_info {
 	uint64_t samples;
 	bool has_trigger;
 	uint64_t trigger_ns;
+	/* more of the page after the CPU timeline (report --off-cpu's thread
+	 * states), or NULL */
+	int (*more)(void *ctx, FILE *f, const struct fr_html_info *in);
+	void *more_ctx;
 };
 int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
 		   struct fr_folded *fo);

@@ -450,7 +450,8 @@ static int setup(struct report *rp)
 		err = fr_pprof__new(&rp->pprof);
 	if (!err && o->off_cpu)
 		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1, rp->folded,
-					rp->pprof, o->fmt == FMT_JSON, &rp->oc);
+					rp->pprof, o->fmt == FMT_JSON || o->fmt == FMT_HTML,
+					&rp->oc);
 	if (err)
 		return err;
 	if (o->fmt == FMT_JSON)
@@ -510,9 +511,13 @@ static int print_folded(struct report *rp, const char *path)
 		return fr_flame__svg(rp->folded, &(struct fr_flame_opts){ title, unit, 0, true },
 				     rp->out);
 	case FMT_HTML: {
-		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0 };
+		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0, NULL, NULL };
 
 		in.has_trigger = trigger_time(rp->rd, &in.trigger_ns);
+		if (rp->oc) {   /* --off-cpu: each thread's states */
+			in.more = fr_offcpu_in__html;
+			in.more_ctx = rp->oc;
+		}
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {

@@ -57,7 +57,9 @@ record_fg -q --off-cpu -g -e cpu-clock -o "$T/cmd" -- "$PROG" >"$T/cmd.work" ||
 	fail "record --off-cpu exited $?: $(cat "$T/record.err")"
 [ "$(awk 'NF == 5' "$T/cmd.work" | wc -l)" -eq 3 ] || fail "the workload printed: $(cat "$T/cmd.work")"
 set -- "$T"/cmd/*.frec
-check command "$1" "$T/cmd.work"
+F=$1
+check command "$F" "$T/cmd.work"
+set -- "$F"
 
 # pprof: cpu/nanoseconds and off_cpu/nanoseconds in one profile (go tool pprof where installed)
 "$FLIGHTREC" report --off-cpu --format=pprof -o "$T/p.pb.gz" -i "$1" || fail "pprof exited $?"
@@ -94,6 +96,16 @@ print("%.3f %.3f" % (tot, run))' "$T/trace.json" "$tid") || fail "the JSON does 
 		pass "json: $name slices $3 ms, running $4 ms"
 	done
 fi
+
+# the HTML page: a row per thread with its states
+"$FLIGHTREC" report --off-cpu --format=html -o "$T/page.html" -i "$F" || fail "html exited $?"
+grep -q '<svg id="threads"' "$T/page.html" || fail "html: no thread timeline"
+for name in oc-sleeper oc-piper oc-burner; do
+	grep -q ">[0-9]* $name</text>" "$T/page.html" || fail "html: no row for $name"
+done
+grep -q '<title>[0-9]*: sleeping ' "$T/page.html" && grep -q '<title>[0-9]*: running ' "$T/page.html" ||
+	fail "html: no sleeping or running spans"
+pass "html: a timeline row per thread"
 
 # system-wide, backward: both sides of every switch from sched_switch itself
 mkdir -p "$T/sys"

@@ -584,7 +584,8 @@ static void test_flame(void)
 	char *buf;
 	FILE *f = open_memstream(&buf, &len);
 	struct fr_flame_opts o = { "Flame Graph: cpu-clock", "samples", 0, true };
-	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull };
+	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull,
+				   NULL, NULL };
 
 	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
 	for (size_t i = 0; i < n; i++)
