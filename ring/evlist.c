@@ -47,6 +47,7 @@ struct fr_evlist {
 	size_t *nr_ids, *cap_ids;
 	bool read_lost;
 	struct fr_copier *copier;   /* backward rings only */
+	bool backward;              /* the sample rings overwrite */
 };
 
 struct fr_evlist *fr_evlist__new(void)
@@ -408,6 +409,7 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 		}
 	}
 	free(tids);
+	el->backward = o->backward;
 	if (!err && o->backward)
 		err = start_copier(el, oe);
 	if (err && oe->event >= 0 && el->events[oe->event]->kind == FR_EVENT_HARDWARE &&
@@ -510,6 +512,20 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
 int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx)
 {
 	return cpu_idx < el->nr_cpus ? el->rings[cpu_idx].sample_leader : -1;
+}
+
+int fr_evlist__sample_written(const struct fr_evlist *el, size_t ci, uint64_t *written,
+			      size_t *size)
+{
+	const struct fr_ring *r = ci < el->nr_cpus ? el->rings[ci].samples : NULL;
+	uint64_t head;
+
+	if (!r)
+		return -ENOENT;
+	head = __atomic_load_n(&fr_ring__control(r)->data_head, __ATOMIC_ACQUIRE);
+	*written = el->backward ? -head : head;
+	*size = fr_ring__data_size(r);
+	return 0;
 }
 
 int fr_evlist__read_samples(struct fr_evlist *el, size_t ci, fr_sideband_cb cb, void *ctx)

@@ -99,6 +99,12 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t c
 int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx);
 int fr_evlist__read_samples(struct fr_evlist *el, size_t cpu_idx, fr_sideband_cb cb, void *ctx);
 
+/* Bytes the kernel has written into CPU cpu_idx's sample ring since it was
+ * mapped (data_head, counted down in a backward ring) and the ring's size:
+ * one load from the control page, no read of the data. -ENOENT: no ring. */
+int fr_evlist__sample_written(const struct fr_evlist *el, size_t cpu_idx, uint64_t *written,
+			      size_t *size);
+
 /* Stream every backward sample ring exactly through fn (ring.h, copy.h:
  * chunk by chunk, oldest first per ring, on the caller's thread): by the
  * per-CPU copy threads that open started (pinned, unpaused), or paused from

@@ -314,11 +314,6 @@ out_err:
 	return err;
 }
 
-int fr_control__fd(const struct fr_control *c)
-{
-	return c->fd;
-}
-
 size_t fr_control__pollfds(const struct fr_control *c, struct pollfd *fds, size_t max)
 {
 	size_t n = 0;
@@ -460,16 +455,6 @@ void fr_control__service(struct fr_control *c, const struct pollfd *fds, size_t 
 	for (size_t k = 0; k < FR_CONTROL_MAX_CLIENTS; k++)
 		if (c->cl[k].fd >= 0 && now >= c->cl[k].deadline_ms)
 			reject(c, &c->cl[k], "no complete request within 2 s");
-}
-
-uint64_t fr_control__refused_peers(const struct fr_control *c)
-{
-	return c->refused;
-}
-
-uint64_t fr_control__bad_requests(const struct fr_control *c)
-{
-	return c->bad;
 }
 
 int fr_control__reply(int client, const char *line)

@@ -60,8 +60,6 @@ struct fr_control_fail {
  * socket) of ours, is refused (-ELOOP, -EPERM) and named in fail->file. */
 int fr_control__listen(const char *run_dir, const char *name, struct fr_control **out,
 		       struct fr_control_fail *fail);
-/* The listening socket (for callers that only want to know it exists). */
-int fr_control__fd(const struct fr_control *c);
 
 /* The fds to poll: the listening socket first, then each client still
  * sending its request; at most FR_CONTROL_MAX_CLIENTS + 1. */
@@ -76,9 +74,6 @@ int fr_control__timeout_ms(const struct fr_control *c);
 typedef void (*fr_control_cb)(void *ctx, int client, const struct fr_control_req *req);
 void fr_control__service(struct fr_control *c, const struct pollfd *fds, size_t n,
 			 fr_control_cb cb, void *ctx);
-/* Clients refused: wrong uid, too many, malformed or silent requests. */
-uint64_t fr_control__refused_peers(const struct fr_control *c);
-uint64_t fr_control__bad_requests(const struct fr_control *c);
 
 /* Answer one client ("ok PATH"/"error MSG", a newline added) and close it. */
 int fr_control__reply(int client, const char *line);

@@ -1,145 +1,168 @@
-/* src/record/internal.h: the session's state, shared only by the files of
- * src/record/ that make up a session: session.c (life, record ownership),
- * sideband.c (drain, stores, table feed), synth.c (/proc at start),
- * snapshot.c (backward files), forward_file.c (forward files). Nothing
- * outside src/record/ includes it.
+/* src/record/internal.h: what the files of a session share: the
+ * mode-independent session (session.c), the sample source interface the
+ * three modes implement (source_backward.c, source_forward.c,
+ * source_keep.c) and the one composer that writes every file (composer.c).
+ * Nothing outside src/record/ includes it.
  */
 #ifndef FR_SESSION_INTERNAL_H
 #define FR_SESSION_INTERNAL_H
 
 #include <pthread.h>
 
+#include "ring/record.h"
 #include "src/file/file.h"
 #include "src/record/keep.h"
 #include "src/record/readers.h"
-#include "src/proc/proctable.h"
 #include "src/record/session.h"
+#include "src/record/sideband.h"
 #include "symbolize/kallsyms.h"
 
-/* Sideband records kept between snapshots, oldest first, in a list of
- * blocks (sideband.c): the oldest records go a block at a time, emptied
- * blocks are reused, so a COMM storm costs a copy per record and no
- * memmove of the store or page faults. */
-struct sb_block;
-struct sb_store {
-	struct sb_block *head, *tail;  /* oldest, newest */
-	struct sb_block *spare;        /* emptied blocks kept for reuse */
-	size_t nspare;
-	size_t bytes;                  /* of the records held */
-	uint64_t nr, dropped, lost;
+struct fr_composer;
+
+/* A source of sample streams: how the rings' samples reach a file. One per
+ * session, chosen at its creation; its private state follows the struct
+ * (each source embeds struct fr_source first). */
+struct fr_source {
+	const struct fr_source_ops *ops;
+	struct fr_session *s;
 };
 
-/* The table records of one drain, before sorting. */
-struct pend_buf {
-	uint8_t *buf;
-	size_t len, cap;
-	uint64_t nr;
-};
-
-struct pend_ref {
-	uint64_t time;
-	size_t off;
+struct fr_source_ops {
+	const char *name;         /* the files' "mode" meta */
+	bool ksyms_first;         /* its threads note kernel addresses from the start:
+				   * kallsyms is loaded before recording starts (else
+				   * in a thread while it runs) */
+	size_t size;              /* of the source's private struct */
+	/* Recording starts (readers, the window, the first file): path gets the
+	 * name of a file begun now, or "". */
+	int (*start)(struct fr_source *src, char *path, size_t len);
+	/* The source's own meta of a file (may be NULL). */
+	void (*meta)(struct fr_source *src, struct fr_composer *c);
+	/* A file now (a snapshot; forward: the switch to the next file). */
+	int (*snapshot)(struct fr_source *src, const struct fr_trigger *tr, char *path,
+			size_t len, struct fr_snapshot_stats *st);
+	/* The sample streams of the file c composes, one per CPU, their counts
+	 * in c->cs (and c->pids, c->drops, c->floor) and st. */
+	int (*stream_into)(struct fr_source *src, struct fr_composer *c,
+			   struct fr_snapshot_stats *st);
+	/* For collecting exited processes: the oldest time every CPU's window
+	 * still shows, cheaply (no ring is copied): a lower bound, 0 when some
+	 * window reaches back to the start. */
+	uint64_t (*oldest_time)(struct fr_source *src);
+	/* A drained sideband record of CPU ci (may be NULL: kept in the store). */
+	int (*sideband)(struct fr_source *src, size_t ci, const struct perf_event_header *h);
+	/* Periodic work after each drain (may be NULL): *due gets "size" or
+	 * "time" when a new file is due, *wait_ms how soon to tick again (-1:
+	 * not needed). */
+	int (*tick)(struct fr_source *src, const char **due, int *wait_ms);
+	/* The end (events disabled): the last file of a source that keeps one
+	 * open (may be NULL: the session writes a final snapshot if asked). */
+	int (*stop)(struct fr_source *src, const struct fr_trigger *tr, char *path, size_t len,
+		    struct fr_snapshot_stats *st);
+	/* Bytes written so far, every file together (may be NULL: 0). */
+	uint64_t (*bytes)(const struct fr_source *src);
+	void (*destroy)(struct fr_source *src);
 };
 
 struct fr_session {
 	struct fr_evlist *el;
 	struct fr_session_opts o;
-	struct sb_store *sb;       /* per CPU (backward) */
-	struct sb_store synth;     /* COMM records of tasks that predate the recording */
-	struct fr_ring_stream *streams; /* per CPU: the last stream of its sample ring */
-	uint64_t *oldest;          /* per CPU: time of the oldest record that stream held (0: none) */
+	struct fr_source *src;
+	struct fr_sideband *sb;     /* stores, synthesized stream, process table */
 	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */
-	unsigned seq;
+	unsigned seq;               /* files named so far */
 	uint64_t start_ns;
 	struct fr_kallsyms *ksyms;  /* NULL when /proc/kallsyms is unreadable (or not loaded yet) */
 	bool ksyms_tried;
-	bool ksyms_pending;        /* ksyms_th is loading it (backward mode, after start) */
+	bool ksyms_pending;         /* ksyms_th is loading it */
 	pthread_t ksyms_th;
-	int ksyms_tid;             /* its thread id, once it runs (atomic) */
-	struct fr_proctable *procs;
-	struct pend_buf pend;      /* table records of one drain, before sorting */
-	struct pend_ref *pend_refs;
-	size_t pend_cap;
-	bool stopped;              /* events disabled: the last drain feeds everything */
-	uint64_t gc_at;            /* exited images that trigger a collection */
-	char **files;              /* snapshots written, oldest first (--max-files) */
-	size_t nr_files;
-	/* forward mode */
-	int fd;
-	struct fr_writer *w;       /* header, meta, events, blobs, END */
-	struct fr_writer **sbw;    /* per CPU sideband appenders */
-	struct fr_forward *fwd;
-	uint64_t *sb_nr, *sb_lost; /* per CPU sideband counts */
-	char path[4096];           /* the file being written */
-	char fwd_final[4096];      /* its name once complete (--switch-output: path is .part), or "" */
-	uint64_t fwd_t0;           /* when it began (CLOCK_MONOTONIC) */
-	unsigned fwd_nr;           /* files begun */
-	uint64_t fwd_done_bytes;   /* bytes of the files completed */
-	uint64_t *lost_base;       /* per CPU PERF_FORMAT_LOST count when the file began */
-	struct fr_snapshot_stats fwd_total; /* samples, sideband, lost, bytes of every file */
-	/* --keep (keep_file.c): forward readers (fwd) into an in-memory window */
-	struct fr_keep *keep;
-	struct fr_keep_view *keep_view; /* the chunks a snapshot in progress writes */
-	uint64_t *keep_drops;      /* per CPU: records the window refused (no memory) */
-	uint32_t self_pid;         /* the recorder's pid when its tracepoint records are left out, or 0 */
+	int ksyms_tid;              /* its thread id, once it runs (atomic) */
+	bool stopped;               /* events disabled: the last drain feeds everything */
+	uint64_t gc_at;             /* exited images that trigger a collection */
+	char **files;               /* files completed, oldest first (--max-files) */
+	size_t nr_files, files_cap;
+	uint32_t self_pid;          /* the recorder's pid when its tracepoint records are left out, or 0 */
 };
 
 /* session.c */
 uint64_t fr_session_now(clockid_t clk);
-/* The event a sample-ring record belongs to; its time (0 if none). */
+/* The event a sample-ring record belongs to. */
 const struct fr_event *fr_session_record_event(const struct fr_session *s,
 					       const struct perf_event_header *h);
-uint64_t fr_session_record_time(void *s, const struct perf_event_header *h);
 /* A tracepoint sample of the recorder's own threads, to be left out (as
  * perf's --exclude-perf, by the pid the sample carries). */
 bool fr_session_own_record(const struct fr_session *s, const struct perf_event_header *h,
 			   const struct fr_event *ev);
+/* Decode a sample for its pid and note its kernel addresses for the KSYMS
+ * blob when its event records some. 0, or -errno. */
+int fr_session_decode_sample(struct fr_session *s, const struct perf_event_header *h,
+			     const struct fr_event *ev, struct fr_sample *smp);
+/* The forward readers (readers.h) of a source: appending to a dup of fd
+ * (O_APPEND), or into keep's window; each record's time taken and kernel
+ * addresses noted, the recorder's own records left out. */
+int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
+			     struct fr_forward **out);
+/* Wait for kallsyms: join the loading thread, or load it now if nobody did. */
+void fr_session_ksyms(struct fr_session *s);
 
-/* sideband.c */
-/* Drain the sideband; gc: also collect exited processes when many are held
- * (that copies the rings: not while a snapshot holds its copy). */
-int fr_session_drain(struct fr_session *s, bool gc);
-int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap);
-void fr_sb_store__free(struct sb_store *st);
-/* The records held, oldest first; cb's first non-zero answer stops it. */
-int fr_sb_store__for_each(const struct sb_store *st,
-			  int (*cb)(void *ctx, const struct perf_event_header *h), void *ctx);
-/* Bytes allocated: blocks held and spare (what the store costs in memory). */
-size_t fr_sb_store__mem(const struct sb_store *st);
-/* Drop the records older than cutoff (the process table keeps what they said). */
-void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type);
-/* The store as one sideband stream of cpu, records older than cutoff left out. */
-int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
-		       uint64_t cutoff, uint64_t sample_type);
-/* The oldest time every CPU's streamed ring still held (0: some ring had
- * not wrapped, so its window reaches back to the start). */
-uint64_t fr_session_window_floor(struct fr_session *s);
+/* composer.c: one file of any source. Opened: named, created (as NAME.part
+ * renamed when complete; a streamed file without --switch-output as its
+ * name), header, meta, events, the synthesized sideband stream; streaming:
+ * one sideband stream per CPU begun on appenders of its own (the sideband is
+ * written as it is drained), else the stores are written when it completes. */
+struct fr_composer {
+	struct fr_session *s;
+	struct fr_writer *w;        /* header, meta, events, blobs, END */
+	int fd;                     /* streaming: the O_APPEND file, else -1 */
+	bool streaming;
+	bool ksyms_done;            /* the KSYMS blob is written */
+	uint64_t t0;                /* when it began (CLOCK_MONOTONIC) */
+	uint64_t cutoff;            /* samples and sideband older than this left out (--window-time) */
+	uint64_t floor;             /* the oldest time every CPU's streamed window holds (0: some
+				     * reaches back to the start): older sideband is kept only by
+				     * the table */
+	struct fr_cpu_stat *cs;     /* per CPU, filled by the source */
+	uint64_t *drops;            /* per CPU: records refused (a full disk, no memory) */
+	uint32_t *pids;             /* the samples' pids for PROCS (NULL: every process) */
+	size_t nr_pids;
+	uint64_t app_chunks, app_bytes; /* of the sample appenders closed */
+	struct fr_writer **sbw;     /* streaming: per CPU sideband appenders */
+	uint64_t *sb_nr, *sb_lost;  /* streaming: per CPU sideband counts */
+	char path[4096];            /* the file as written */
+	char final[4096];           /* its name once complete ("": path is it) */
+};
 
-/* snapshot.c: the pieces of a file, shared with forward_file.c */
-/* A CPU's losses: the sample ring's LOST records and the events'
- * PERF_FORMAT_LOST counters count the same drops (the larger is right);
- * sideband drops and records a full disk refused come on top. Also folds the
- * latter into cs->lost_records, as the file reports them. */
-uint64_t fr_session_cpu_lost(struct fr_cpu_stat *cs, uint64_t sideband_lost, uint64_t dropped);
-void fr_session_write_meta(struct fr_session *s, struct fr_writer *w, const char *trigger,
-			   uint64_t t_mono, bool pinned);
-int fr_session_write_events(struct fr_session *s, struct fr_writer *w);
-int fr_session_write_procs(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
-			   size_t nr);
-/* Forward mode's per-record hook (reader threads): the record's time, and its
- * kernel addresses noted for the KSYMS blob; 1 when it is left out. */
-int fr_session_forward_record(void *ctx, const struct perf_event_header *h, uint64_t *time);
-int fr_session_write_ksyms(struct fr_session *s, struct fr_writer *w);
-/* keep_file.c: a snapshot of --keep's window. begin: drain every ring into
- * the window and hold its chunks; samples: CPU ci's held chunks as they are
- * (whole chunks older than cutoff left out), its stats; end: let them go. */
-int fr_session_keep_begin(struct fr_session *s);
-int fr_session_keep_samples(struct fr_session *s, struct fr_writer *w, size_t ci, uint64_t cutoff,
-			    struct fr_cpu_stat *cs, struct fr_snapshot_stats *st);
-void fr_session_keep_end(struct fr_session *s);
-/* A file written complete: keep the newest --max-files of them (oldest deleted). */
-void fr_session_rotate(struct fr_session *s, const char *path);
-/* A new file's name in outdir (flightrec-NAME-STAMP-SEQ.frec). */
-int fr_session_make_path(struct fr_session *s, const char *suffix, char *path, size_t len);
+int fr_composer__open(struct fr_session *s, bool streaming, const char *trigger, uint64_t t0,
+		      struct fr_composer **out);
+/* A meta key of the file, printf-style. */
+void fr_composer__meta(struct fr_composer *c, const char *k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* An appender for sample chunks (its own fd and zstd context: one per CPU,
+ * used by one thread); closed by fr_composer__appender_close, which counts
+ * its chunks into END (a chunk it dropped fails the file). */
+int fr_composer__appender(struct fr_composer *c, struct fr_writer **app);
+int fr_composer__appender_close(struct fr_composer *c, struct fr_writer *app);
+/* Streaming: a drained sideband record of CPU ci, and writing the sideband
+ * chunks in progress. */
+int fr_composer__sideband(struct fr_composer *c, size_t ci, const struct perf_event_header *h);
+int fr_composer__flush(struct fr_composer *c);
+/* The KSYMS blob now (the symbols the samples noted so far); else when the file completes. */
+int fr_composer__ksyms(struct fr_composer *c);
+/* Bytes in the file so far. */
+uint64_t fr_composer__size(const struct fr_composer *c);
+/* Complete the file: sideband streams, PROCS, KSYMS, VDSO, TRIGGER, per-CPU
+ * stats, END; renamed into place, the directory synced, the oldest beyond
+ * --max-files deleted. Counts into st; path gets its name; c is freed. A
+ * failed composed file is removed; a failed streamed one stays .part (it
+ * reads up to its last good chunk). */
+int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint64_t t_snap,
+			char *path, size_t len, struct fr_snapshot_stats *st);
+/* A file given up: nothing of it is left behind; c is freed. */
+void fr_composer__discard(struct fr_composer *c);
+/* A snapshot composed at once (backward, --keep): a new file, the source's
+ * streams into it, the sideband drained (every process a streamed sample
+ * names has its COMM/MMAP2 by then), completed. */
+int fr_composer__snapshot(struct fr_session *s, const struct fr_trigger *tr, uint64_t t0,
+			  char *path, size_t len, struct fr_snapshot_stats *st);
 
 #endif

@@ -1,9 +1,10 @@
-/* src/record_loop.c: the recorder's main loop (record_loop.h). Triggers
- * (SIGUSR2, `flightrec snapshot`, a trigger event) become one pending snapshot
- * that later triggers join until it is written (forward mode: the switch to
- * the next file); the rate limit refuses snapshots beyond N per PERIOD;
- * --switch-output's limits switch forward files (rotation, --max-files:
- * snapshot.c, forward_file.c).
+/* src/record/loop.c: the recorder's main loop (loop.h), the same for every
+ * source. Triggers (SIGUSR2, `flightrec snapshot`, a trigger event) become
+ * one pending snapshot that later triggers join until it is written (forward
+ * mode: the switch to the next file); the rate limit refuses snapshots
+ * beyond N per PERIOD; the session's tick says when --switch-output's limits
+ * are reached. A failure of the loop itself ends it with one line and
+ * FR_EXIT_ERROR (the final snapshot is still written by the caller).
  */
 #include "config.h"
 #include "src/record/loop.h"
@@ -48,6 +49,9 @@ struct loop {
 	size_t hist_pos;
 	uint64_t refused;
 	uint64_t switch_retry;      /* forward: a failed --switch-output switch is retried then */
+	int tick_ms;                /* the session's next tick is due in this (-1: none) */
+	unsigned fault_at;          /* FLIGHTREC_TEST_FAULT=loop:N: the Nth tick fails */
+	unsigned ticks;
 };
 
 static uint64_t now_ns(void)
@@ -88,62 +92,65 @@ static void keep_status(const struct fr_trigger *tr, const char *path,
 		fr_info("window: %s", st->warning);
 }
 
-int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
-			   size_t len)
-{
-	struct fr_snapshot_stats st;
-	char how[160];
-	struct stat sb;
-	int err = fr_session__snapshot(s, tr, path, len, &st);
-
-	if (err) {
-		fr_err("snapshot", "%s", strerror(-err));
-		return err;
-	}
-	if (!stat(path, &sb))
-		st.bytes = (uint64_t)sb.st_size;
-	if (st.keep) {
-		keep_status(tr, path, &st, fr_session__keep_ns(s));
-		return 0;
-	}
-	fr_copy_stats__format(&st.copy, how, sizeof(how));
-	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
-		"copy %.2f ms, total %.2f ms, copied %s)", tr->source, tr->coalesced ? ", coalesced " : "",
-		tr->coalesced ? "more" : "", path, (unsigned long long)st.samples,
-		(unsigned long long)st.sideband, (unsigned long long)st.lost,
-		(unsigned long long)st.bytes, st.copy_ms, st.total_ms,
-		how);
-	if (st.wrapped_cpus && st.kept_from_ns > st.recorded_from_ns &&
-	    st.recorded_to_ns > st.kept_from_ns)
-		fr_info("ring wrapped on %u CPU(s): the file keeps the last %.3f s of the %.3f s "
-			"recorded (bigger -m, or --forward, keeps more)", st.wrapped_cpus,
-			(double)(st.recorded_to_ns - st.kept_from_ns) / 1e9,
-			(double)(st.recorded_to_ns - st.recorded_from_ns) / 1e9);
-	if (st.warning[0])
-		fr_info("window: %s", st.warning);
-	if (st.copy.skipped) {
-		fr_err(path, "%zu CPU(s) left out (first: CPU %d): their rings could be neither "
-		       "copied pinned nor paused: %s", st.copy.skipped, st.copy.skipped_cpus[0].cpu,
-		       strerror(st.copy.skip_err ? -st.copy.skip_err : EPERM));
-		return 1;
-	}
-	return 0;
-}
-
 /* Forward mode's snapshot: the file completed now, the next one begun. */
-static int switch_now(struct fr_session *s, const struct fr_trigger *tr, char *path, size_t len)
+static int switched(const struct fr_trigger *tr, const char *path, int err,
+		    const struct fr_snapshot_stats *st)
 {
-	struct fr_snapshot_stats st;
-	int err = fr_session__forward_switch(s, tr, path, len, &st);
-
 	if (err) {
 		fr_err("forward", "switching to the next file (%s): %s", tr->source, strerror(-err));
 		return err;
 	}
 	fr_info("forward: file complete (%s): %s (%llu samples, %llu sideband, %llu lost, "
 		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source, path,
-		(unsigned long long)st.samples, (unsigned long long)st.sideband,
-		(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms, st.total_ms);
+		(unsigned long long)st->samples, (unsigned long long)st->sideband,
+		(unsigned long long)st->lost, (unsigned long long)st->bytes, st->copy_ms,
+		st->total_ms);
+	return 0;
+}
+
+int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			   size_t len)
+{
+	struct fr_snapshot_stats st;
+	char how[160];
+	int err = fr_session__snapshot(s, tr, path, len, &st);
+
+	if (st.switched)
+		return switched(tr, path, err, &st);
+	if (err) {
+		fr_err("snapshot", "%s", strerror(-err));
+		return err;
+	}
+	if (st.keep) {
+		keep_status(tr, path, &st, st.keep_ns);
+	} else {
+		fr_copy_stats__format(&st.copy, how, sizeof(how));
+		fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, "
+			"%llu bytes, copy %.2f ms, total %.2f ms, copied %s)", tr->source,
+			tr->coalesced ? ", coalesced " : "", tr->coalesced ? "more" : "", path,
+			(unsigned long long)st.samples, (unsigned long long)st.sideband,
+			(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms,
+			st.total_ms, how);
+		if (st.wrapped_cpus && st.kept_from_ns > st.recorded_from_ns &&
+		    st.recorded_to_ns > st.kept_from_ns)
+			fr_info("ring wrapped on %u CPU(s): the file keeps the last %.3f s of the "
+				"%.3f s recorded (bigger -m, or --forward, keeps more)", st.wrapped_cpus,
+				(double)(st.recorded_to_ns - st.kept_from_ns) / 1e9,
+				(double)(st.recorded_to_ns - st.recorded_from_ns) / 1e9);
+		if (st.warning[0])
+			fr_info("window: %s", st.warning);
+	}
+	if (st.pids_lost) {
+		fr_err(path, "%llu process(es) left out of its PROCS blob: %s",
+		       (unsigned long long)st.pids_lost, strerror(ENOMEM));
+		return 1;
+	}
+	if (st.copy.skipped) {
+		fr_err(path, "%zu CPU(s) left out (first: CPU %d): their rings could be neither "
+		       "copied pinned nor paused: %s", st.copy.skipped, st.copy.skipped_cpus[0].cpu,
+		       strerror(st.copy.skip_err ? -st.copy.skip_err : EPERM));
+		return 1;
+	}
 	return 0;
 }
 
@@ -160,10 +167,7 @@ static void fire(struct loop *l)
 	int err;
 
 	l->p.active = false;
-	if (l->o->forward)
-		err = switch_now(l->s, &l->p.tr, path, sizeof(path));
-	else
-		err = fr_record_snapshot_now(l->s, &l->p.tr, path, sizeof(path));
+	err = fr_record_snapshot_now(l->s, &l->p.tr, path, sizeof(path));
 	if (err > 0) {          /* written, but some CPUs are missing from it */
 		l->status = FR_EXIT_PARTIAL;
 		err = 0;
@@ -331,10 +335,8 @@ static size_t build_fds(struct loop *l, int sfd, struct pollfd *sb, size_t nsb,
 
 static int poll_timeout(struct loop *l)
 {
-	int t = l->o->forward ? l->o->flush_ms : -1, c = fr_control__timeout_ms(l->ctl), sw;
-
-	if (l->o->forward && fr_session__forward_due(l->s, &sw) == NULL && sw >= 0 && sw < t)
-		t = sw;     /* --switch-output: the time limit, or the next size check */
+	/* the source's next tick (forward: the flush, --switch-output's limits) */
+	int t = l->tick_ms, c = fr_control__timeout_ms(l->ctl);
 
 	if (l->p.active) {
 		uint64_t now = now_ns(), ms = l->p.due > now ? (l->p.due - now + 999999) / 1000000 : 0;
@@ -383,7 +385,7 @@ static void progress(struct loop *l, uint64_t *last_ns, uint64_t *last_bytes)
 
 	if (!l->o->progress || now - *last_ns < 1000000000ull)
 		return;
-	bytes = fr_session__forward_bytes(l->s);
+	bytes = fr_session__bytes(l->s);
 	l->o->progress(bytes, *last_ns && bytes >= *last_bytes ? (bytes - *last_bytes) *
 		       1000000000ull / (now - *last_ns) : 0, false);
 	*last_ns = now;
@@ -392,20 +394,53 @@ static void progress(struct loop *l, uint64_t *last_ns, uint64_t *last_bytes)
 
 /* forward: --switch-output's size or time reached: the next file now (not
  * a pending snapshot's trigger: a --after window does not delay it). */
-static void switch_output(struct loop *l)
+static void switch_output(struct loop *l, const char *due)
 {
-	struct fr_trigger tr = { .time = now_ns() };
+	struct fr_trigger tr = { .time = now_ns(), .source = due };
 	char path[PATH_MAX];
-	int wait;
 
-	if (tr.time < l->switch_retry || !(tr.source = fr_session__forward_due(l->s, &wait)))
+	if (!due || tr.time < l->switch_retry)
 		return;
-	if (switch_now(l->s, &tr, path, sizeof(path))) {
+	if (fr_record_snapshot_now(l->s, &tr, path, sizeof(path))) {
 		l->status = FR_EXIT_PARTIAL;
 		l->switch_retry = tr.time + 10000000000ull;   /* said once per 10 s at most */
 	} else if (l->o->hooks) {
 		fr_hooks__run(l->o->hooks, path);   /* reaped on SIGCHLD */
 	}
+}
+
+/* A test hook (doc/exit-codes.md): FLIGHTREC_TEST_FAULT=loop:N makes the
+ * loop's Nth tick fail as an allocation would, so that the loop's failure
+ * path can be tested end to end. Unset (always, outside tests): 0. */
+static unsigned test_fault(void)
+{
+	const char *v = getenv("FLIGHTREC_TEST_FAULT");
+	unsigned long n;
+	char *end;
+
+	if (!v || strncmp(v, "loop:", 5))
+		return 0;
+	errno = 0;
+	n = strtoul(v + 5, &end, 10);
+	return errno || *end || !n || n > 1000000 ? 0 : (unsigned)n;
+}
+
+/* The session's periodic work after a wake: drain, the source's tick. */
+static int tick(struct loop *l, const char **due)
+{
+	int err = fr_session__tick(l->s, due, &l->tick_ms);
+
+	if (l->fault_at && ++l->ticks == l->fault_at)
+		err = -ENOMEM;
+	return err;
+}
+
+/* The loop cannot go on: said in one line, the exit status says it. */
+static void loop_failed(struct loop *l, const char *what, int err)
+{
+	fr_err("record", "%s: %s (recording stopped; the final file holds what the rings hold)",
+	       what, strerror(-err));
+	l->status = FR_EXIT_ERROR;
 }
 
 /* Mark hung-up fds (their task exited) so they leave the poll set. */
@@ -424,20 +459,30 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 {
 	struct fr_evlist *el = fr_session__evlist(s);
 	size_t ncpu = fr_evlist__nr_cpus(el), nsb, ntg;
-	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child };
+	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child, .tick_ms = -1,
+			  .fault_at = test_fault() };
 	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *tg = calloc(ncpu, sizeof(*tg));
 	struct pollfd *fds = calloc(2 * ncpu + 2 + FR_CONTROL_MAX_CLIENTS + o->nr_pids, sizeof(*fds));
 	int *pfd = calloc(o->nr_pids + 1, sizeof(*pfd));
 	size_t npfd = 0;
 	uint64_t shown_ns = 0, shown_bytes = 0;
+	const char *due = NULL;
+	int err;
 
 	l.history = calloc(o->rate_n ? o->rate_n : 1, sizeof(*l.history));
-	if (!sb || !tg || !fds || !l.history || !pfd)
+	if (!sb || !tg || !fds || !l.history || !pfd) {
+		loop_failed(&l, "starting the loop", -ENOMEM);
 		goto out;
+	}
 	if (open_pidfds(o, pfd))
 		npfd = o->nr_pids;
 	nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
 	ntg = fr_evlist__trigger_pollfds(el, tg, ncpu);
+	/* the first tick: its wait (forward's flush) and the first marks */
+	if ((err = tick(&l, &due))) {
+		loop_failed(&l, "draining the sideband", err);
+		goto out;
+	}
 	for (;;) {
 		size_t nctl, n = build_fds(&l, o->sfd, sb, nsb, tg, ntg, fds, &nctl), nlive = n;
 		size_t live_sb = 0, pfd_from = n;
@@ -454,8 +499,10 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 			break;
 		}
 		r = poll(fds, n, poll_timeout(&l));
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && errno != EINTR) {
+			loop_failed(&l, "poll", -errno);
 			break;
+		}
 		if (r > 0 && (fds[0].revents & POLLIN) && handle_signal(&l, o->sfd))
 			break;
 		/* also on a timeout: silent clients are closed at their deadline */
@@ -466,15 +513,16 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 		}
 		if (npfd && r > 0 && targets_gone(fds, pfd_from, n, pfd, npfd)) {
 			l.ended = true;    /* every -p target exited */
-			fr_session__drain(s);
+			if ((err = fr_session__drain(s)))
+				loop_failed(&l, "draining the sideband", err);
 			break;
 		}
-		if (o->forward) {
-			fr_session__forward_tick(s);
-			switch_output(&l);
-			progress(&l, &shown_ns, &shown_bytes);
-		} else
-			fr_session__drain(s);
+		if ((err = tick(&l, &due))) {
+			loop_failed(&l, "draining the sideband", err);
+			break;
+		}
+		switch_output(&l, due);
+		progress(&l, &shown_ns, &shown_bytes);
 		if (ntg)
 			drain_triggers(&l);
 		if (l.p.active && now_ns() >= l.p.due)

@@ -1,6 +1,6 @@
-/* src/record_loop.h: the recorder's main loop: signals, the control socket,
- * the sideband and trigger rings, post-trigger windows, coalescing, the rate
- * limit and file rotation.
+/* src/record/loop.h: the recorder's main loop, the same for every source:
+ * signals, the control socket, the sideband and trigger rings, post-trigger
+ * windows, coalescing, the rate limit, --switch-output's next file.
  */
 #ifndef FR_RECORD_LOOP_H
 #define FR_RECORD_LOOP_H
@@ -18,8 +18,6 @@ struct fr_loop_opts {
 	pid_t child;                /* the recorded command, or -1 */
 	const int *pids;            /* -p targets: the loop ends when every one exited */
 	size_t nr_pids;
-	bool forward;
-	int flush_ms;               /* forward: sideband flush period */
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
 	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
 	struct fr_hooks *hooks;     /* --exec-on-snapshot, or NULL */
@@ -28,7 +26,8 @@ struct fr_loop_opts {
 
 /* Run until SIGINT/SIGTERM/SIGHUP, the command's exit, or every -p target's
  * exit. *ended is true when the target ended (a final snapshot is due). Returns
- * FR_EXIT_OK, or FR_EXIT_PARTIAL if a snapshot failed. */
+ * FR_EXIT_OK, FR_EXIT_PARTIAL if a snapshot failed, or FR_EXIT_ERROR when the
+ * loop itself failed (said in one line; recording stopped there). */
 int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr_loop_opts *o,
 		   bool *ended);
 /* Write one snapshot now and report it (used for the final one too): 0,

@@ -1,4 +1,4 @@
-/* src/record/readers.c: forward mode's reader threads (see readers.h), one per
+/* src/record/readers.c: the forward readers (see readers.h), one per
  * CPU, unpinned at nice -10 by default (--reader-cpus places them), woken by
  * the ring watermark or the flush timeout, appending records through
  * a per-thread appender; stats are thread-local until the join.
@@ -33,7 +33,6 @@ struct fwd_cpu {
 	struct fr_writer *app;
 	struct fr_cpu_stat st;
 	int err;
-	bool pinned;
 	int said_err;               /* the write failure said, until writes resume */
 	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
 	struct fr_keep_chunk pend;  /* --keep: what the chunk in progress holds */
@@ -160,7 +159,7 @@ static void *reader(void *arg)
 	else if (f->own && CPU_ISSET(cpu, &f->allowed))
 		CPU_SET(cpu, &one);
 	if (CPU_COUNT(&one))
-		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+		sched_setaffinity(0, sizeof(one), &one);   /* refused: it runs unpinned */
 	if (!f->unpinned)
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), READER_NICE);
 	for (;;) {
@@ -301,15 +300,6 @@ int fr_forward__sync(struct fr_forward *f, uint64_t *drops)
 			err = e;
 	}
 	return err;
-}
-
-size_t fr_forward__unpinned(const struct fr_forward *f)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->ncpu; i++)
-		n += f->cpus[i].started && !f->cpus[i].pinned;
-	return n;
 }
 
 int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *drops,

@@ -1,6 +1,7 @@
-/* src/record/readers.h: forward (streaming) mode's per-CPU reader threads: each
- * reads one CPU's ring, sleeps until it passes the watermark, and appends
- * the records to the file with its own zstd context. No lock between CPUs.
+/* src/record/readers.h: the per-CPU reader threads of the forward and --keep
+ * sources: each reads one CPU's forward ring, sleeps until it passes the
+ * watermark, and appends the records to the file (or the --keep window)
+ * with its own zstd context. No lock between CPUs.
  */
 #ifndef FR_FORWARD_H
 #define FR_FORWARD_H
@@ -45,8 +46,5 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *dro
  * chunks in progress to the window now (the threads wait meanwhile); drops:
  * per CPU, records the window refused (no memory) so far, or NULL. */
 int fr_forward__sync(struct fr_forward *f, uint64_t *drops);
-/* Threads not pinned to their ring's CPU (outside the recorder's affinity,
- * or refused). */
-size_t fr_forward__unpinned(const struct fr_forward *f);
 
 #endif

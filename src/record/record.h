@@ -2,20 +2,25 @@
  *
  * Owns: a recording from start to end: opening the events over the target
  * (system, pids, a command it spawns), the session (sideband drained into the
- * process table and per-CPU stores; snapshots: rings copied, cut to the
- * window, written as a file; forward mode: per-CPU reader threads appending
- * to a file, switched to the next one by size, time or a snapshot), the
- * control socket, and the loop that waits for triggers.
+ * process table and per-CPU stores) and its sample source (backward: rings
+ * copied at a snapshot; forward: per-CPU reader threads appending to a file,
+ * switched to the next one by size, time or a snapshot; --keep: the readers
+ * filling a window in memory), the one composer of every file, the control
+ * socket, and the loop that waits for triggers.
  *
- *   record.h   this header: what `flightrec record` hands over (run.c)
- *   events.h   the events and their attributes (events.c; bench/floor opens them too)
- *   session.h  the session (session.c, sideband.c, synth.c, snapshot.c,
- *              forward_file.c; their shared state in internal.h)
- *   readers.h  forward mode's per-CPU reader threads (readers.c)
- *   control.h  the control socket and run directory (control.c)
- *   loop.h     the main loop: signals, clients, triggers, rotation (loop.c)
- *   child.h    the recorded command, held until recording starts (child.c)
- *   hook.h     --exec-on-snapshot: a command per snapshot file, reaped on SIGCHLD (hook.c)
+ *   record.h     this header: what `flightrec record` hands over (run.c)
+ *   events.h     the events and their attributes (events.c; bench/floor opens them too)
+ *   session.h    the session (session.c, synth.c; shared state, the source
+ *                interface and the composer in internal.h)
+ *   source_backward.c, source_forward.c, source_keep.c  the sample sources
+ *   composer.c   every file: naming, meta, blobs, stats, END, --max-files
+ *   sideband.h   the sideband stores and the process table feed (sideband.c)
+ *   readers.h    the forward readers of --forward and --keep (readers.c)
+ *   keep.h       --keep's window of chunks in memory (keep.c)
+ *   control.h    the control socket and run directory (control.c)
+ *   loop.h       the main loop: signals, clients, triggers, the next file (loop.c)
+ *   child.h      the recorded command, held until recording starts (child.c)
+ *   hook.h       --exec-on-snapshot: a command per snapshot file, reaped on SIGCHLD (hook.c)
  *
  * May include: ring/, symbolize/kallsyms.h, src/file/, src/proc/, src/util.h.
  * Never: src/report/, src/cli.h or the cmd_*.c front doors. Says things to

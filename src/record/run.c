@@ -154,6 +154,12 @@ static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pag
 	o->data_pages = data;
 }
 
+/* The worse of two exit codes (an error is not lowered to a partial file). */
+static int worse(int a, int b)
+{
+	return a > b ? a : b;
+}
+
 static void final_snapshot(struct fr_session *s, bool ended, int *status, struct fr_hooks *h)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
@@ -165,13 +171,15 @@ static void final_snapshot(struct fr_session *s, bool ended, int *status, struct
 	int err = fr_record_snapshot_now(s, &tr, path, sizeof(path));
 
 	if (err)
-		*status = FR_EXIT_PARTIAL;
+		*status = worse(*status, FR_EXIT_PARTIAL);
 	if (err >= 0 && h)
 		fr_hooks__run(h, path);
 }
 
-static int finish_forward(struct fr_session *s, bool ended, int status, struct fr_hooks *h,
-			  bool quiet)
+/* The end of the recording: the file the source keeps open completed
+ * (forward), else a final snapshot unless --no-final asked for none. */
+static int finish(struct fr_session *s, bool ended, int status, struct fr_hooks *h,
+		  const struct fr_record_opts *o)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
 	struct fr_snapshot_stats st;
@@ -181,20 +189,25 @@ static int finish_forward(struct fr_session *s, bool ended, int status, struct f
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	err = fr_session__forward_stop(s, &tr, path, sizeof(path), &st);
+	err = fr_session__finish(s, &tr, path, sizeof(path), &st);
+	if (err == 1) {
+		if (ended || !o->no_final)
+			final_snapshot(s, ended, &status, h);
+		return status;
+	}
 	if (err) {
 		fr_err("forward", "completing the file %s: %s", path, strerror(-err));
-		return FR_EXIT_PARTIAL;
+		return worse(status, FR_EXIT_PARTIAL);
 	}
 	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s", (unsigned long long)st.samples,
 		(unsigned long long)st.sideband, (unsigned long long)st.lost,
 		path[0] ? "; last file " : "", path);
-	if (st.lost && quiet)   /* exit 1 says something was lost: say what, -q or not */
+	if (st.lost && o->quiet)   /* exit 1 says something was lost: say what, -q or not */
 		fr_err("forward", "%llu records lost (the readers fell behind; a bigger -m keeps up "
 		       "longer)", (unsigned long long)st.lost);
 	if (path[0] && h)
 		fr_hooks__run(h, path);
-	return st.lost ? FR_EXIT_PARTIAL : status;
+	return st.lost ? worse(status, FR_EXIT_PARTIAL) : status;
 }
 
 static void describe_target(struct fr_record_opts *o, char *desc, size_t len)
@@ -216,11 +229,10 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	struct fr_control_fail cf;
 	int err;
 
-	/* the socket says "recording": forward mode's readers need kallsyms
+	/* the socket says "recording": the forward readers need kallsyms
 	 * first, so it is loaded before the socket appears; backward mode loads
-	 * it in a thread while the loop drains (below) */
-	if (o->forward || o->keep_ns)
-		fr_session__load_ksyms(s);
+	 * it in a thread while the loop drains (fr_session__start) */
+	fr_session__prepare(s);
 	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &cf);
 	if (err == -EEXIST) {
 		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
@@ -233,14 +245,9 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
-	if (!o->forward && !o->keep_ns)
-		fr_session__load_ksyms_async(s);
-	if (o->forward && (err = fr_session__forward_start(s, path, PATH_MAX))) {
-		fr_err("forward", "%s", strerror(-err));
-		return FR_EXIT_ERROR;
-	}
-	if (o->keep_ns && (err = fr_session__keep_start(s))) {
-		fr_err("--keep", "%s", strerror(-err));
+	if ((err = fr_session__start(s, path, PATH_MAX))) {
+		fr_err(o->forward ? "forward" : o->keep_ns ? "--keep" : "record", "%s",
+		       strerror(-err));
 		return FR_EXIT_ERROR;
 	}
 	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
@@ -281,7 +288,7 @@ int fr_record__run(struct fr_record_opts *op)
 	struct fr_target t = { .kind = FR_TARGET_SYSTEM };
 	struct fr_evlist_opts eo = { .sb_pages = SB_PAGES, .backward = true };
 	struct fr_session_opts so = { .zstd_level = 1, .sb_cap = SB_CAP, .flush_ms = FLUSH_MS };
-	struct fr_loop_opts lo = { .sfd = -1, .child = -1, .flush_ms = FLUSH_MS };
+	struct fr_loop_opts lo = { .sfd = -1, .child = -1 };
 	struct fr_child ch = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct fr_hooks *hooks = NULL;
 	char fwd_path[PATH_MAX] = "";
@@ -374,14 +381,15 @@ int fr_record__run(struct fr_record_opts *op)
 	so.target_desc = desc;
 	so.cmdline = o.cmdline;
 	so.zstd_level = o.level;
-	so.forward = o.forward;
+	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
+			      : fr_source__backward();
 	so.window_ns = o.window_ns;
 	so.reader_cpus = o.reader_cpus;
 	so.nr_reader_cpus = o.nr_reader_cpus;
 	so.readers_unpinned = o.readers_unpinned;
 	so.readers_own = o.readers_own;
 	so.max_files = (unsigned)o.max_files;
-	so.rotate = o.switch_output != NULL;
+	so.switch_output = o.switch_output != NULL;
 	so.switch_bytes = o.switch_bytes;
 	so.switch_ns = o.switch_ns;
 	so.keep_ns = o.keep_ns;
@@ -405,7 +413,6 @@ int fr_record__run(struct fr_record_opts *op)
 		lo.pids = pids;
 		lo.nr_pids = nr_pids;
 	}
-	lo.forward = o.forward;
 	lo.rate_n = o.rate_n;
 	lo.rate_ns = o.rate_ns;
 	lo.trigger_after_ns = o.trigger_after_ns;
@@ -415,10 +422,7 @@ int fr_record__run(struct fr_record_opts *op)
 	if (ended)
 		ch.pid = -1;   /* reaped by the loop */
 	fr_session__stop(s);
-	if (o.forward)
-		ret = finish_forward(s, ended, ret, hooks, o.quiet);
-	else if (ended || !o.no_final)
-		final_snapshot(s, ended, &ret, hooks);
+	ret = finish(s, ended, ret, hooks, &o);
 	fr_hooks__wait(hooks, 10000);
 out:
 	if (ch.pid > 0) {

@@ -1,6 +1,7 @@
-/* src/record/session.c: a recording session's life: created over an opened
- * evlist, the per-CPU state it keeps, the event each record belongs to, and
- * its end. Sideband, synthesis and snapshots live beside it (internal.h).
+/* src/record/session.c: a recording session, whatever its source: created
+ * over an opened evlist, the event each record belongs to and what a sample
+ * notes for the files (its kernel addresses), kallsyms loaded and joined,
+ * the sideband drained and the table collected, the source driven.
  */
 #include "config.h"
 #include "src/record/session.h"
@@ -45,7 +46,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		    struct fr_session **out)
 {
 	struct fr_session *s = calloc(1, sizeof(*s));
-	size_t ncpu = fr_evlist__nr_cpus(el);
+	const struct fr_source_ops *ops = o->source ? o->source : fr_source__backward();
+	int err;
 
 	if (!s) {
 		fr_evlist__delete(el);
@@ -54,63 +56,53 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->el = el;
 	s->o = *o;
 	s->self_pid = o->exclude_self ? (uint32_t)getpid() : 0;
-	s->fd = -1;
-	s->sb = calloc(ncpu, sizeof(*s->sb));
-	s->streams = calloc(ncpu, sizeof(*s->streams));
-	s->oldest = calloc(ncpu, sizeof(*s->oldest));
-	if (!s->sb || !s->streams || !s->oldest || build_id_map(s)) {
-		fr_session__delete(s);
-		return -ENOMEM;
-	}
 	s->start_ns = fr_session_now(CLOCK_MONOTONIC);
-	s->fd = -1;
 	s->gc_at = 4096;
-	s->procs = fr_proctable__new(&fr_proctable__recorder_policy);
-	if (!s->procs) {
+	s->src = calloc(1, ops->size);
+	err = s->src ? build_id_map(s) : -ENOMEM;
+	if (!err)
+		err = fr_sideband__new(fr_evlist__nr_cpus(el),
+				       fr_evlist__sideband_event(el)->attr.sample_type, o->sb_cap,
+				       &s->sb);
+	if (err) {
+		free(s->src);
+		s->src = NULL;
 		fr_session__delete(s);
-		return -ENOMEM;
+		return err;
 	}
+	s->src->ops = ops;
+	s->src->s = s;
 	*out = s;
 	return 0;
+}
+
+/* Wait for a loading thread, if one was started; loads nothing. */
+static void ksyms_join(struct fr_session *s)
+{
+	int tid;
+
+	if (!s->ksyms_pending)
+		return;
+	tid = __atomic_load_n(&s->ksyms_tid, __ATOMIC_ACQUIRE);
+	if (tid > 0)   /* waited for now: back to our weight (root may) */
+		setpriority(PRIO_PROCESS, (id_t)tid, getpriority(PRIO_PROCESS, 0));
+	pthread_join(s->ksyms_th, NULL);
+	s->ksyms_pending = false;
 }
 
 void fr_session__delete(struct fr_session *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; s->sb && i < fr_evlist__nr_cpus(s->el); i++)
-		fr_sb_store__free(&s->sb[i]);
-	free(s->sb);
-	fr_sb_store__free(&s->synth);
-	free(s->streams);
-	free(s->oldest);
+	if (s->src)
+		s->src->ops->destroy(s->src);
+	free(s->src);
+	fr_sideband__delete(s->sb);
 	fr_idmap__delete(s->ids);
-	free(s->pend.buf);
-	free(s->pend_refs);
 	for (size_t i = 0; i < s->nr_files; i++)
 		free(s->files[i]);
 	free(s->files);
-	if (s->fwd) {
-		uint64_t chunks;
-
-		fr_forward__stop(s->fwd, NULL, NULL, &chunks);
-	}
-	if (s->keep_view)
-		fr_keep_view__release(s->keep, s->keep_view);
-	fr_keep__delete(s->keep);
-	free(s->keep_drops);
-	for (size_t i = 0; s->sbw && i < fr_evlist__nr_cpus(s->el); i++)
-		fr_writer__close(s->sbw[i]);
-	free(s->sbw);
-	free(s->sb_nr);
-	free(s->sb_lost);
-	free(s->lost_base);
-	if (s->w)
-		fr_writer__abort(s->w);
-	if (s->fd >= 0)
-		close(s->fd);
-	fr_proctable__delete(s->procs);
-	fr_session__load_ksyms(s);   /* joins a loading thread */
+	ksyms_join(s);   /* a recorder that never started loads nothing */
 	fr_kallsyms__delete(s->ksyms);
 	fr_evlist__delete(s->el);
 	free(s);
@@ -138,14 +130,6 @@ bool fr_session_own_record(const struct fr_session *s, const struct perf_event_h
 	       !fr_record__pid(h, ev->attr.sample_type, &pid) && pid == s->self_pid;
 }
 
-uint64_t fr_session_record_time(void *ctx, const struct perf_event_header *h)
-{
-	struct fr_session *s = ctx;
-	uint64_t t;
-
-	return fr_record__time(h, fr_session_record_event(s, h)->attr.sample_type, &t) ? 0 : t;
-}
-
 /* The loading thread yields to the loop (nice 10) until someone waits for it. */
 #define KSYMS_NICE 10
 
@@ -155,16 +139,9 @@ static void ksyms_load(struct fr_session *s)
 		s->ksyms = NULL;
 }
 
-void fr_session__load_ksyms(struct fr_session *s)
+void fr_session_ksyms(struct fr_session *s)
 {
-	if (s->ksyms_pending) {
-		int tid = __atomic_load_n(&s->ksyms_tid, __ATOMIC_ACQUIRE);
-
-		if (tid > 0)   /* waited for now: back to our weight (root may) */
-			setpriority(PRIO_PROCESS, (id_t)tid, getpriority(PRIO_PROCESS, 0));
-		pthread_join(s->ksyms_th, NULL);
-		s->ksyms_pending = false;
-	}
+	ksyms_join(s);
 	if (s->ksyms_tried)
 		return;
 	s->ksyms_tried = true;
@@ -182,12 +159,12 @@ static void *ksyms_main(void *arg)
 	return NULL;
 }
 
-void fr_session__load_ksyms_async(struct fr_session *s)
+static void ksyms_load_async(struct fr_session *s)
 {
 	if (s->ksyms_tried || s->ksyms_pending)
 		return;
 	s->ksyms_tried = true;
-	/* s->ksyms is the thread's until fr_session__load_ksyms joins it */
+	/* s->ksyms is the thread's until ksyms_join */
 	if (pthread_create(&s->ksyms_th, NULL, ksyms_main, s))
 		ksyms_load(s);
 	else
@@ -197,4 +174,157 @@ void fr_session__load_ksyms_async(struct fr_session *s)
 struct fr_evlist *fr_session__evlist(const struct fr_session *s)
 {
 	return s->el;
+}
+
+/* Note the kernel addresses a decoded sample holds, for the KSYMS blob. */
+static void note_kernel_addrs(struct fr_session *s, const struct perf_event_header *h,
+			      const struct fr_sample *smp)
+{
+	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL && smp->ip)
+		fr_kallsyms__note(s->ksyms, smp->ip);
+	for (uint64_t i = 0; i < smp->nr_ips; i++) {
+		uint64_t a;
+
+		memcpy(&a, &smp->ips[i], sizeof(a));
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;   /* PERF_CONTEXT_KERNEL/USER markers */
+		if (a >= 0xffff800000000000ull)
+			fr_kallsyms__note(s->ksyms, a);
+	}
+}
+
+int fr_session_decode_sample(struct fr_session *s, const struct perf_event_header *h,
+			     const struct fr_event *ev, struct fr_sample *smp)
+{
+	int err = fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, smp);
+
+	if (!err && s->ksyms &&
+	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		note_kernel_addrs(s, h, smp);
+	return err;
+}
+
+static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
+{
+	struct fr_session *s = ctx;
+	int err = fr_sideband__pend(s->sb, h);
+
+	if (err)
+		return err;
+	if (s->src->ops->sideband)
+		return s->src->ops->sideband(s->src, ci, h);
+	return fr_sideband__store(s->sb, ci, h);
+}
+
+/* Many exited processes: drop those no window can show any more (the
+ * source knows the oldest time its windows hold without copying them). */
+static void maybe_gc(struct fr_session *s)
+{
+	if (fr_sideband__nr_exited(s->sb) < s->gc_at)
+		return;
+	fr_sideband__gc(s->sb, s->src->ops->oldest_time(s->src));
+	s->gc_at = fr_sideband__nr_exited(s->sb) * 2 + 4096;
+}
+
+/* Records older than this before a drain began were in their rings when
+ * it read them (a writer publishes within microseconds of its timestamp). */
+#define FEED_SLACK_NS 1000000ull
+
+/* Not at a snapshot's drain: the file's stream may reach back further than
+ * the source's oldest time now (the file's write collects the table). */
+int fr_session__drain(struct fr_session *s)
+{
+	uint64_t start = fr_session_now(CLOCK_MONOTONIC);
+	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
+
+	/* a corrupt ring was skipped to its head (flagged): not a failure */
+	if (err == -EBADMSG)
+		err = 0;
+	/* once the events are disabled nothing older can come: feed it all */
+	fr_sideband__feed(s->sb, s->stopped ? UINT64_MAX : start - FEED_SLACK_NS);
+	return err;
+}
+
+int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
+{
+	int err = fr_session__drain(s);
+
+	*due = NULL;
+	*wait_ms = -1;
+	if (err)
+		return err;
+	maybe_gc(s);
+	return s->src->ops->tick ? s->src->ops->tick(s->src, due, wait_ms) : 0;
+}
+
+int fr_session__stop(struct fr_session *s)
+{
+	int err = fr_evlist__disable(s->el);
+
+	s->stopped = true;
+	return err;
+}
+
+void fr_session__prepare(struct fr_session *s)
+{
+	if (s->src->ops->ksyms_first)
+		fr_session_ksyms(s);
+}
+
+int fr_session__start(struct fr_session *s, char *path, size_t len)
+{
+	path[0] = '\0';
+	ksyms_load_async(s);
+	return s->src->ops->start ? s->src->ops->start(s->src, path, len) : 0;
+}
+
+int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
+			 size_t len, struct fr_snapshot_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	path[0] = '\0';
+	return s->src->ops->snapshot(s->src, tr, path, len, st);
+}
+
+int fr_session__finish(struct fr_session *s, const struct fr_trigger *tr, char *path, size_t len,
+		       struct fr_snapshot_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	path[0] = '\0';
+	return s->src->ops->stop ? s->src->ops->stop(s->src, tr, path, len, st) : 1;
+}
+
+uint64_t fr_session__bytes(const struct fr_session *s)
+{
+	return s->src->ops->bytes ? s->src->ops->bytes(s->src) : 0;
+}
+
+/* The readers' per-record hook (reader threads): the record's time, and its
+ * kernel addresses noted for the KSYMS blob; 1 when it is left out. */
+static int reader_record(void *ctx, const struct perf_event_header *h, uint64_t *time)
+{
+	struct fr_session *s = ctx;
+	const struct fr_event *ev = fr_session_record_event(s, h);
+	struct fr_sample smp;
+
+	if (fr_session_own_record(s, h, ev))
+		return 1;
+	if (h->type == PERF_RECORD_SAMPLE && s->ksyms &&
+	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+		fr_session_decode_sample(s, h, ev, &smp);
+	if (fr_record__time(h, ev->attr.sample_type, time))
+		*time = 0;
+	return 0;
+}
+
+int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
+			     struct fr_forward **out)
+{
+	struct fr_forward_opts fo = { .zstd_level = s->o.zstd_level, .flush_ms = s->o.flush_ms,
+				      .reader_cpus = s->o.reader_cpus,
+				      .nr_reader_cpus = s->o.nr_reader_cpus,
+				      .unpinned = s->o.readers_unpinned,
+				      .own = s->o.readers_own, .keep = keep };
+
+	return fr_forward__start(s->el, fd, &fo, reader_record, s, out);
 }

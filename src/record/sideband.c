@@ -1,6 +1,6 @@
-/* src/record/sideband.c: the sideband between snapshots: drained from the
- * forward sideband rings into per-CPU stores (backward) or the file
- * (forward), the process table fed in time order, collected when it grows.
+/* src/record/sideband.c: the sideband kept between files (sideband.h): the
+ * per-CPU stores of raw records, the synthesized stream, and the process
+ * table fed from them in time order, collected and serialized on request.
  */
 #include "config.h"
 
@@ -11,7 +11,8 @@
 
 #include "ring/record.h"
 #include "src/util.h"
-#include "src/record/internal.h"
+#include "src/proc/proctable.h"
+#include "src/record/sideband.h"
 
 /* Blocks of SB_BLOCK bytes (a record larger than that gets a block of its
  * own size); a store of a small cap uses blocks of cap / 8, at least 4 KiB. */
@@ -212,22 +213,71 @@ size_t fr_sb_store__mem(const struct sb_store *st)
 	return n;
 }
 
-/* Records the table needs, gathered from every CPU's ring, fed in time order
- * (a process may exec on one CPU and exit on another). */
-static int table_pending(struct fr_session *s, const struct perf_event_header *h)
+/* The table records of one drain, before sorting. */
+struct pend_ref {
+	uint64_t time;
+	size_t off;
+};
+
+struct fr_sideband {
+	size_t ncpu, cap;
+	uint64_t sample_type;
+	struct sb_store *cpus;     /* per CPU */
+	struct sb_store synth;     /* COMM records of tasks that predate the recording */
+	struct fr_proctable *procs;
+	uint8_t *pend;             /* table records of the drains not fed yet */
+	size_t pend_len, pend_cap;
+	struct pend_ref *refs;
+	size_t nr_refs, refs_cap;
+};
+
+int fr_sideband__new(size_t ncpu, uint64_t sample_type, size_t cap, struct fr_sideband **out)
+{
+	struct fr_sideband *sb = calloc(1, sizeof(*sb));
+
+	if (!sb)
+		return -ENOMEM;
+	sb->ncpu = ncpu;
+	sb->cap = cap;
+	sb->sample_type = sample_type;
+	sb->cpus = calloc(ncpu, sizeof(*sb->cpus));
+	sb->procs = fr_proctable__new(&fr_proctable__recorder_policy);
+	if (!sb->cpus || !sb->procs) {
+		fr_sideband__delete(sb);
+		return -ENOMEM;
+	}
+	*out = sb;
+	return 0;
+}
+
+void fr_sideband__delete(struct fr_sideband *sb)
+{
+	if (!sb)
+		return;
+	for (size_t i = 0; sb->cpus && i < sb->ncpu; i++)
+		fr_sb_store__free(&sb->cpus[i]);
+	free(sb->cpus);
+	fr_sb_store__free(&sb->synth);
+	fr_proctable__delete(sb->procs);
+	free(sb->pend);
+	free(sb->refs);
+	free(sb);
+}
+
+int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
 {
 	uint64_t t = 0;
 
 	if (h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
 	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP2)
 		return 0;
-	fr_record__time(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &t);
-	if (fr_grow(&s->pend.buf, &s->pend.cap, s->pend.len + h->size, 1, 65536) ||
-	    fr_grow(&s->pend_refs, &s->pend_cap, s->pend.nr + 1, sizeof(*s->pend_refs), 256))
+	fr_record__time(h, sb->sample_type, &t);
+	if (fr_grow(&sb->pend, &sb->pend_cap, sb->pend_len + h->size, 1, 65536) ||
+	    fr_grow(&sb->refs, &sb->refs_cap, sb->nr_refs + 1, sizeof(*sb->refs), 256))
 		return -ENOMEM;
-	s->pend_refs[s->pend.nr++] = (struct pend_ref){ t, s->pend.len };
-	memcpy(s->pend.buf + s->pend.len, h, h->size);
-	s->pend.len += h->size;
+	sb->refs[sb->nr_refs++] = (struct pend_ref){ t, sb->pend_len };
+	memcpy(sb->pend + sb->pend_len, h, h->size);
+	sb->pend_len += h->size;
 	return 0;
 }
 
@@ -242,173 +292,119 @@ static int cmp_pend(const void *a, const void *b)
 
 /* Keep the pending records from..nr (sorted, newer than the watermark) for
  * the next feed, packed at the start of the buffer. */
-static void keep_pending(struct fr_session *s, size_t from)
+static void keep_pending(struct fr_sideband *sb, size_t from)
 {
-	size_t n = s->pend.nr - from, len = 0;
+	size_t n = sb->nr_refs - from, len = 0;
 	uint8_t *tmp;
 
 	if (!n) {
-		s->pend.nr = 0;
-		s->pend.len = 0;
+		sb->nr_refs = 0;
+		sb->pend_len = 0;
 		return;
 	}
-	for (size_t i = from; i < s->pend.nr; i++)
-		len += ((const struct perf_event_header *)(s->pend.buf + s->pend_refs[i].off))->size;
+	for (size_t i = from; i < sb->nr_refs; i++)
+		len += ((const struct perf_event_header *)(sb->pend + sb->refs[i].off))->size;
 	tmp = malloc(len);
 	if (!tmp)
 		return;     /* kept as they are: the next feed sorts them again */
 	len = 0;
-	for (size_t i = from; i < s->pend.nr; i++) {
-		const struct perf_event_header *h = (const void *)(s->pend.buf + s->pend_refs[i].off);
+	for (size_t i = from; i < sb->nr_refs; i++) {
+		const struct perf_event_header *h = (const void *)(sb->pend + sb->refs[i].off);
 
 		memcpy(tmp + len, h, h->size);
-		s->pend_refs[i - from] = (struct pend_ref){ s->pend_refs[i].time, len };
+		sb->refs[i - from] = (struct pend_ref){ sb->refs[i].time, len };
 		len += h->size;
 	}
-	memcpy(s->pend.buf, tmp, len);
+	memcpy(sb->pend, tmp, len);
 	free(tmp);
-	s->pend.nr = n;
-	s->pend.len = len;
+	sb->nr_refs = n;
+	sb->pend_len = len;
 }
 
-/* Feed the table, in time order across CPUs, the records up to watermark;
- * newer ones wait: a CPU's ring read earlier in this drain may still get a
- * record older than them (a FORK read after its child's exec would end the
+/* Newer records wait: a CPU's ring read earlier in this drain may still get
+ * a record older than them (a FORK read after its child's exec would end the
  * exec's image). */
-static void table_feed(struct fr_session *s, uint64_t watermark)
+void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark)
 {
-	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type;
 	bool sorted = true;
 	size_t i;
 
 	/* one CPU's records are in order already: sort only a mix of CPUs */
-	for (i = 1; i < s->pend.nr && sorted; i++)
-		sorted = s->pend_refs[i - 1].time <= s->pend_refs[i].time;
+	for (i = 1; i < sb->nr_refs && sorted; i++)
+		sorted = sb->refs[i - 1].time <= sb->refs[i].time;
 	if (!sorted)
-		qsort(s->pend_refs, s->pend.nr, sizeof(*s->pend_refs), cmp_pend);
-	for (i = 0; i < s->pend.nr && s->pend_refs[i].time <= watermark; i++)
-		fr_proctable__record_at(s->procs, (const void *)(s->pend.buf + s->pend_refs[i].off),
-					st, s->pend_refs[i].time);
-	keep_pending(s, i);
+		qsort(sb->refs, sb->nr_refs, sizeof(*sb->refs), cmp_pend);
+	for (i = 0; i < sb->nr_refs && sb->refs[i].time <= watermark; i++)
+		fr_proctable__record_at(sb->procs, (const void *)(sb->pend + sb->refs[i].off),
+					sb->sample_type, sb->refs[i].time);
+	keep_pending(sb, i);
 }
 
-static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
+int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h)
 {
-	struct fr_session *s = ctx;
-	int err = table_pending(s, h);
+	return fr_sb_store__append(&sb->cpus[ci], h, sb->cap);
+}
 
-	if (err)
-		return err;
-	if (s->o.forward) {
-		if (h->type == PERF_RECORD_LOST) {
-			struct fr_lost l;
+struct sb_store *fr_sideband__cpu(struct fr_sideband *sb, size_t ci)
+{
+	return &sb->cpus[ci];
+}
 
-			if (!fr_record__lost(h, &l))
-				s->sb_lost[ci] += l.lost;
-		}
-		s->sb_nr[ci]++;
-		return fr_writer__record(s->sbw[ci], h);
+/* A COMM record with the sideband's sample_id trailer (TIME, and TID where
+ * the sideband event has it). */
+int fr_sideband__synth_comm(struct fr_sideband *sb, uint32_t pid, uint32_t tid,
+			    const char *comm, uint64_t time)
+{
+	uint8_t buf[128] = { 0 };
+	struct perf_event_header *h = (void *)buf;
+	size_t n = strnlen(comm, 15), body = (n + 1 + 7) & ~(size_t)7, off;
+	uint32_t ids[2] = { pid, tid };
+
+	h->type = PERF_RECORD_COMM;
+	memcpy(buf + 8, ids, 8);
+	memcpy(buf + 16, comm, n);
+	off = 16 + body;
+	if (sb->sample_type & PERF_SAMPLE_TID) {
+		memcpy(buf + off, ids, 8);
+		off += 8;
 	}
-	return fr_sb_store__append(&s->sb[ci], h, s->o.sb_cap);
-}
-
-/* The oldest time every CPU's window still holds (0: some ring has not
- * wrapped, so its window reaches back to the start). */
-uint64_t fr_session_window_floor(struct fr_session *s)
-{
-	uint64_t floor = UINT64_MAX;
-
-	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
-		uint64_t t = s->oldest[ci];
-
-		if (!s->streams[ci].full || !s->streams[ci].nr || !t)
-			return 0;
-		if (t < floor)
-			floor = t;
+	if (sb->sample_type & PERF_SAMPLE_TIME) {
+		memcpy(buf + off, &time, 8);
+		off += 8;
 	}
-	return floor == UINT64_MAX ? 0 : floor;
+	h->size = (uint16_t)off;
+	return fr_sb_store__append(&sb->synth, h, SIZE_MAX);
 }
 
-/* The gc's stream: the oldest chunk of each ring gives its oldest time. */
-static int oldest_cb(void *ctx, size_t ci, const uint8_t *recs, size_t len, size_t nr)
+const struct sb_store *fr_sideband__synth(const struct fr_sideband *sb)
 {
-	struct fr_session *s = ctx;
-
-	(void)len;
-	for (size_t i = 0, off = 0; i < nr && !s->oldest[ci]; i++) {
-		const struct perf_event_header *h = (const void *)(recs + off);
-
-		s->oldest[ci] = fr_session_record_time(s, h);
-		off += h->size;
-	}
-	return s->oldest[ci] ? 1 : 0;
+	return &sb->synth;
 }
 
-static int oldest_times(struct fr_session *s, struct fr_copy_stats *cs)
+int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr)
 {
-	memset(s->oldest, 0, fr_evlist__nr_cpus(s->el) * sizeof(*s->oldest));
-	return fr_evlist__stream(s->el, s->streams, NULL, cs, oldest_cb, s);
+	return fr_proctable__scan_proc(sb->procs, pids, nr);
 }
 
-/* Many exited processes: drop those no window can show any more. In
- * backward mode that needs the oldest time the rings hold: stream them up
- * to their first timed record (a walk of the headers, once per gc_at
- * exits). Forward mode streamed their records already. */
-static void maybe_gc(struct fr_session *s)
+size_t fr_sideband__nr_exited(const struct fr_sideband *sb)
 {
-	uint64_t before;
-	struct fr_copy_stats cs;
-
-	if (fr_proctable__nr_exited(s->procs) < s->gc_at)
-		return;
-	if (s->o.forward) {
-		before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
-		/* rotating: the file being written names every process that ran
-		 * since it began (its PROCS blob is the whole table) */
-		if (s->o.rotate && s->fwd_t0 && s->fwd_t0 < before)
-			before = s->fwd_t0;
-	} else if (s->keep) {   /* exited processes stay while the window shows them */
-		before = fr_keep__floor(s->keep);
-	} else {
-		before = oldest_times(s, &cs) || cs.skipped ? 0 :
-			 fr_session_window_floor(s);
-	}
-	fr_proctable__gc(s->procs, before);
-	s->gc_at = fr_proctable__nr_exited(s->procs) * 2 + 4096;
+	return fr_proctable__nr_exited(sb->procs);
 }
 
-/* Records older than this before a drain began were in their rings when
- * it read them (a writer publishes within microseconds of its timestamp). */
-#define FEED_SLACK_NS 1000000ull
-
-int fr_session_drain(struct fr_session *s, bool gc)
+void fr_sideband__gc(struct fr_sideband *sb, uint64_t before)
 {
-	uint64_t start = fr_session_now(CLOCK_MONOTONIC);
-	int err = fr_evlist__drain_sideband(s->el, drain_cb, s);
-
-	/* once the events are disabled nothing older can come: feed it all */
-	table_feed(s, s->stopped ? UINT64_MAX : start - FEED_SLACK_NS);
-	if (gc)
-		maybe_gc(s);
-	return err;
+	fr_proctable__gc(sb->procs, before);
 }
 
-int fr_session__drain(struct fr_session *s)
+static int procs_cb(void *ctx, const void *data, size_t len)
 {
-	return fr_session_drain(s, true);
+	return fr_writer__blob(ctx, FR_BLOB_PROCS, data, len);
 }
 
-int fr_session__stop(struct fr_session *s)
+int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,
+			     size_t nr)
 {
-	int err = fr_evlist__disable(s->el);
-
-	s->stopped = true;
-	return err;
-}
-
-size_t fr_session__nr_procs(const struct fr_session *s)
-{
-	return fr_proctable__nr(s->procs);
+	return fr_proctable__serialize(sb->procs, pids, nr, FR_CHUNK_RAW_MAX, procs_cb, w);
 }
 
 struct write_args {

@@ -1,6 +1,7 @@
-/* src/report/flame.c: --format=flamegraph, an interactive flame graph drawn
+/* src/report/flame.c: --format=flamegraph, interactive flame graphs drawn
  * as one self-contained SVG (frames as rects with <title>, search, click to
- * zoom) from the folded stacks (folded.c); also inlined by --format=html.
+ * zoom; one graph per event, one under the other) from the folded stacks
+ * (folded.c); also inlined by --format=html.
  */
 #include "config.h"
 
@@ -13,9 +14,13 @@
 
 #define FRAME_H 16     /* px per level */
 #define PAD 10         /* left and right */
-#define TOP 56         /* title and controls */
+#define TOP 36         /* title and controls */
 #define BOTTOM 30      /* the details line */
-#define MIN_W 0.1      /* frames narrower than this (px) are left out */
+#define MIN_W 0.1      /* frames narrower than this (px) are left out, as
+			* flamegraph.pl's minwidth: the height follows the rest */
+#define MAX_FRAMES 43  /* a deeper stack draws its first 42 and a marker: the
+			* graph fits 786 px, the root on the first screen */
+static const char cut_marker[] = "[deeper frames cut]";
 
 struct node {
 	const char *name;
@@ -26,7 +31,6 @@ struct node {
 struct tree {
 	struct node *nodes;
 	size_t nr, cap;
-	uint32_t depth;         /* of the deepest node */
 };
 
 /* The child of parent named name, added on first use: its index, or -ENOMEM. */
@@ -62,13 +66,15 @@ static int add_stack(void *ctx, const char *comm, const struct fr_sym *const *fr
 		return (int)at;
 	t->nodes[at].weight += weight;
 	for (size_t i = n; i-- > 0;) {
-		at = child_of(t, (uint32_t)at, frames[i]->name);
+		bool cut = n - i == MAX_FRAMES && i;   /* more below this one */
+
+		at = child_of(t, (uint32_t)at, cut ? cut_marker : frames[i]->name);
 		if (at < 0)
 			return (int)at;
 		t->nodes[at].weight += weight;
+		if (cut)
+			break;
 	}
-	if (n + 1 > t->depth)
-		t->depth = (uint32_t)n + 1;
 	return 0;
 }
 
@@ -181,6 +187,22 @@ struct draw {
 	const char *unit;
 };
 
+/* The depth of the deepest frame under i wide enough to be drawn. */
+static uint32_t drawn_depth(const struct draw *d, uint32_t i)
+{
+	uint32_t deepest = 0;
+
+	for (uint32_t c = d->t->nodes[i].child; c; c = d->t->nodes[c - 1].next) {
+		uint32_t k;
+
+		if ((double)d->t->nodes[c - 1].weight * d->scale < MIN_W)
+			continue;
+		k = 1 + drawn_depth(d, c - 1);
+		deepest = k > deepest ? k : deepest;
+	}
+	return deepest;
+}
+
 static void draw(const struct draw *d, uint32_t i, uint32_t depth, double x)
 {
 	const struct node *n = &d->t->nodes[i];
@@ -205,20 +227,20 @@ static void draw(const struct draw *d, uint32_t i, uint32_t depth, double x)
 	}
 }
 
-/* Search, zoom and labels; the frames' titles and rects are the data. */
+/* Search, zoom and labels, per graph (each <svg class="flame"> of the
+ * document); the frames' titles and rects are the data. */
 static const char script[] =
-"var W=0,P=10,fr=[],det,mat,unz;\n"
-"function init(){var s=document.getElementById('flame');W=+s.getAttribute('width');\n"
-" det=document.getElementById('details');mat=document.getElementById('matched');\n"
-" unz=document.getElementById('unzoom');\n"
-" var gs=document.getElementById('frames').getElementsByTagName('g');\n"
+"function flamegraph(s){if(s.flame)return;\n"
+"var W=+s.getAttribute('width'),P=10,fr=[],q=function(c){return s.getElementsByClassName(c)[0]},\n"
+" det=q('details'),mat=q('matched'),unz=q('unzoom');\n"
+"function init(){fr=[];unz.style.display='none';\n"
+" var gs=q('frames').getElementsByTagName('g');\n"
 " for(var i=0;i<gs.length;i++){var g=gs[i],r=g.getElementsByTagName('rect')[0],\n"
 "  ti=g.getElementsByTagName('title')[0].textContent,\n"
 "  f={g:g,r:r,t:g.getElementsByTagName('text')[0],ti:ti,name:ti.replace(/ \\([^()]*\\)$/,''),\n"
 "   x:+r.getAttribute('x'),w:+r.getAttribute('width'),y:+r.getAttribute('y'),\n"
 "   fill:r.getAttribute('fill')};\n"
-"  fr.push(f);g.onclick=zoomer(f);g.onmouseover=shower(f);g.onmouseout=function(){det.textContent=' '};}\n"
-" var q=location.search.match(/[?&]s=([^&]*)/);if(q)search(decodeURIComponent(q[1]));}\n"
+"  fr.push(f);g.onclick=zoomer(f);g.onmouseover=shower(f);g.onmouseout=function(){det.textContent=' '};}}\n"
 "function zoomer(f){return function(){zoom(f)}}\n"
 "function shower(f){return function(){det.textContent=f.ti}}\n"
 "function label(f,x,w){var n=Math.floor((w-6)/7);f.t.setAttribute('x',x+3);\n"
@@ -231,17 +253,22 @@ static const char script[] =
 "  else if(f.y>z.y&&f.x<=z.x+e&&f.x+f.w>=z.x+z.w-e)place(f,P,W-2*P,0.6);\n"
 "  else f.g.style.display='none';})}\n"
 "function unzoom(){unz.style.display='none';fr.forEach(function(f){place(f,f.x,f.w,1)})}\n"
-"function prompt_search(){var t=prompt('Search frames (regular expression)','');\n"
-" if(t!==null)search(t)}\n"
 "function search(t){var re,iv=[],tot=0,end=-1;try{re=new RegExp(t)}catch(e){return}\n"
 " fr.forEach(function(f){if(t!==''&&re.test(f.name)){f.r.setAttribute('fill','rgb(230,0,230)');\n"
 "  iv.push([f.x,f.x+f.w])}else f.r.setAttribute('fill',f.fill)});\n"
 " iv.sort(function(a,b){return a[0]-b[0]});\n"
 " iv.forEach(function(v){if(v[1]>end){tot+=v[1]-Math.max(v[0],end);end=v[1]}});\n"
 " mat.textContent=t===''?' ':'Matched: '+(100*tot/(W-2*P)).toFixed(1)+'%'}\n"
-"init();\n";
+"unz.onclick=unzoom;\n"
+"q('search').onclick=function(){var t=prompt('Search frames (regular expression)','');if(t!==null)search(t)};\n"
+"s.flame={init:init,search:search};init();\n"
+"var m=location.search.match(/[?&]s=([^&]*)/);if(m)search(decodeURIComponent(m[1]))}\n"
+"Array.prototype.forEach.call(document.getElementsByClassName('flame'),flamegraph);\n";
 
-int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f)
+/* One graph as <svg class="flame">, at y in an outer SVG (y < 0: it is the
+ * document itself), the script with it or not; its height in *height. */
+static int graph(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f, int y,
+		 bool with_script, uint32_t *height)
 {
 	struct tree t = { 0 };
 	struct draw d;
@@ -260,28 +287,88 @@ int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f)
 		return err;
 	}
 	d = (struct draw){ f, &t, t.nodes[0].weight ? (width - 2.0 * PAD) / (double)t.nodes[0].weight
-				 : 0, TOP + BOTTOM + (t.depth + 1) * FRAME_H, o->unit };
-	if (o->standalone)
+				 : 0, 0, o->unit };
+	d.height = TOP + BOTTOM + (drawn_depth(&d, 0) + 1) * FRAME_H;
+	*height = d.height;
+	if (o->standalone && y < 0)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
-	fprintf(f, "<svg id=\"flame\" version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+	fputs("<svg class=\"flame\" version=\"1.1\"", f);
+	if (y >= 0)
+		fprintf(f, " x=\"0\" y=\"%d\"", y);
+	fprintf(f, " width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n<style>\n"
-		"#flame text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}\n"
-		"#flame #frames g{cursor:pointer} #flame #frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
-		"#flame #title{font-size:17px;text-anchor:middle}\n"
-		"#flame .ctl{cursor:pointer;fill:#333}\n</style>\n"
+		".flame text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}\n"
+		".flame .frames g{cursor:pointer} .flame .frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
+		".flame .title{font-size:17px;text-anchor:middle}\n"
+		".flame .ctl{cursor:pointer;fill:#333}\n</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f8f8f0\"/>\n"
-		"<text id=\"title\" x=\"%u\" y=\"24\">", width, d.height, width, d.height, width,
+		"<text class=\"title\" x=\"%u\" y=\"24\">", width, d.height, width, d.height, width,
 		d.height, width / 2);
 	fr_xml__string(f, o->title ? o->title : "Flame Graph");
-	fprintf(f, "</text>\n<text id=\"unzoom\" class=\"ctl\" x=\"%d\" y=\"24\" style=\"display:none\" "
-		"onclick=\"unzoom()\">Reset Zoom</text>\n<text id=\"search\" class=\"ctl\" x=\"%u\" "
-		"y=\"24\" onclick=\"prompt_search()\">Search</text>\n<text id=\"matched\" x=\"%u\" "
-		"y=\"%u\"> </text>\n<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n<g id=\"frames\">\n",
-		PAD, width - PAD - 60, width - PAD - 140, d.height - 10, PAD, d.height - 10);
+	fprintf(f, "</text>\n<text class=\"ctl unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">"
+		"Reset Zoom</text>\n<text class=\"ctl search\" x=\"%u\" y=\"24\">Search</text>\n"
+		"<text class=\"matched\" x=\"%u\" y=\"%u\"> </text>\n<text class=\"details\" x=\"%d\" "
+		"y=\"%u\"> </text>\n<g class=\"frames\">\n", PAD, width - PAD - 60, width - PAD - 140,
+		d.height - 10, PAD, d.height - 10);
 	if (t.nodes[0].weight)
 		draw(&d, 0, 0, PAD);
-	fprintf(f, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
-		script);
+	fputs("</g>\n", f);
+	if (with_script)
+		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", script);
+	fputs("</svg>\n", f);
 	free(t.nodes);
 	return ferror(f) ? -EIO : 0;
+}
+
+int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f)
+{
+	uint32_t height;
+
+	return graph(fo, o, f, -1, true, &height);
+}
+
+int fr_flame__svgs(struct fr_folded *const *fo, const char *const *names, size_t n,
+		   struct fr_folded *none, const struct fr_flame_opts *o, FILE *f)
+{
+	struct fr_flame_opts one = *o;
+	uint32_t y = 0, height, width = o->width ? o->width : 1200;
+	size_t graphs = 0, last = 0;
+	char *buf = NULL, title[256];
+	size_t len = 0;
+	FILE *m;
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (fo[i]) {
+			graphs++;
+			last = i;
+		}
+	one.title = title;
+	snprintf(title, sizeof(title), "Flame Graph%s%s", graphs ? ": " : "",
+		 graphs && names[last] ? names[last] : "");
+	if (graphs < 2)
+		return fr_flame__svg(graphs ? fo[last] : none, &one, f);
+	if (!(m = open_memstream(&buf, &len)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		if (!fo[i])
+			continue;
+		snprintf(title, sizeof(title), "Flame Graph: %s", names[i] ? names[i] : "");
+		err = graph(fo[i], &one, m, (int)y, false, &height);
+		y += height;
+	}
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	if (!err) {
+		if (o->standalone)
+			fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", f);
+		fprintf(f, "<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+			"xmlns=\"http://www.w3.org/2000/svg\">\n", width, y, width, y);
+		fwrite(buf, 1, len, f);
+		fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
+			script);
+		err = ferror(f) ? -EIO : 0;
+	}
+	free(buf);
+	return err;
 }

@@ -1,10 +1,10 @@
 /* src/report/json.c: --format=json, the Chrome trace event format: samples
  * and tracepoint events (fields as args) as instant events on per-thread
- * tracks, stacks shared through "stackFrames" and referenced by "sf", a flame
- * chart of complete ("X") slices from consecutive clock samples, running time
- * from sched:sched_switch, thread and process names as metadata. Streams;
- * keeps the frame tree, the thread list with each one's open stack, per CPU
- * who runs.
+ * tracks, stacks shared through "stackFrames" (each frame's "parent" its
+ * caller) and referenced by "sf" (the leaf), a flame chart of begin/end slices
+ * from consecutive clock samples, running time from sched:sched_switch,
+ * thread and process names as metadata. Streams; keeps the frame tree, the
+ * thread list with each one's open stack, per CPU who runs.
  */
 #include "config.h"
 
@@ -26,9 +26,8 @@ struct jthread {
 	uint32_t tid, pid;        /* tid + 1 */
 	const char *comm;
 	uint32_t *open;           /* the flame chart's open frames, root first: node ids */
-	uint64_t *since;          /* when each was opened */
-	size_t nr_open, open_cap, since_cap;
-	uint64_t end;             /* the last sample's time plus its period */
+	size_t nr_open, open_cap;
+	uint64_t start, end;      /* the last sample's time, plus its period */
 	uint64_t on_since;        /* its first event since it last left a CPU (0: none) */
 };
 
@@ -70,7 +69,8 @@ size_t fr_utf8_len(const unsigned char *p)
 	return n;
 }
 
-void fr_json__string(FILE *f, const char *s)
+/* html: '<', '>' and '&' as \u escapes too, so the literal cannot end a <script>. */
+static void put_string(FILE *f, const char *s, bool html)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -79,7 +79,8 @@ void fr_json__string(FILE *f, const char *s)
 		const unsigned char *run = p;
 		size_t n;
 
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' &&
+		       !(html && (*p == '<' || *p == '>' || *p == '&')))
 			p++;
 		if (p > run)
 			fwrite(run, 1, (size_t)(p - run), f);
@@ -88,7 +89,7 @@ void fr_json__string(FILE *f, const char *s)
 		if (*p == '"' || *p == '\\') {
 			fputc('\\', f);
 			fputc(*p++, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
+		} else if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&') {
 			fprintf(f, "\\u%04x", *p++);
 		} else if ((n = fr_utf8_len(p))) {
 			fwrite(p, 1, n, f);
@@ -99,6 +100,16 @@ void fr_json__string(FILE *f, const char *s)
 		}
 	}
 	fputc('"', f);
+}
+
+void fr_json__string(FILE *f, const char *s)
+{
+	put_string(f, s, false);
+}
+
+void fr_json__string_html(FILE *f, const char *s)
+{
+	put_string(f, s, true);
 }
 
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out)
@@ -121,7 +132,6 @@ void fr_json__delete(struct fr_json *j)
 		return;
 	for (size_t i = 0; i < j->nr_threads; i++) {
 		free(j->threads[i].open);
-		free(j->threads[i].since);
 	}
 	free(j->nodes);
 	fr_hmap__exit(&j->node_index);
@@ -192,42 +202,60 @@ static void put_ts(FILE *f, const char *key, uint64_t ns)
 		(unsigned long long)(ns % 1000));
 }
 
-/* A complete event: a frame of the flame chart, or running time. */
-static void slice(struct fr_json *j, const char *name, const char *cat, uint32_t pid,
-		  uint32_t tid, uint64_t from, uint64_t to)
+/* The thread ran from from to to: a complete event 1 ns wider at each end,
+ * so that the flame chart's frames in it (begin/end pairs of those times)
+ * nest inside in viewers, which order a tie of begins or ends by kind and
+ * compute ts + dur in doubles. */
+static void running(struct fr_json *j, const struct jthread *t, uint64_t from, uint64_t to)
 {
+	from -= from > 0;
+	to += to < UINT64_MAX;
 	begin_event(j);
-	fputs("{\"name\":", j->f);
-	fr_json__string(j->f, name);
-	fprintf(j->f, ",\"cat\":\"%s\",\"ph\":\"X\"", cat);
+	fputs("{\"name\":\"running\",\"cat\":\"sched\",\"ph\":\"X\"", j->f);
 	put_ts(j->f, "ts", from);
 	put_ts(j->f, "dur", to > from ? to - from : 0);
-	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", t->pid, t->tid - 1);
 }
 
 int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
 		   uint64_t to)
 {
-	slice(j, name, "sched", pid, tid, from, to);
+	begin_event(j);
+	fputs("{\"name\":", j->f);
+	fr_json__string(j->f, name);
+	fputs(",\"cat\":\"sched\",\"ph\":\"X\"", j->f);
+	put_ts(j->f, "ts", from);
+	put_ts(j->f, "dur", to > from ? to - from : 0);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
 	return ferror(j->f) ? -EIO : 0;
 }
 
-static void frame_slice(struct fr_json *j, const struct jthread *t, uint32_t id, uint64_t from,
-			uint64_t to)
+/* A frame of the flame chart opens ("B") or closes ("E"). Begin/end pairs,
+ * not complete events: frames that close together then share one printed
+ * time, where ts + dur of an "X" rounds apart in a viewer's doubles. */
+static void frame_edge(struct fr_json *j, const struct jthread *t, uint32_t id, char ph,
+		       uint64_t at)
 {
 	char buf[1100];
 	const struct fr_sym *sym = j->nodes[id - 1].sym;
 
 	snprintf(buf, sizeof(buf), "%s%s", sym->name, sym->inlined ? " (inlined)" : "");
-	slice(j, buf, "stack", t->pid, t->tid - 1, from, to);
+	begin_event(j);
+	fputs("{\"name\":", j->f);
+	fr_json__string(j->f, buf);
+	fprintf(j->f, ",\"cat\":\"stack\",\"ph\":\"%c\"", ph);
+	put_ts(j->f, "ts", at);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", t->pid, t->tid - 1);
 }
 
-/* Close the thread's open frames from depth keep on, at time end. */
+/* Close the thread's open frames from depth keep on, at time end, callee
+ * first. Frames open caller first (flame_chart): viewers (speedscope,
+ * Perfetto, chrome://tracing) nest events of one time in file order. */
 static void close_frames(struct fr_json *j, struct jthread *t, size_t keep, uint64_t end)
 {
 	while (t->nr_open > keep) {
 		t->nr_open--;
-		frame_slice(j, t, t->open[t->nr_open], t->since[t->nr_open], end);
+		frame_edge(j, t, t->open[t->nr_open], 'E', end);
 	}
 }
 
@@ -242,17 +270,19 @@ static int flame_chart(struct fr_json *j, struct jthread *t, const struct fr_rsa
 
 	if (t->nr_open && s->time > t->end + d)
 		close_frames(j, t, 0, t->end);
-	end = s->time < t->end ? s->time : t->end;
+	/* frames that close end before the new ones begin (1 ns): viewers
+	 * begin a frame before they end one of the same name at one time */
+	end = s->time > t->end ? t->end : s->time > t->start ? s->time - 1 : s->time;
 	while (keep < t->nr_open && keep < n && t->open[keep] == j->path[keep])
 		keep++;
 	close_frames(j, t, keep, end);
-	if (fr_grow(&t->open, &t->open_cap, n, sizeof(*t->open), 16) ||
-	    fr_grow(&t->since, &t->since_cap, n, sizeof(*t->since), 16))
+	if (fr_grow(&t->open, &t->open_cap, n, sizeof(*t->open), 16))
 		return -ENOMEM;
 	for (; t->nr_open < n; t->nr_open++) {
 		t->open[t->nr_open] = j->path[t->nr_open];
-		t->since[t->nr_open] = s->time;
+		frame_edge(j, t, t->open[t->nr_open], 'B', s->time);
 	}
+	t->start = s->time;
 	t->end = s->time + d;
 	return 0;
 }
@@ -307,7 +337,7 @@ static int sched_switch(struct fr_json *j, struct jthread *t, const struct fr_rs
 
 		close_frames(j, t, 0, t->end < s->time ? t->end : s->time);
 		if (since && fl->prev_pid)
-			slice(j, "running", "sched", t->pid, t->tid - 1, since, s->time);
+			running(j, t, since, s->time);
 		t->on_since = 0;
 	}
 	c->tid = (uint32_t)fl->next_pid + 1;
@@ -396,9 +426,10 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 		close_frames(j, &j->threads[i], 0, j->threads[i].end);
 	for (size_t c = 0; c < j->cpus_cap; c++) {       /* and who is on a CPU, at the end */
 		const struct jthread *t = j->cpus[c].tid > 1 ? find_thread(j, j->cpus[c].tid - 1) : NULL;
+		uint64_t end = t && t->end > j->last ? t->end : j->last;   /* around its frames */
 
-		if (t && j->last > j->cpus[c].since)
-			slice(j, "running", "sched", t->pid, t->tid - 1, j->cpus[c].since, j->last);
+		if (t && end > j->cpus[c].since)
+			running(j, t, j->cpus[c].since, end);
 	}
 	for (size_t i = 0; i < j->nr_threads; i++) {
 		const struct jthread *t = &j->threads[i];

@@ -138,6 +138,8 @@ int fr_json__finish(struct fr_json *j, const char *file_name);
 void fr_json__delete(struct fr_json *j);
 /* A JSON string literal of s (quotes included), invalid UTF-8 replaced. */
 void fr_json__string(FILE *f, const char *s);
+/* The same for a <script> of an HTML page: < > & as \u escapes. */
+void fr_json__string_html(FILE *f, const char *s);
 /* The length of the UTF-8 sequence at p, 0 if it is not a valid one. */
 size_t fr_utf8_len(const unsigned char *p);
 
@@ -151,16 +153,27 @@ struct fr_flame_opts {
 /* The folded stacks as a flame graph: root "all", then the thread's name,
  * then frames outermost first; siblings in name order. */
 int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f);
+/* The graphs of the events i with fo[i], titled with names[i], one under the
+ * other in one SVG (one: as fr_flame__svg; none: the empty none's). */
+int fr_flame__svgs(struct fr_folded *const *fo, const char *const *names, size_t n,
+		   struct fr_folded *none, const struct fr_flame_opts *o, FILE *f);
 /* s as XML text: & < > " ' escaped, control characters '_', bad UTF-8 U+FFFD. */
 void fr_xml__string(FILE *f, const char *s);
 
-/* ---- html.c: one HTML page: per-CPU timeline and the flame graph ---- */
+/* ---- html.c: one HTML page: timeline, flame graph, tables by range ---- */
 struct fr_timeline;
-/* Bins [t0, t1] for the CPUs 0..nr_cpus-1. */
-int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, struct fr_timeline **out);
+/* Bins [t0, t1] for the CPUs 0..nr_cpus-1; by_period: the folded event's
+ * weights are periods, else samples. */
+int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, bool by_period,
+		     struct fr_timeline **out);
 void fr_timeline__delete(struct fr_timeline *tl);
-/* Count one sample (tracepoint: an event) of cpu at time. */
-void fr_timeline__add(struct fr_timeline *tl, uint32_t cpu, uint64_t time, bool tracepoint);
+/* Count one sample (tracepoint: an event) for its CPU and thread at time;
+ * fold: one of the flame graph's event, its stack kept for the page's script.
+ * 0 or -ENOMEM. */
+int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_t time,
+		     bool tracepoint, bool fold);
+/* The page's script (html_js.c). */
+extern const char fr_html_script[];
 struct fr_html_info {
 	const char *file, *event, *unit;
 	uint64_t samples;

@@ -29,7 +29,8 @@ struct report {
 	bool *selected;              /* per event index */
 	size_t nr_events;
 	struct fr_folded *folded;
-	const struct fr_file_event *fold_ev;   /* folded for the flame graph, pprof, html */
+	const struct fr_file_event *fold_ev;   /* folded for pprof, html */
+	struct fr_folded **flames;   /* the flame graph's: per event index */
 	struct fr_timeline *timeline;
 	struct fr_json *json;
 	struct fr_pprof *pprof;
@@ -111,14 +112,17 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 			return err;
 		return fr_hist__add(rp->hists[e->index], &rs);
 	case FMT_HTML:
-		fr_timeline__add(rp->timeline, rs.cpu, r->time,
-				 e->attr.type == PERF_TYPE_TRACEPOINT);
-		if (e != rp->fold_ev)
-			return 0;
+		err = fr_timeline__add(rp->timeline, &rs, r->time,
+				       e->attr.type == PERF_TYPE_TRACEPOINT, e == rp->fold_ev);
+		if (err || e != rp->fold_ev)
+			return err;
 		/* fall through */
-	case FMT_FOLDED:
-	case FMT_FLAME: return fr_folded__add(rp->folded, &rs);
+	case FMT_FOLDED: return fr_folded__add(rp->folded, &rs);
 	case FMT_PPROF: return fr_pprof__add(rp->pprof, rp->res, &rs);
+	case FMT_FLAME:
+		if (!rp->flames[e->index] && (err = fr_folded__new(o->hist.period, &rp->flames[e->index])))
+			return err;
+		return fr_folded__add(rp->flames[e->index], &rs);
 	case FMT_SCRIPT: return fr_script__sample(rp->out, &rs, rp->tp, rp->name_width);
 	case FMT_JSON: return fr_json__sample(rp->json, &rs);
 	}
@@ -192,8 +196,8 @@ static int check_callchains(struct report *rp)
 	return FR_EXIT_USAGE;
 }
 
-/* Which events to report: -e names, else all; --folded (and the flame graph,
- * pprof) folds one event, html the first sampled one of those chosen. */
+/* Which events to report: -e names, else all; --folded (and pprof) folds one
+ * event, html the first sampled one of those chosen; the flame graph each. */
 static int select_events(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
@@ -229,8 +233,8 @@ static int select_events(struct report *rp)
 			rp->fold_ev = e;
 		if (o->fmt == FMT_HTML)
 			continue;
-		if (rp->selected[e->index] && (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME ||
-					       o->fmt == FMT_PPROF) && chosen++) {
+		if (rp->selected[e->index] && (o->fmt == FMT_FOLDED || o->fmt == FMT_PPROF) &&
+		    chosen++) {
 			size_t n = strlen(names);
 
 			rp->selected[e->index] = false;
@@ -442,8 +446,11 @@ static int setup(struct report *rp)
 		rp->t0 = o->t0 > rp->t0 ? o->t0 : rp->t0;
 		rp->t1 = o->t1 < rp->t1 ? o->t1 : rp->t1;
 	}
-	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, &rp->timeline)))
+	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, o->hist.period,
+							  &rp->timeline)))
 		return err;
+	if (o->fmt == FMT_FLAME && !(rp->flames = calloc(rp->nr_events + 1, sizeof(*rp->flames))))
+		return -ENOMEM;
 	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_HTML)
 		err = fr_folded__new(o->hist.period || o->off_cpu, &rp->folded);
 	if (o->fmt == FMT_PPROF)
@@ -468,6 +475,9 @@ static void teardown(struct report *rp)
 	free(rp->selected);
 	fr_folded__delete(rp->folded);
 	fr_pprof__delete(rp->pprof);
+	for (size_t i = 0; rp->flames && i < rp->nr_events; i++)
+		fr_folded__delete(rp->flames[i]);
+	free(rp->flames);
 	fr_timeline__delete(rp->timeline);
 	fr_json__delete(rp->json);
 	fr_offcpu_in__delete(rp->oc);
@@ -498,18 +508,34 @@ static bool trigger_time(struct fr_reader *rd, uint64_t *ns)
 	return found;
 }
 
+/* A flame graph per event with samples (none: one, empty). */
+static int print_flames(struct report *rp, const char *unit)
+{
+	const char **names = calloc(rp->nr_events + 1, sizeof(*names));
+	int err = -ENOMEM;
+
+	for (size_t k = 0; names && k < rp->nr_events; k++) {
+		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
+
+		if (e->index < rp->nr_events)
+			names[e->index] = e->name;
+	}
+	if (names)
+		err = fr_flame__svgs(rp->flames, names, rp->nr_events, rp->folded,
+				     &(struct fr_flame_opts){ NULL, unit, 0, true }, rp->out);
+	free(names);
+	return err;
+}
+
 /* The folded stacks as the chosen picture: flame graph, html page, pprof. */
 static int print_folded(struct report *rp, const char *path)
 {
 	const char *ev = rp->fold_ev ? rp->fold_ev->name : "";
 	const char *unit = rp->o->off_cpu ? "ns" : rp->o->hist.period ? "period" : "samples";
-	char title[256];
 
 	switch (rp->o->fmt) {
 	case FMT_FLAME:
-		snprintf(title, sizeof(title), "Flame Graph: %s", ev);
-		return fr_flame__svg(rp->folded, &(struct fr_flame_opts){ title, unit, 0, true },
-				     rp->out);
+		return print_flames(rp, unit);
 	case FMT_HTML: {
 		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0, NULL, NULL };
 

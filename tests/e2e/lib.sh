@@ -77,3 +77,48 @@ chunks() {
 	END { o = 32; while (o + 32 <= n) { c = u(o + 16, 8)
 		print o, u(o + 4, 2), u(o + 6, 2), c; o += 32 + c } }'
 }
+
+# Headless Chromium, its stdout to OUT, its stderr to $T/chrome.err; needs
+# CHROMIUM. Usage: chrome OUT ARGS...
+chrome() {
+	out=$1; shift
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$T/chrome.XXXXXX")" "$@" >"$out" 2>>"$T/chrome.err"
+}
+# Non-white pixels of a PNG (8-bit RGB/RGBA, as Chromium writes them), of
+# the rows FROM to TO (pixels; default all). Usage: inked PNG [FROM TO]
+inked() {
+	python3 - "$@" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+lo, hi = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (0, 1 << 30)
+assert d[:8] == b'\x89PNG\r\n\x1a\n'
+pos, idat, w, h, ct = 8, b'', 0, 0, 0
+while pos < len(d):
+    n, kind = struct.unpack('>I4s', d[pos:pos + 8])
+    body = d[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        w, h, bd, ct = struct.unpack('>IIBB', body[:10])
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+bpp = {2: 3, 6: 4}[ct]
+raw, stride, prev, ink = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if lo <= y <= hi:
+        ink += sum(1 for x in range(0, stride, bpp) if min(line[x:x + 3]) < 235)
+    prev = line
+print(ink)
+PY
+}

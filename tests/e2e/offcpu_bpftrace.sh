@@ -4,7 +4,11 @@
 # kernel) over the same run of a real pipeline (sleep, then head | cat, the
 # binaries copied under names of their own so nothing else on the host
 # counts): off-CPU time per thread name and state (S, D, R), within 5% where
-# bpftrace saw at least 20 ms. Skips (77) only where the kernel refuses BPF.
+# bpftrace saw at least 20 ms. The same interval: a task recorded per command
+# is seen until perf_event_exit_task (its EXIT record; its events are gone
+# after), so bpftrace counts no wait that begins after the task's exit began
+# (sched_process_exit, the tracepoint nearest; kprobes may be missing).
+# Skips (77) only where the kernel refuses BPF.
 . "$TESTLIB"
 
 command -v bpftrace >/dev/null 2>&1 || { echo "SKIP: bpftrace is not installed" >&2; exit 77; }
@@ -13,10 +17,12 @@ cp /bin/sleep "$T/oc_sleep" && cp "$(command -v head)" "$T/oc_head" && cp /bin/c
 
 # the states as report --off-cpu's: 0 dead (no wait), 1 S, 2 D, 3 R (preempted)
 cat >"$T/off.bt" <<'EOF'
+BEGIN { printf("ready\n"); }
+tracepoint:sched:sched_process_exit { @gone[tid] = 1; }
 tracepoint:sched:sched_switch
 {
-	if (args->prev_comm == "oc_sleep" || args->prev_comm == "oc_head" ||
-	    args->prev_comm == "oc_cat") {
+	if ((args->prev_comm == "oc_sleep" || args->prev_comm == "oc_head" ||
+	     args->prev_comm == "oc_cat") && !@gone[args->prev_pid]) {
 		@start[args->prev_pid] = nsecs;
 		$s = args->prev_state & 0xff;
 		@st[args->prev_pid] = $s == 0 ? 3 : ($s & 0x30 ? 0 : ($s & 2 ? 2 : 1));
@@ -31,26 +37,29 @@ tracepoint:sched:sched_switch
 		delete(@st[args->next_pid]);
 	}
 }
-END { clear(@start); clear(@st); }
+END { clear(@start); clear(@st); clear(@gone); }
 EOF
 bpftrace "$T/off.bt" >"$T/bt.out" 2>"$T/bt.err" &
 BT=$!
 BGPIDS="$BGPIDS $BT"
-for _ in $(seq 1 100); do
-	grep -q '^Attaching' "$T/bt.out" "$T/bt.err" 2>/dev/null && break
+# BEGIN runs once every probe is attached (and bpftrace's SIGINT handler set)
+for _ in $(seq 1 300); do
+	grep -q '^ready' "$T/bt.out" 2>/dev/null && break
 	if ! kill -0 "$BT" 2>/dev/null; then
 		echo "SKIP: the kernel refuses BPF here: $(grep -v RLIMIT_MEMLOCK "$T/bt.err" | head -3)" >&2
 		exit 77
 	fi
 	sleep 0.1
 done
-grep -q '^Attaching' "$T/bt.out" "$T/bt.err" || fail "bpftrace never attached: $(cat "$T/bt.err")"
+grep -q '^ready' "$T/bt.out" || fail "bpftrace never attached: $(cat "$T/bt.err")"
 
 mkdir -p "$T/out"
 record_fg -q --off-cpu -g -e cpu-clock -o "$T/out" -- sh -c \
 	"cd '$T' && ./oc_sleep 0.3 && ./oc_head -c 30000000 /dev/zero | ./oc_cat >/dev/null && ./oc_sleep 0.1" ||
 	fail "record --off-cpu exited $?: $(cat "$T/record.err")"
 kill -INT "$BT"
+for _ in $(seq 1 100); do kill -0 "$BT" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$BT" 2>/dev/null && fail "bpftrace did not end on SIGINT"
 wait "$BT"
 set -- "$T"/out/*.frec
 "$FLIGHTREC" report --off-cpu --folded -i "$1" >"$T/folded" || fail "report --off-cpu --folded exited $?"

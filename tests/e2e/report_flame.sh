@@ -26,45 +26,6 @@ python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T
 	fail "the SVG is not well-formed XML"
 pass "flame graph written, well-formed, hot_a in it"
 
-chrome() {   # chrome OUT ARGS...: run headless Chromium, its stdout to OUT
-	out=$1; shift
-	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$(mktemp -d "$T/chrome.XXXXXX")" "$@" >"$out" 2>>"$T/chrome.err"
-}
-# non-white pixels of a PNG (8-bit RGB/RGBA, as Chromium writes them)
-inked() {
-	python3 - "$1" <<'PY'
-import struct, sys, zlib
-d = open(sys.argv[1], 'rb').read()
-assert d[:8] == b'\x89PNG\r\n\x1a\n'
-pos, idat, w, h, ct = 8, b'', 0, 0, 0
-while pos < len(d):
-    n, kind = struct.unpack('>I4s', d[pos:pos + 8])
-    body = d[pos + 8:pos + 8 + n]
-    if kind == b'IHDR':
-        w, h, bd, ct = struct.unpack('>IIBB', body[:10])
-    elif kind == b'IDAT':
-        idat += body
-    pos += 12 + n
-bpp = {2: 3, 6: 4}[ct]
-raw, stride, prev, ink = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0
-for y in range(h):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    ink += sum(1 for x in range(0, stride, bpp) if min(line[x:x + 3]) < 235)
-    prev = line
-print(ink)
-PY
-}
 for page in flame.svg page.html; do
 	chrome /dev/null --screenshot="$T/$page.png" --window-size=1200,800 "file://$T/$page" ||
 		fail "chromium --screenshot of $page exited $?: $(tail -3 "$T/chrome.err")"
@@ -79,8 +40,8 @@ chrome "$T/svg.dom" --dump-dom "file://$T/flame.svg?s=hot_" || fail "--dump-dom 
 for f in hot_a hot_b main run; do
 	grep -q "<title>$f (" "$T/svg.dom" || fail "no frame $f in the rendered DOM"
 done
-grep -Eq 'id="matched"[^>]*>Matched: (9[0-9]|100)\.[0-9]%<' "$T/svg.dom" ||
-	fail "searching hot_ did not report the match: $(grep -o 'id="matched"[^<]*' "$T/svg.dom")"
+grep -Eq 'class="matched"[^>]*>Matched: (9[0-9]|100)\.[0-9]%<' "$T/svg.dom" ||
+	fail "searching hot_ did not report the match: $(grep -o 'class="matched"[^<]*' "$T/svg.dom")"
 pass "DOM: the frames are there, search for hot_ matched $(grep -o 'Matched: [0-9.]*%' "$T/svg.dom")"
 
 chrome "$T/html.dom" --dump-dom "file://$T/page.html" || fail "--dump-dom exited $?"

@@ -562,6 +562,13 @@ static void test_json(void)
 		CU_ASSERT_EQUAL(fr_json__sample(j, &s[i]), 0);
 	s[0] = sample(&ev_tp, comm_other, 200, 1007000000ull, NULL, 0);
 	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
+	/* main>run>hot, then main>hot before it ended: the old frames end 1 ns
+	 * before the new begin (a viewer would begin the new hot first) */
+	s[0] = sample(&ev_clock, comm_other, 300, 1008000000ull, st_hot2, 3);
+	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
+	s[0] = sample(&ev_clock, comm_other, 300, 1008500000ull, st_hot2 + 1, 2);
+	s[0].frames = (const struct fr_frame[]){ st_hot2[0], st_hot2[2] };
+	CU_ASSERT_EQUAL(fr_json__sample(j, &s[0]), 0);
 	CU_ASSERT_EQUAL(fr_json__finish(j, "/tmp/x.frec"), 0);
 	fclose(f);
 	check_golden("report_json.golden", buf);
@@ -601,19 +608,97 @@ static void test_flame(void)
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	CU_ASSERT_FATAL(fr_timeline__new(1000000000ull, 1006000000ull, 2, &tl) == 0);
+	CU_ASSERT_FATAL(fr_timeline__new(1000000000ull, 1006000000ull, 2, false, &tl) == 0);
 	for (size_t i = 0; i < n; i++)
-		fr_timeline__add(tl, s[i].cpu, s[i].time, false);
-	fr_timeline__add(tl, 0, 1003000000ull, true);
-	fr_timeline__add(tl, 7, 1003000000ull, true);   /* no such CPU: ignored */
+		CU_ASSERT_EQUAL(fr_timeline__add(tl, &s[i], s[i].time, false, true), 0);
+	s[0] = sample(&ev_tp, comm_other, 200, 1003000000ull, NULL, 0);
+	s[0].cpu = 0;
+	CU_ASSERT_EQUAL(fr_timeline__add(tl, &s[0], s[0].time, true, false), 0);
+	s[0].cpu = 7;   /* no such CPU: only its thread counts it */
+	CU_ASSERT_EQUAL(fr_timeline__add(tl, &s[0], s[0].time, true, false), 0);
 	CU_ASSERT_EQUAL(fr_html__write(f, &in, tl, fo), 0);
 	fclose(f);
 	check_golden("report_html.golden", buf);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<line id=\"trigger\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "text-anchor=\"middle\">trigger</text>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "cpu 0 events"));
 	CU_ASSERT_PTR_NULL(strstr(buf, "<?xml"));   /* the SVG is inlined */
+	/* a lane per thread; the script's data: threads, stacks, cells */
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<g class=\"lane\"><text x=\"4\" y=\"101\">app 100 <title>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"lanes\":[[100,\"app\"],[200,\"other\"]]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "[0,\"main\"],\n[1,\"run\"],\n[2,\"hot\"],\n[3,\"mix\"]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"cells\":[[0,0,4,1],[50,0,4,1],[100,0,4,1],[200,0,3,1]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "[7,\"odd;name\\u000ax \\\"q\\\" \xc3\xa9\\ufffd\"]"));
+	free(buf);
+	/* a trigger at the window's end: its label ends there, inside */
+	in.trigger_ns = 1006000000ull;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_html__write(f, &in, tl, fo), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<text x=\"1190.0\" y=\"141\" fill=\"#e00\" "
+				       "text-anchor=\"end\">trigger</text>"));
+	free(buf);
+	/* a name in the script cannot end it */
+	f = open_memstream(&buf, &len);
+	fr_json__string_html(f, "</script>&");
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "\"\\u003c/script\\u003e\\u0026\"");
 	free(buf);
 	fr_timeline__delete(tl);
+	fr_folded__delete(fo);
+}
+
+/* The flame graph's height follows the frames wide enough to draw (one deep
+ * stack of a 100000th does not stretch it) and a deep stack is cut at 43
+ * frames with a marker: the heaviest stack is on an 800 px first screen. */
+static void test_flame_height(void)
+{
+	static struct fr_frame deep[130];
+	struct fr_rsample s = sample(&ev_clock, comm_app, 100, 1000000000ull, deep, 130);
+	struct fr_flame_opts o = { NULL, "samples", 0, true };
+	struct fr_folded *fo;
+	unsigned h = 0;
+	size_t len;
+	char *buf, *p;
+	FILE *f;
+
+	for (size_t i = 0; i < 130; i++)
+		deep[i] = (struct fr_frame){ i % 2 ? &s_run : &s_hot, NULL, 0, 0, 0, 0 };
+	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
+	CU_ASSERT_EQUAL(fr_folded__add(fo, &s), 0);   /* 1 of 100001: 0.01 px */
+	s.frames = st_hot;
+	s.nr_frames = 4;
+	for (int i = 0; i < 100000; i++)
+		CU_ASSERT_EQUAL(fr_folded__add(fo, &s), 0);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svg(fo, &o, f), 0);
+	fclose(f);
+	p = strstr(buf, "height=\"");
+	CU_ASSERT_FATAL(p != NULL);
+	h = (unsigned)strtoul(p + 8, NULL, 10);
+	CU_ASSERT_EQUAL(h, 36 + 30 + 6 * 16);   /* all, app, main, run, hot, mix */
+	CU_ASSERT_PTR_NULL(strstr(buf, "deeper frames cut"));
+	free(buf);
+	fr_folded__delete(fo);
+
+	/* the deep stack is the heavy one now: cut, the graph 786 px */
+	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
+	s.frames = deep;
+	s.nr_frames = 130;
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(fr_folded__add(fo, &s), 0);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svg(fo, &o, f), 0);
+	fclose(f);
+	p = strstr(buf, "height=\"");
+	CU_ASSERT_FATAL(p != NULL);
+	h = (unsigned)strtoul(p + 8, NULL, 10);
+	CU_ASSERT_EQUAL(h, 786);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>[deeper frames cut] (3 samples, 100.00%)</title>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "y=\"740\""));       /* all, on the first screen */
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "y=\"36\""));        /* the marker, under the title */
+	CU_ASSERT_PTR_NULL(strstr(buf, "y=\"20\""));
+	free(buf);
 	fr_folded__delete(fo);
 }
 
@@ -765,6 +850,55 @@ static void test_readahead(void)
 	unlink(path);
 }
 
+/* Several events: one graph each, one under the other, titled; one event:
+ * the plain graph; none: an empty one. */
+static void test_flames(void)
+{
+	struct fr_rsample s[8];
+	struct fr_folded *fo[3] = { NULL, NULL, NULL }, *none;
+	const char *names[3] = { "cpu-clock", "unused", "page-faults" };
+	struct fr_flame_opts o = { NULL, "samples", 0, true };
+	size_t n = make_samples(s), len;
+	char *buf;
+	FILE *f;
+
+	CU_ASSERT_FATAL(fr_folded__new(false, &fo[0]) == 0 && fr_folded__new(false, &fo[2]) == 0 &&
+			fr_folded__new(false, &none) == 0);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(fr_folded__add(fo[i < 4 ? 0 : 2], &s[i]), 0);
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svgs(fo, names, 3, none, &o, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<svg version=\"1.1\" width=\"1200\" height=\"308\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<svg class=\"flame\" version=\"1.1\" x=\"0\" y=\"0\" "
+				       "width=\"1200\" height=\"162\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "x=\"0\" y=\"162\" width=\"1200\" height=\"146\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph: cpu-clock</text>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph: page-faults</text>"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "unused"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<title>read (1 samples, 50.00%)</title>"));
+	CU_ASSERT_PTR_NULL(strstr(strstr(buf, "</script>") + 1, "</script>"));   /* one script */
+	free(buf);
+	fr_folded__delete(fo[0]);
+	fo[0] = NULL;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svgs(fo, names, 3, none, &o, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+				       "<svg class=\"flame\" version=\"1.1\" width"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph: page-faults</text>"));
+	free(buf);
+	fr_folded__delete(fo[2]);
+	fo[2] = NULL;
+	f = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(fr_flame__svgs(fo, names, 3, none, &o, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, ">Flame Graph</text>"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "<g><title>"));
+	free(buf);
+	fr_folded__delete(none);
+}
+
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
@@ -775,6 +909,8 @@ static const struct fr_test tests[] = {
 	{ "tracepoint print fmt, indexing refused", test_tpinfo },
 	{ "json (golden, parses)", test_json },
 	{ "flame graph and html page (golden)", test_flame },
+	{ "flame graph: height by drawn frames, deep stacks cut", test_flame_height },
+	{ "flame graphs: one per event", test_flames },
 	{ "sort keys and times", test_parse },
 	{ "readahead: the reader's records, in order", test_readahead },
 	{ NULL, NULL },

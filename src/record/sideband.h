@@ -1,0 +1,70 @@
+/* src/record/sideband.h: the sideband kept between files: per-CPU stores of
+ * raw COMM/MMAP2/FORK/EXIT records (struct sb_store), the synthesized COMMs of
+ * tasks that predate the recording, and the process table they feed in time
+ * order (struct fr_sideband: the recorder's one user of src/proc/'s table).
+ * Knows nothing of sessions, sources or files but the writer it writes to.
+ */
+#ifndef FR_RECORD_SIDEBAND_H
+#define FR_RECORD_SIDEBAND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "src/file/file.h"
+
+/* Sideband records kept between snapshots, oldest first, in a list of
+ * blocks (sideband.c): the oldest records go a block at a time, emptied
+ * blocks are reused, so a COMM storm costs a copy per record and no
+ * memmove of the store or page faults. */
+struct sb_block;
+struct sb_store {
+	struct sb_block *head, *tail;  /* oldest, newest */
+	struct sb_block *spare;        /* emptied blocks kept for reuse */
+	size_t nspare;
+	size_t bytes;                  /* of the records held */
+	uint64_t nr, dropped, lost;
+};
+
+int fr_sb_store__append(struct sb_store *st, const struct perf_event_header *h, size_t cap);
+void fr_sb_store__free(struct sb_store *st);
+/* The records held, oldest first; cb's first non-zero answer stops it. */
+int fr_sb_store__for_each(const struct sb_store *st,
+			  int (*cb)(void *ctx, const struct perf_event_header *h), void *ctx);
+/* Bytes allocated: blocks held and spare (what the store costs in memory). */
+size_t fr_sb_store__mem(const struct sb_store *st);
+/* Drop the records older than cutoff (the process table keeps what they said). */
+void fr_sb_store__trim_before(struct sb_store *st, uint64_t cutoff, uint64_t sample_type);
+/* The store as one sideband stream of cpu, records older than cutoff left out. */
+int fr_sb_store__write(struct fr_writer *w, uint32_t cpu, const struct sb_store *st,
+		       uint64_t cutoff, uint64_t sample_type);
+
+/* The stores of ncpu CPUs (cap bytes each), the synthesized stream and the
+ * process table; sample_type is the sideband event's. */
+struct fr_sideband;
+int fr_sideband__new(size_t ncpu, uint64_t sample_type, size_t cap, struct fr_sideband **out);
+void fr_sideband__delete(struct fr_sideband *sb);
+/* A drained record the table needs (COMM, FORK, EXIT, MMAP2; others are
+ * ignored) waits for the next feed: a process may exec on one CPU and exit
+ * on another. */
+int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h);
+/* Feed the table, in time order across CPUs, the pending records up to
+ * watermark; newer ones wait for the next feed. */
+void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark);
+/* Keep a drained record in CPU ci's store (beyond cap the oldest go). */
+int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h);
+struct sb_store *fr_sideband__cpu(struct fr_sideband *sb, size_t ci);
+/* A COMM record of a task that predates the recording (synth.c). */
+int fr_sideband__synth_comm(struct fr_sideband *sb, uint32_t pid, uint32_t tid,
+			    const char *comm, uint64_t time);
+const struct sb_store *fr_sideband__synth(const struct fr_sideband *sb);
+/* Learn the processes that exist now from /proc (pids NULL: all). */
+int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr);
+/* Exited processes held, and dropping those that ended before `before`. */
+size_t fr_sideband__nr_exited(const struct fr_sideband *sb);
+void fr_sideband__gc(struct fr_sideband *sb, uint64_t before);
+/* The PROCS blob(s) of the given pids (all when pids is NULL). */
+int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,
+			     size_t nr);
+
+#endif

@@ -1,0 +1,269 @@
+/* src/record/source_forward.c: the forward source: one reader thread per CPU
+ * (readers.c) streams the samples into the file being written while the
+ * loop drains the sideband into it; a snapshot or --switch-output's limit
+ * completes it and goes on into the next one.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/record/internal.h"
+
+#define SIZE_CHECK_MS 250   /* --switch-output SIZE: the file's size is looked at this often */
+
+struct forward {
+	struct fr_source src;
+	struct fr_composer *cur;    /* the file being written */
+	struct fr_forward *readers; /* NULL: stopped (after a failure, or at the end) */
+	uint64_t *lost_base;        /* per CPU PERF_FORMAT_LOST count when the file began */
+	unsigned nr;                /* files begun */
+	uint64_t done_bytes;        /* bytes of the files completed */
+	struct fr_snapshot_stats total; /* samples, sideband, lost, bytes of every file */
+};
+
+static struct forward *fw_of(struct fr_source *src)
+{
+	return (struct forward *)src;
+}
+
+static void fw_meta(struct fr_source *src, struct fr_composer *c)
+{
+	/* 1, 2, ...: this recorder's files in order */
+	fr_composer__meta(c, "forward_file", "%u", ++fw_of(src)->nr);
+}
+
+/* The readers append to the current file (a switch stops them and starts
+ * new ones on the next file). */
+static int start_readers(struct forward *f)
+{
+	return fr_session_start_readers(f->src.s, f->cur->fd, NULL, &f->readers);
+}
+
+static int fw_start(struct fr_source *src, char *path, size_t len)
+{
+	struct forward *f = fw_of(src);
+	struct fr_session *s = src->s;
+	int err;
+
+	fr_session_ksyms(s);   /* before the readers note addresses in it */
+	f->lost_base = calloc(fr_evlist__nr_cpus(s->el), sizeof(*f->lost_base));
+	if (!f->lost_base)
+		return -ENOMEM;
+	err = fr_composer__open(s, true, "stream", fr_session_now(CLOCK_MONOTONIC), &f->cur);
+	if (err)
+		return err;
+	snprintf(path, len, "%s", f->cur->path);
+	err = start_readers(f);
+	if (err) {   /* no half-made file is left behind */
+		fr_composer__discard(f->cur);
+		f->cur = NULL;
+	}
+	return err;
+}
+
+/* The file's samples are all in it: the readers stopped after a last drain
+ * of their rings (what the kernel writes meanwhile waits for the next
+ * readers), then the sideband drained into it, the kernel symbols its
+ * samples noted (taken, so the next file notes its own), each CPU's
+ * PERF_FORMAT_LOST count since the file began. */
+static int fw_stream_into(struct fr_source *src, struct fr_composer *c,
+			  struct fr_snapshot_stats *st)
+{
+	struct forward *f = fw_of(src);
+	struct fr_session *s = src->s;
+	uint64_t chunks = 0;
+	int err = 0, e;
+
+	(void)st;
+	if (f->readers)
+		err = fr_forward__stop(f->readers, c->cs, c->drops, &chunks);
+	f->readers = NULL;
+	c->app_chunks += chunks;
+	e = fr_session__drain(s);
+	err = err ? err : e;
+	e = fr_composer__ksyms(c);
+	err = err ? err : e;
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
+		uint64_t now = 0;
+
+		fr_evlist__lost_samples(s->el, ci, &now);
+		c->cs[ci].lost_samples = now > f->lost_base[ci] ? now - f->lost_base[ci] : 0;
+		f->lost_base[ci] = now;
+	}
+	return err;
+}
+
+static void add_total(struct forward *f, const struct fr_snapshot_stats *st)
+{
+	f->done_bytes += st->bytes;
+	f->total.samples += st->samples;
+	f->total.sideband += st->sideband;
+	f->total.lost += st->lost;
+	f->total.bytes += st->bytes;
+}
+
+/* Complete the file now and go on into the next one: the next file is made
+ * first, while the readers still run, so they stop only for the time it
+ * takes to join them and start the next ones (st->copy_ms). On an error the
+ * recording goes on: in the current file if the next could not be made. */
+static int fw_snapshot(struct fr_source *src, const struct fr_trigger *tr, char *path,
+		       size_t len, struct fr_snapshot_stats *st)
+{
+	struct forward *f = fw_of(src);
+	struct fr_session *s = src->s;
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), t_stop;
+	unsigned nr_cur = f->nr;
+	struct fr_composer *next, *old;
+	double gap_ms;
+	int err, e;
+
+	st->switched = true;
+	if (!f->cur || !f->readers)
+		return -EIO;   /* the readers stopped after an earlier failure */
+	err = fr_composer__open(s, true, "stream", t0, &next);
+	if (err) {
+		f->nr = nr_cur;   /* the current file goes on as it was */
+		return err;
+	}
+	t_stop = fr_session_now(CLOCK_MONOTONIC);
+	err = fw_stream_into(src, f->cur, st);
+	old = f->cur;
+	f->cur = next;
+	e = start_readers(f);
+	gap_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t_stop) / 1e6;
+	if (e) {
+		/* no readers on the next file: back to the current one */
+		f->cur = old;
+		fr_composer__discard(next);
+		f->nr = nr_cur;
+		if (start_readers(f))
+			f->readers = NULL;
+		return e;
+	}
+	e = fr_composer__finish(old, tr, fr_session_now(CLOCK_MONOTONIC), path, len, st);
+	err = err ? err : e;
+	add_total(f, st);
+	st->copy_ms = gap_ms;
+	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	return err;
+}
+
+/* Forward mode names every process that ran since the file began in its
+ * PROCS blob (the whole table): exited ones stay 10 s, or as long as the
+ * file being written (--switch-output) reaches back. */
+static uint64_t fw_oldest_time(struct fr_source *src)
+{
+	struct forward *f = fw_of(src);
+	uint64_t before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
+
+	if (src->s->o.switch_output && f->cur && f->cur->t0 < before)
+		before = f->cur->t0;
+	return before;
+}
+
+static int fw_sideband(struct fr_source *src, size_t ci, const struct perf_event_header *h)
+{
+	struct forward *f = fw_of(src);
+
+	return f->cur ? fr_composer__sideband(f->cur, ci, h) : 0;
+}
+
+/* The sideband chunks in progress written (a killed recorder loses at most
+ * flush_ms of it); --switch-output's limits. */
+static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
+{
+	struct forward *f = fw_of(src);
+	const struct fr_session_opts *o = &src->s->o;
+	uint64_t now = fr_session_now(CLOCK_MONOTONIC), at;
+	int err = f->cur ? fr_composer__flush(f->cur) : 0;
+
+	*wait_ms = o->flush_ms;
+	if (err || !f->cur || !f->readers)
+		return err;
+	if (o->switch_ns) {
+		at = f->cur->t0 + o->switch_ns;
+		if (now >= at) {   /* the next file, begun now, is due switch_ns from now */
+			*due = "time";
+			at = now + o->switch_ns;
+		}
+		if ((at - now + 999999) / 1000000 < (uint64_t)*wait_ms)
+			*wait_ms = (int)((at - now + 999999) / 1000000);
+	}
+	if (o->switch_bytes && !*due) {
+		if (fr_composer__size(f->cur) >= o->switch_bytes)
+			*due = "size";
+		else if (*wait_ms > SIZE_CHECK_MS)
+			*wait_ms = SIZE_CHECK_MS;
+	}
+	return 0;
+}
+
+/* The end: the readers stopped, the file completed; st: the counts of every
+ * file of the recording together. */
+static int fw_stop(struct fr_source *src, const struct fr_trigger *tr, char *path, size_t len,
+		   struct fr_snapshot_stats *st)
+{
+	struct forward *f = fw_of(src);
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC);
+	struct fr_snapshot_stats last = { 0 };
+	int err, e;
+
+	if (!f->cur)
+		return -EIO;
+	err = fw_stream_into(src, f->cur, &last);
+	e = fr_composer__finish(f->cur, tr, fr_session_now(CLOCK_MONOTONIC), path, len, &last);
+	err = err ? err : e;
+	f->cur = NULL;
+	add_total(f, &last);
+	*st = f->total;
+	st->total_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	return err;
+}
+
+static uint64_t fw_bytes(const struct fr_source *src)
+{
+	const struct forward *f = (const struct forward *)src;
+
+	return f->done_bytes + (f->cur ? fr_composer__size(f->cur) : 0);
+}
+
+static void fw_destroy(struct fr_source *src)
+{
+	struct forward *f = fw_of(src);
+	uint64_t chunks;
+
+	if (f->readers)
+		fr_forward__stop(f->readers, NULL, NULL, &chunks);
+	if (f->cur) {
+		/* a recording that failed after it began: the file stays as
+		 * written (it reads up to its last chunk) */
+		f->cur->path[0] = '\0';
+		fr_composer__discard(f->cur);
+	}
+	free(f->lost_base);
+}
+
+static const struct fr_source_ops forward_ops = {
+	.name = "forward",
+	.ksyms_first = true,
+	.size = sizeof(struct forward),
+	.start = fw_start,
+	.meta = fw_meta,
+	.snapshot = fw_snapshot,
+	.stream_into = fw_stream_into,
+	.oldest_time = fw_oldest_time,
+	.sideband = fw_sideband,
+	.tick = fw_tick,
+	.stop = fw_stop,
+	.bytes = fw_bytes,
+	.destroy = fw_destroy,
+};
+
+const struct fr_source_ops *fr_source__forward(void)
+{
+	return &forward_ops;
+}

@@ -1,0 +1,159 @@
+/* src/record/source_keep.c: the --keep source: the forward readers drain
+ * the rings into an in-memory window of compressed chunks (keep.c); a
+ * snapshot writes the window's chunks as they are, no recompression.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/record/internal.h"
+
+struct keep {
+	struct fr_source src;
+	struct fr_keep *keep;
+	struct fr_keep_view *view;  /* the chunks a snapshot in progress writes */
+	struct fr_forward *readers;
+	uint64_t *drops;            /* per CPU: records the window refused (no memory) */
+};
+
+static struct keep *kp_of(struct fr_source *src)
+{
+	return (struct keep *)src;
+}
+
+static int kp_start(struct fr_source *src, char *path, size_t len)
+{
+	struct keep *k = kp_of(src);
+	struct fr_session *s = src->s;
+	size_t ncpu = fr_evlist__nr_cpus(s->el);
+	int err;
+
+	(void)path;
+	(void)len;
+	fr_session_ksyms(s);   /* before the readers note addresses in it */
+	fr_kallsyms__sticky(s->ksyms);   /* a chunk goes into every snapshot it is kept for */
+	k->drops = calloc(ncpu, sizeof(*k->drops));
+	if (!k->drops)
+		return -ENOMEM;
+	err = fr_keep__new(ncpu, s->o.keep_ns, s->o.keep_bytes, &k->keep);
+	if (err)
+		return err;
+	return fr_session_start_readers(s, -1, k->keep, &k->readers);
+}
+
+static void kp_meta(struct fr_source *src, struct fr_composer *c)
+{
+	fr_composer__meta(c, "keep_ns", "%llu", (unsigned long long)src->s->o.keep_ns);
+	fr_composer__meta(c, "keep_bytes", "%llu", (unsigned long long)src->s->o.keep_bytes);
+}
+
+/* CPU ci's held chunks as they are (whole chunks older than the cutoff left
+ * out), and its stats. */
+static int cpu_samples(struct keep *k, struct fr_composer *c, size_t ci,
+		       struct fr_snapshot_stats *st)
+{
+	size_t n = fr_keep_view__nr(k->view, ci);
+	struct fr_cpu_stat *cs = &c->cs[ci];
+	struct fr_keep_cpu kc;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct fr_keep_chunk *ch = fr_keep_view__chunk(k->view, ci, i);
+
+		if (c->cutoff && ch->last_ns < c->cutoff) {
+			st->dropped_by_window += ch->nr_records;   /* whole chunks only */
+			continue;
+		}
+		err = fr_writer__raw_chunk(c->w, ch->data, ch->len);
+		if (ch->first_ns && !cs->first_time)
+			cs->first_time = ch->first_ns;
+		if (ch->last_ns)
+			cs->last_time = ch->last_ns;
+		cs->nr_samples += ch->nr_records;
+		cs->lost_records += ch->lost;
+	}
+	fr_keep__cpu(k->keep, ci, &kc);
+	st->keep_held += kc.bytes;
+	st->keep_evicted += kc.evicted_records;
+	st->keep_size_evicted += kc.evicted_by_size;
+	if (kc.evicted_chunks)
+		cs->flags |= FR_CPU_FULL;   /* older records were dropped from the window */
+	fr_evlist__lost_samples(k->src.s->el, ci, &cs->lost_samples);
+	c->drops[ci] = k->drops[ci];
+	return err;
+}
+
+static int kp_stream_into(struct fr_source *src, struct fr_composer *c,
+			  struct fr_snapshot_stats *st)
+{
+	struct keep *k = kp_of(src);
+	int err = 0;
+
+	st->keep = true;
+	st->keep_ns = src->s->o.keep_ns;
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(src->s->el) && !err; ci++)
+		err = cpu_samples(k, c, ci, st);
+	c->floor = fr_keep__floor(k->keep);
+	return err;
+}
+
+/* The readers synced (every ring drained into the window), the window's
+ * chunks held while the file is written: adds go on meanwhile. */
+static int kp_snapshot(struct fr_source *src, const struct fr_trigger *tr, char *path,
+		       size_t len, struct fr_snapshot_stats *st)
+{
+	struct keep *k = kp_of(src);
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC);
+	int err = k->readers ? fr_forward__sync(k->readers, k->drops) : 0;
+
+	if (!err)
+		err = fr_keep__view(k->keep, &k->view);
+	if (err)
+		return err;
+	st->copy_ms = (double)(fr_session_now(CLOCK_MONOTONIC) - t0) / 1e6;
+	err = fr_composer__snapshot(src->s, tr, t0, path, len, st);
+	fr_keep_view__release(k->keep, k->view);
+	k->view = NULL;
+	return err;
+}
+
+/* Exited processes stay while the window shows them. */
+static uint64_t kp_oldest_time(struct fr_source *src)
+{
+	struct keep *k = kp_of(src);
+
+	return k->keep ? fr_keep__floor(k->keep) : 0;
+}
+
+static void kp_destroy(struct fr_source *src)
+{
+	struct keep *k = kp_of(src);
+	uint64_t chunks;
+
+	if (k->readers)
+		fr_forward__stop(k->readers, NULL, NULL, &chunks);
+	if (k->view)
+		fr_keep_view__release(k->keep, k->view);
+	fr_keep__delete(k->keep);
+	free(k->drops);
+}
+
+static const struct fr_source_ops keep_ops = {
+	.name = "keep",
+	.ksyms_first = true,
+	.size = sizeof(struct keep),
+	.start = kp_start,
+	.meta = kp_meta,
+	.snapshot = kp_snapshot,
+	.stream_into = kp_stream_into,
+	.oldest_time = kp_oldest_time,
+	.destroy = kp_destroy,
+};
+
+const struct fr_source_ops *fr_source__keep(void)
+{
+	return &keep_ops;
+}
