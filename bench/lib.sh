@@ -1,6 +1,7 @@
 # bench/lib.sh: sourced by bench/run: the workloads, and starting, stopping
 # and measuring each recorder configuration (baseline, floor, minfloor, flightrec
-# --backward/--forward, perf record [--overwrite|-z], the ftrace ring).
+# --backward/--forward, perf record [--overwrite|-z], the ftrace ring; and
+# off-CPU recording: flightrec --off-cpu beside perf's sched_switch -g).
 # Needs: BB (bench build dir), FLIGHTREC, PERF, RUNSTAT, RING, RING_KB, TRACEFS,
 # the N_* workload sizes and die/log from bench/run.
 
@@ -54,6 +55,20 @@ wl_unit() {
 	pipe) echo "ns per round trip" ;;
 	messaging) echo "ns per message" ;;
 	cpu) echo "ns per iteration" ;;
+	esac
+}
+
+# Off-CPU configurations (offcpu-backward, offcpu-forward, offcpu-keep,
+# perf-offcpu, perf-offcpu-overwrite) record the same whatever the workload,
+# as users profile wall-clock time: cpu-clock at 999 Hz with call chains, and
+# every context switch with its stack plus the wakeups: flightrec --off-cpu,
+# perf -e sched:sched_switch,sched:sched_wakeup -g (per command also
+# --switch-events, the task's own switch-in, as --off-cpu records it).
+offcpu_cfg() {
+	case $1 in
+	offcpu-*) ev=cpu-clock opts="-F 999 -g --off-cpu" ;;
+	perf-offcpu*) ev=cpu-clock,sched:sched_switch,sched:sched_wakeup opts="-F 999 -g" ;;
+	*) return 1 ;;
 	esac
 }
 
@@ -130,6 +145,7 @@ rec_start() {
 	local -a evargs=()
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
+	offcpu_cfg "$cfg" && cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpu/perf}
 	REC_PID=""
 	mkdir -p "$d"
 	case $cfg in
@@ -229,6 +245,8 @@ rec_cmd() {
 	local -a wcmd rextra=()
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
+	offcpu_cfg "$cfg" && { [ "${cfg#perf}" != "$cfg" ] && opts="$opts --switch-events"
+			      cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpu/perf}; }
 	read -r -a wcmd <<<"$(wl_cmd "$wl")"
 	REC_PID=""
 	REC_DONE=1
@@ -303,7 +321,7 @@ rec_stop() {
 		floor | minfloor | floor-nodrain | floor-sb*)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
-		backward | forward | forward-any | forward-own | keep | *-old)
+		backward | forward | forward-any | forward-own | keep | *-old | offcpu-*)
 			samples=$(num_before "$d/err" samples)
 			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)

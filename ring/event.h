@@ -24,6 +24,8 @@ struct fr_event {
 	unsigned mod_user : 1;       /* ":u" given: exclude_kernel, exclude_hv */
 	unsigned mod_kernel : 1;     /* ":k" given: exclude_user (both: ":uk") */
 	char *filter;                /* tracefs filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
+	unsigned switches : 1;       /* per-task targets: context_switch too (the task's own
+	                              * switch-in and -out as PERF_RECORD_SWITCH, in its ring) */
 };
 
 /* Default sampling frequency of software and hardware events (Hz). */

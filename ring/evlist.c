@@ -315,6 +315,7 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		}
 		a->inherit = per_task;
 		a->enable_on_exec = t->kind == FR_TARGET_CHILD;
+		a->context_switch = per_task && el->events[i]->switches;
 		if (el->nr_events > 1)
 			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
 #if HAVE_DECL_PERF_FORMAT_LOST

@@ -40,6 +40,7 @@ enum {
 	OPT_EXEC_ON_SNAPSHOT,
 	OPT_SWITCH_OUTPUT,
 	OPT_KEEP,
+	OPT_OFF_CPU,
 };
 
 static const struct argp_option record_options[] = {
@@ -99,6 +100,9 @@ static const struct argp_option record_options[] = {
 	  "'count == 7' (the kernel's filter syntax)", 0 },
 	{ "cgroup", 'G', "CGROUP", 0, "system-wide, only the tasks of this cgroup (v2, a path "
 	  "under its mount, e.g. system.slice/nginx.service)", 0 },
+	{ "off-cpu", OPT_OFF_CPU, NULL, 0, "also every context switch with its switch-out stack "
+	  "(sched:sched_switch; a task's own switch-in per -p or command) and sched:sched_wakeup, "
+	  "for off-CPU time and scheduler delay (report --off-cpu)", 0 },
 	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
 	  "system-wide tracepoints (left out by default)", 0 },
 	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
@@ -287,6 +291,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'G': o->cgroup = arg; break;
 	case OPT_INCLUDE_SELF: o->include_self = true; break;
+	case OPT_OFF_CPU: o->off_cpu = true; break;
 	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
 	case OPT_SWITCH_OUTPUT:
 		if (parse_switch(arg, o))
@@ -476,6 +481,10 @@ static int validate(struct fr_record_opts *o, char *outdir)
 	}
 	if (o->keep_ns && o->mode_given) {
 		fr_err("--keep", "is a mode of its own: not with --forward, --backward or --switch-output");
+		return FR_EXIT_USAGE;
+	}
+	if (o->off_cpu && o->nr_events > FR_RECORD_MAX_EVENTS - 3) {
+		fr_err("--off-cpu", "adds sched:sched_switch and sched:sched_wakeup: at most 61 -e events");
 		return FR_EXIT_USAGE;
 	}
 	if (o->keep_ns && !o->keep_bytes)

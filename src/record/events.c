@@ -91,6 +91,7 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 		}
 		if (user_only && !ev->mod_kernel)
 			fr_event__set_user_only(ev);
+		ev->switches = o->off_cpu && !strcmp(o->events[i], "sched:sched_switch");
 		if (o->filters[i] && ev->kind != FR_EVENT_TRACEPOINT) {
 			fr_err(o->events[i], "--filter applies to tracepoints only");
 			fr_event__delete(ev);
@@ -141,6 +142,20 @@ int fr_record__build_evlist(struct fr_record_opts *o, struct fr_evlist **el, boo
 	if (!ret && o->trigger)
 		ret = add_trigger(o, *el, user_only);
 	return ret;
+}
+
+void fr_record__off_cpu_events(struct fr_record_opts *o)
+{
+	static const char *const names[] = { "sched:sched_switch", "sched:sched_wakeup" };
+
+	for (size_t k = 0; o->off_cpu && k < 2; k++) {
+		bool there = false;
+
+		for (int i = 0; i < o->nr_events && !there; i++)
+			there = !strcmp(o->events[i], names[k]);
+		if (!there && o->nr_events < FR_RECORD_MAX_EVENTS)
+			o->events[o->nr_events++] = names[k];
+	}
 }
 
 /* No -e: perf's default, cycles where the machine has a PMU, else cpu-clock. */

@@ -309,6 +309,7 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	if (!o.nr_events)
 		fr_record__default_event(&o);
+	fr_record__off_cpu_events(&o);
 	ret = fr_record__build_evlist(&o, &el, false);
 	if (ret)
 		goto out;

@@ -134,7 +134,7 @@ static size_t put_name(char *out, const char *name)
 	return n;
 }
 
-static char *stack_line(const struct stack *st)
+static char *stack_line(const struct stack *st, uint64_t div)
 {
 	size_t len = 32;
 	char *line, *p;
@@ -150,7 +150,7 @@ static char *stack_line(const struct stack *st)
 		*p++ = ';';
 		p += put_name(p, st->frames[i]->name);
 	}
-	snprintf(p, 32, " %llu", (unsigned long long)st->weight);
+	snprintf(p, 32, " %llu", (unsigned long long)((st->weight + div / 2) / div));
 	return line;
 }
 
@@ -161,6 +161,11 @@ static int cmp_str(const void *a, const void *b)
 
 int fr_folded__print(struct fr_folded *fo, FILE *f)
 {
+	return fr_folded__print_scaled(fo, 1, f);
+}
+
+int fr_folded__print_scaled(struct fr_folded *fo, uint64_t div, FILE *f)
+{
 	char **lines = calloc(fo->used + 1, sizeof(*lines));
 	size_t n = 0;
 	int err = 0;
@@ -168,7 +173,7 @@ int fr_folded__print(struct fr_folded *fo, FILE *f)
 	if (!lines)
 		return -ENOMEM;
 	for (size_t i = 0; i < fo->used && !err; i++) {
-		lines[n] = stack_line(fo->v[i]);
+		lines[n] = stack_line(fo->v[i], div ? div : 1);
 		if (!lines[n++])
 			err = -ENOMEM;
 	}

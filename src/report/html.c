@@ -385,6 +385,8 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 	      "(drag to choose a range, click to reset)</h2>\n", f);
 	if (tl)
 		timeline(f, tl, in);
+	if (in->more && (err = in->more(in->more_ctx, f, in)))
+		return err;
 	fputs("<p id=\"range\">range: the whole window</p>\n<h2>Flame graph: ", f);
 	fr_xml__string(f, in->event ? in->event : "");
 	fputs(" (click a frame to zoom, Search to highlight)</h2>\n", f);

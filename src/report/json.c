@@ -217,6 +217,19 @@ static void running(struct fr_json *j, const struct jthread *t, uint64_t from, u
 	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", t->pid, t->tid - 1);
 }
 
+int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
+		   uint64_t to)
+{
+	begin_event(j);
+	fputs("{\"name\":", j->f);
+	fr_json__string(j->f, name);
+	fputs(",\"cat\":\"sched\",\"ph\":\"X\"", j->f);
+	put_ts(j->f, "ts", from);
+	put_ts(j->f, "dur", to > from ? to - from : 0);
+	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", pid, tid);
+	return ferror(j->f) ? -EIO : 0;
+}
+
 /* A frame of the flame chart opens ("B") or closes ("E"). Begin/end pairs,
  * not complete events: frames that close together then share one printed
  * time, where ts + dur of an "X" rounds apart in a viewer's doubles. */

@@ -42,6 +42,8 @@ struct sid {                   /* a callchain the resolver gave an id: its Sampl
 	uint32_t sample;
 };
 
+#define VALUES 3   /* per sample: samples/count, cpu (or the event), off_cpu/nanoseconds */
+
 struct fr_pprof {
 	/* strings, mappings, functions, locations, samples, stack ids -> index */
 	struct fr_hmap strs, maps_index, funcs_index, locs_index, samples_index, sids_index;
@@ -59,7 +61,8 @@ struct fr_pprof {
 	size_t nr_maps, maps_cap, mst_cap;
 	Sample *samples;
 	Label *labels;
-	int64_t *values;
+	int64_t *values;                 /* VALUES per sample: samples, cpu, off_cpu ns */
+	bool off_cpu;                    /* fr_pprof__add_off_cpu was called: 3 sample types */
 	uint64_t **loc_ids;
 	size_t nr_samples, samples_cap, labels_cap, values_cap, loc_ids_cap;
 	struct sid *sids;
@@ -272,7 +275,7 @@ static int64_t sample_of(struct fr_pprof *p, int64_t thread, size_t n)
 	if (fr_grow(&p->samples, &p->samples_cap, i + 1, sizeof(*p->samples), 256) ||
 	    fr_grow(&p->labels, &p->labels_cap, i + 1, sizeof(*p->labels), 256) ||
 	    fr_grow(&p->loc_ids, &p->loc_ids_cap, i + 1, sizeof(*p->loc_ids), 256) ||
-	    fr_grow(&p->values, &p->values_cap, 2 * i + 2, sizeof(*p->values), 512) ||
+	    fr_grow(&p->values, &p->values_cap, VALUES * i + VALUES, sizeof(*p->values), 512) ||
 	    fr_hmap__add(&p->samples_index, h, (uint32_t)i)) {
 		free(ids);
 		return -ENOMEM;
@@ -286,7 +289,7 @@ static int64_t sample_of(struct fr_pprof *p, int64_t thread, size_t n)
 	p->labels[i] = (Label)PERFTOOLS__PROFILES__LABEL__INIT;
 	p->labels[i].key = p->thread_key;
 	p->labels[i].str = thread;
-	p->values[2 * i] = p->values[2 * i + 1] = 0;
+	memset(&p->values[VALUES * i], 0, VALUES * sizeof(*p->values));
 	return (int64_t)p->nr_samples++;
 }
 
@@ -302,7 +305,8 @@ int fr_pprof__new(struct fr_pprof **out)
 	return 0;
 }
 
-int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s)
+/* off_cpu: s->period is a wait in ns, the third value (no sample counted) */
+static int add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s, bool off_cpu)
 {
 	int64_t thread = str(p, s->comm), i = -1;
 	uint64_t h = fr_hash__mix(fr_hash__u64(s->stack_id), (uint64_t)thread);
@@ -335,9 +339,20 @@ int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_r
 			p->sids[p->nr_sids++] = (struct sid){ s->stack_id, thread, (uint32_t)i };
 		}
 	}
-	p->values[2 * i]++;
-	p->values[2 * i + 1] += (int64_t)s->period;
+	p->values[VALUES * i + (off_cpu ? 2 : 0)] += !off_cpu;
+	p->values[VALUES * i + (off_cpu ? 2 : 1)] += (int64_t)s->period;
 	return 0;
+}
+
+int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s)
+{
+	return add(p, res, s, false);
+}
+
+int fr_pprof__add_off_cpu(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s)
+{
+	p->off_cpu = true;
+	return add(p, res, s, true);
 }
 
 void fr_pprof__delete(struct fr_pprof *p)
@@ -464,12 +479,15 @@ static void finish_mappings(struct fr_pprof *p, bool inline_frames)
 int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 {
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	ValueType vt[3], *vtp[2] = { &vt[0], &vt[1] };
+	ValueType vt[4], *vtp[3] = { &vt[0], &vt[1], &vt[3] };
 	void **ptrs, **q;
 	size_t main_map = 0;   /* pprof names the profile after the first: a program */
 	int err;
 
 	if (types(p, in, vt, &prof.period))
+		return -ENOMEM;
+	vt[3] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;   /* --off-cpu's waits */
+	if ((vt[3].type = str(p, "off_cpu")) < 0 || (vt[3].unit = str(p, "nanoseconds")) < 0)
 		return -ENOMEM;
 	finish_mappings(p, in->inline_frames);
 	/* the messages point at each other only now that the arrays stopped moving */
@@ -481,7 +499,8 @@ int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		*q++ = &p->samples[i];
 		p->samples[i].location_id = p->loc_ids[i];
-		p->samples[i].value = &p->values[2 * i];
+		p->samples[i].value = &p->values[VALUES * i];
+		p->samples[i].n_value = p->off_cpu ? 3 : 2;
 	}
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		p->samples[i].label = (Label **)q;
@@ -506,7 +525,7 @@ int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 		for (size_t k = 0; k < p->locs[i].n_line; k++)
 			*q++ = &p->lines[p->loc_line[i] + k];
 	}
-	prof.n_sample_type = 2;
+	prof.n_sample_type = p->off_cpu ? 3 : 2;
 	prof.sample_type = vtp;
 	prof.period_type = &vt[2];
 	prof.n_sample = p->nr_samples;

@@ -144,6 +144,8 @@ void fr_folded__delete(struct fr_folded *fo);
 int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s);
 /* "comm;root;...;leaf count" lines, sorted. */
 int fr_folded__print(struct fr_folded *fo, FILE *f);
+/* The same with each weight divided by div, rounded (ns to us: 1000). */
+int fr_folded__print_scaled(struct fr_folded *fo, uint64_t div, FILE *f);
 /* Each distinct stack once, in the order first added: frames leaf first; weight is
  * samples, or period when made with period. A non-zero return of cb stops
  * the walk and is returned. */
@@ -169,6 +171,9 @@ void fr_put_name(FILE *f, const char *s);
 struct fr_json;
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
 int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);
+/* A thread state slice ("running", "sleeping", ...; cat "sched") from..to ns. */
+int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
+		   uint64_t to);
 /* Writes the stack frames, thread names and the closing brackets; frees j. */
 int fr_json__finish(struct fr_json *j, const char *file_name);
 void fr_json__delete(struct fr_json *j);
@@ -224,6 +229,10 @@ struct fr_html_info {
 	uint64_t samples;
 	bool has_trigger;
 	uint64_t trigger_ns;
+	/* more of the page after the CPU timeline (report --off-cpu's thread
+	 * states), or NULL */
+	int (*more)(void *ctx, FILE *f, const struct fr_html_info *in);
+	void *more_ctx;
 };
 int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
 		   struct fr_folded *fo);
@@ -239,6 +248,9 @@ int fr_pprof__new(struct fr_pprof **out);
 void fr_pprof__delete(struct fr_pprof *p);
 /* Add a sample of res (its frames' mappings come from res's process model). */
 int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
+/* Add a wait of --off-cpu (s->period: its ns) as the off_cpu/nanoseconds
+ * sample type, which the profile then has third. */
+int fr_pprof__add_off_cpu(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
 /* The profile, gzipped, written to f: 0, -ENOMEM or -EIO (a failed write:
  * ferror(f)). */
 int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in);
@@ -364,6 +376,7 @@ struct fr_report_opts {
 	enum fr_report_fmt fmt;
 	const char *output;      /* -o FILE, NULL: stdout */
 	bool raw, no_header, quiet;
+	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "src/util.h"
+#include "src/report/offcpu.h"
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
 
@@ -36,6 +37,7 @@ struct report {
 	int name_width;              /* perf-script: the longest event name */
 	const struct fr_clock_ref *tod;   /* perf-script: its tod field, or NULL */
 	struct fr_clock_ref clock;
+	struct offcpu_in *oc;        /* --off-cpu (offcpu_in.c), or NULL */
 	FILE *out;
 	uint64_t first, last, samples, lost;
 	uint64_t t0, t1;             /* the file's window, from its CPU stats */
@@ -83,6 +85,11 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 	struct fr_sample s;
 	int err;
 
+	if (rp->oc && fr_offcpu_in__event(rp->oc, e)) {
+		if (e->index < rp->nr_events && (!o->has_time || fr_time_ranges__has(&o->ranges, r->time)))
+			rp->counts[e->index]++;
+		return fr_offcpu_in__sample(rp->oc, r);
+	}
 	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
 		return 0;   /* a record shorter than its fields: the reader checked the chunk */
 	if (s.raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
@@ -160,7 +167,9 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 		progress(rp, r->time);
 	if (!r->event)
 		return 0;
-	if (r->kind == FR_STREAM_SIDEBAND)
+	if (rp->oc && (err = fr_offcpu_in__record(rp->oc, r)))
+		;
+	else if (r->kind == FR_STREAM_SIDEBAND)
 		err = fr_resolver__sideband(rp->res, r);
 	else if (r->h->type == PERF_RECORD_SAMPLE)
 		err = report_sample(rp, r);
@@ -221,7 +230,8 @@ static int select_events(struct report *rp)
 	for (size_t k = 0; k < rp->nr_events; k++) {
 		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
 
-		if (e->index >= rp->nr_events || (e->flags & FR_EVENT_SIDEBAND))
+		if (e->index >= rp->nr_events || (e->flags & FR_EVENT_SIDEBAND) ||
+		    (rp->oc && fr_offcpu_in__event(rp->oc, e)))
 			continue;
 		if (!o->nr_events)
 			rp->selected[e->index] = true;
@@ -238,6 +248,10 @@ static int select_events(struct report *rp)
 			rp->selected[e->index] = false;
 			snprintf(names + n, sizeof(names) - n, "%s%s", left++ ? ", " : "", e->name);
 		}
+	}
+	if (rp->oc && !fr_offcpu_in__usable(rp->oc)) {
+		fr_err("--off-cpu", "the file has no context switches (record with --off-cpu)");
+		return FR_EXIT_USAGE;
 	}
 	if (left)
 		fr_err("--format", "the file has several events; folding only the first (choose "
@@ -377,6 +391,8 @@ static int print_text(struct report *rp, const char *path)
 		if (e->index < rp->nr_events && rp->hists[e->index])
 			err = fr_hist__print(rp->hists[e->index], e->name, rp->out);
 	}
+	if (!err && rp->oc)
+		err = fr_offcpu_in__print(rp->oc, rp->o->hist.percent_limit, rp->out);
 	if (!err && !rp->o->no_header)
 		print_notes(rp, rp->out);
 	return err;
@@ -433,7 +449,7 @@ static int setup(struct report *rp)
 		return err;
 	/* the histogram without call paths keys on the sample's own frames */
 	fr_resolver__leaf_only(rp->res, o->fmt == FMT_TEXT && !o->hist.callchains &&
-			       !o->hist.children);
+			       !o->hist.children && !o->off_cpu);
 	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rp->rd); i++) {
 		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rp->rd, i);
 
@@ -454,9 +470,15 @@ static int setup(struct report *rp)
 	if (o->fmt == FMT_FLAME && !(rp->flames = calloc(rp->nr_events + 1, sizeof(*rp->flames))))
 		return -ENOMEM;
 	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_HTML)
-		return fr_folded__new(o->hist.period, &rp->folded);
+		err = fr_folded__new(o->hist.period || o->off_cpu, &rp->folded);
 	if (o->fmt == FMT_PPROF)
-		return fr_pprof__new(&rp->pprof);
+		err = fr_pprof__new(&rp->pprof);
+	if (!err && o->off_cpu)
+		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1, rp->folded,
+					rp->pprof, o->fmt == FMT_JSON || o->fmt == FMT_HTML,
+					&rp->oc);
+	if (err)
+		return err;
 	if (o->fmt == FMT_JSON)
 		return fr_json__new(rp->out, rp->tp, &rp->json);
 	return 0;
@@ -476,6 +498,7 @@ static void teardown(struct report *rp)
 	free(rp->flames);
 	fr_timeline__delete(rp->timeline);
 	fr_json__delete(rp->json);
+	fr_offcpu_in__delete(rp->oc);
 	fr_resolver__delete(rp->res);
 	fr_tpdecode__delete(rp->tp);
 	fr_reader__close(rp->rd);
@@ -504,15 +527,19 @@ static int print_flames(struct report *rp, const char *unit)
 static int print_folded(struct report *rp, const char *path)
 {
 	const char *ev = rp->fold_ev ? rp->fold_ev->name : "";
-	const char *unit = rp->o->hist.period ? "period" : "samples";
+	const char *unit = rp->o->off_cpu ? "ns" : rp->o->hist.period ? "period" : "samples";
 
 	switch (rp->o->fmt) {
 	case FMT_FLAME:
 		return print_flames(rp, unit);
 	case FMT_HTML: {
-		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0 };
+		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0, NULL, NULL };
 
 		in.has_trigger = fr_input__trigger_time(rp->rd, &in.trigger_ns);
+		if (rp->oc) {   /* --off-cpu: each thread's states */
+			in.more = fr_offcpu_in__html;
+			in.more_ctx = rp->oc;
+		}
 		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
 	}
 	case FMT_PPROF: {
@@ -525,8 +552,8 @@ static int print_folded(struct report *rp, const char *path)
 
 		return fr_pprof__write(rp->pprof, rp->out, &in);
 	}
-	default:
-		return fr_folded__print(rp->folded, rp->out);
+	default:   /* --off-cpu: on-CPU periods and waits in ns, printed in us */
+		return fr_folded__print_scaled(rp->folded, rp->o->off_cpu ? 1000 : 1, rp->out);
 	}
 }
 
@@ -571,7 +598,8 @@ static unsigned par_parts(const struct report *rp, bool big)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = fr_reader__nr_cpu_stats(rp->rd);
 
-	if (rp->o->fmt != FMT_TEXT || getenv("FLIGHTREC_REPORT_ONE_PASS") || ncpu < 2 || !big ||
+	if (rp->o->fmt != FMT_TEXT || rp->o->off_cpu || getenv("FLIGHTREC_REPORT_ONE_PASS") ||
+	    ncpu < 2 || !big ||
 	    fr_reader__nr_damaged(rp->rd) || fr_reader__truncated(rp->rd))
 		return 0;
 	if (n > (size_t)ncpu)
@@ -743,6 +771,10 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		err = fr_readahead__for_each(rp.rd, report_cb, &rp);
 	if (rp.shown >= 0)
 		fputs("\r\033[K", stderr);
+	if (!rp.err && rp.oc)
+		rp.err = fr_offcpu_in__finish(rp.oc);
+	if (!rp.err && rp.oc && rp.json)
+		rp.err = fr_offcpu_in__json(rp.oc, rp.json);
 	if (rp.err) {
 		if (!output_failed(&rp, of, out_name))   /* else the input is to blame */
 			fr_err(path, "%s", strerror(-rp.err));

@@ -569,7 +569,8 @@ static void test_flame(void)
 	FILE *f = open_memstream(&buf, &len);
 	struct fr_flame_opts o = { .title = "Flame Graph: cpu-clock", .unit = "samples",
 				   .standalone = true };
-	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull };
+	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull,
+				   NULL, NULL };
 
 	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
 	for (size_t i = 0; i < n; i++)

@@ -1,0 +1,425 @@
+/* src/report/offcpu.c: the waits of one window, from context switches in
+ * time order: each thread's switch-out (state, stack) to its switch-in, the
+ * wakeup between (scheduler delay), cut at the window's edges, and each
+ * thread's on-CPU + off-CPU time; off-CPU stacks into a folded set in ns.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+#include "base/hmap.h"
+#include "src/report/offcpu.h"
+
+/* The outermost frame of an off-CPU stack names its state, so that off-CPU
+ * stacks stand apart from on-CPU ones under each thread. */
+static const struct fr_sym state_sym[FR_WAIT_NR] = {
+	[FR_WAIT_S] = { "[off-cpu: sleeping (S)]", "[off-cpu]", "[off-cpu]", true, false, false },
+	[FR_WAIT_D] = { "[off-cpu: blocked, uninterruptible (D)]", "[off-cpu]", "[off-cpu]", true,
+			false, false },
+	[FR_WAIT_R] = { "[off-cpu: preempted, runnable (R)]", "[off-cpu]", "[off-cpu]", true,
+			false, false },
+};
+/* The leaf of a wait whose switch-out was not seen. */
+static const struct fr_sym before_sym = { "[began before the window: stack not recorded]",
+					  "[off-cpu]", "[off-cpu]", true, false, false };
+static const struct fr_sym newborn_sym = { "[new thread: runnable until its first run]",
+					   "[off-cpu]", "[off-cpu]", true, false, false };
+static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", "[off-cpu]",
+					   true, false, false };
+
+enum tstate { T_FRESH, T_RUN, T_OFF, T_DEAD };
+
+struct thr {
+	uint32_t pid, tid;
+	const char *comm;
+	enum tstate st;
+	uint64_t start, end, since, on, off[FR_WAIT_NR], delay, waits;
+	struct fr_wait w;                 /* the open wait (T_OFF) */
+	const struct fr_sym *leaf;        /* a placeholder stack, or NULL: frames */
+	struct fr_frame *frames;          /* the open wait's stack, leaf first */
+	size_t nr_frames, cap_frames;
+};
+
+struct fr_offcpu {
+	uint64_t t0, t1;
+	bool keep, finished;
+	struct thr *thr;
+	size_t nr_thr, cap_thr;
+	struct fr_hmap index;             /* tid -> its newest thr */
+	struct fr_wait *waits;
+	size_t nr_waits, cap_waits;
+	struct fr_offcpu_totals tot;
+	struct fr_folded *folded;
+	fr_offcpu_sink sink;
+	void *sink_ctx;
+	struct fr_frame *scratch;
+	size_t cap_scratch;
+};
+
+bool fr_wait_state__of(uint64_t prev_state, enum fr_wait_state *st)
+{
+	/* TASK_REPORT bits: 0x1 S, 0x2 D, 0x4 T, 0x8 t, 0x10 X, 0x20 Z, 0x40 P,
+	 * 0x80 I; 0 or TASK_REPORT_MAX (0x100 and up, by kernel): preempted */
+	uint64_t low = prev_state & 0xff;
+
+	if (!low)
+		*st = FR_WAIT_R;
+	else if (low & 0x30)
+		return false;
+	else if (low & 0x2)
+		*st = FR_WAIT_D;
+	else
+		*st = FR_WAIT_S;
+	return true;
+}
+
+char fr_wait_state__char(enum fr_wait_state st)
+{
+	return st == FR_WAIT_D ? 'D' : st == FR_WAIT_R ? 'R' : 'S';
+}
+
+int fr_offcpu__frame_state(const struct fr_sym *outer)
+{
+	for (int i = 0; i < FR_WAIT_NR; i++)
+		if (outer == &state_sym[i])
+			return i;
+	return -1;
+}
+
+int fr_offcpu__new(uint64_t t0, uint64_t t1, bool keep, struct fr_offcpu **out)
+{
+	struct fr_offcpu *oc = calloc(1, sizeof(*oc));
+	int err;
+
+	if (!oc)
+		return -ENOMEM;
+	oc->t0 = t0;
+	oc->t1 = t1 < t0 ? t0 : t1;
+	oc->keep = keep;
+	if ((err = fr_folded__new(true, &oc->folded))) {
+		free(oc);
+		return err;
+	}
+	*out = oc;
+	return 0;
+}
+
+void fr_offcpu__delete(struct fr_offcpu *oc)
+{
+	if (!oc)
+		return;
+	for (size_t i = 0; i < oc->nr_thr; i++)
+		free(oc->thr[i].frames);
+	free(oc->thr);
+	free(oc->waits);
+	free(oc->scratch);
+	fr_hmap__exit(&oc->index);
+	fr_folded__delete(oc->folded);
+	free(oc);
+}
+
+void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx)
+{
+	oc->sink = sink;
+	oc->sink_ctx = ctx;
+}
+
+static struct thr *find(const struct fr_offcpu *oc, uint32_t tid)
+{
+	struct fr_hmap_it it;
+	uint32_t i;
+
+	for (bool ok = fr_hmap__first(&oc->index, fr_hash__u64(tid), &it, &i); ok;
+	     ok = fr_hmap__next(&oc->index, &it, &i))
+		if (oc->thr[i].tid == tid)
+			return &oc->thr[i];
+	return NULL;
+}
+
+/* A new entry for tid, from start on (the newest one of tid from now). */
+static struct thr *add_thread(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t start)
+{
+	struct thr *old = find(oc, tid), *t;
+	uint64_t h = fr_hash__u64(tid);
+	uint32_t idx = (uint32_t)oc->nr_thr;
+	size_t old_i = old ? (size_t)(old - oc->thr) : 0;
+
+	if (oc->nr_thr >= UINT32_MAX ||
+	    fr_grow(&oc->thr, &oc->cap_thr, oc->nr_thr + 1, sizeof(*oc->thr), 64))
+		return NULL;
+	if (old ? fr_hmap__replace(&oc->index, h, (uint32_t)old_i, idx)
+		: fr_hmap__add(&oc->index, h, idx))
+		return NULL;
+	t = &oc->thr[oc->nr_thr++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->start = t->since = start;
+	t->st = T_FRESH;
+	return t;
+}
+
+static struct thr *get_thread(struct fr_offcpu *oc, uint32_t tid)
+{
+	struct thr *t = find(oc, tid);
+
+	return t ? t : add_thread(oc, 0, tid, oc->t0);
+}
+
+static void open_wait(struct thr *t, uint64_t start, enum fr_wait_state st, bool cut,
+		      const struct fr_sym *leaf)
+{
+	t->st = T_OFF;
+	t->w = (struct fr_wait){ .pid = t->pid, .tid = t->tid, .start = start, .state = st,
+				 .cut_start = cut };
+	t->leaf = leaf;
+	t->nr_frames = 0;
+}
+
+/* The open wait's stack with its state frame outermost, into the folded sets. */
+static int fold_wait(struct fr_offcpu *oc, struct thr *t, uint64_t ns)
+{
+	/* room for the state frame within what outputs take */
+	size_t n = t->leaf ? 1 : t->nr_frames < FR_MAX_FRAMES ? t->nr_frames : FR_MAX_FRAMES - 1;
+	struct fr_rsample rs = { .pid = t->pid, .tid = t->tid, .time = t->w.start, .period = ns,
+				 .has_stack = true };
+	int err;
+
+	if (fr_grow(&oc->scratch, &oc->cap_scratch, n + 1, sizeof(*oc->scratch), 64))
+		return -ENOMEM;
+	if (t->leaf)
+		oc->scratch[0] = (struct fr_frame){ .sym = t->leaf };
+	else
+		memcpy(oc->scratch, t->frames, n * sizeof(*oc->scratch));
+	oc->scratch[n] = (struct fr_frame){ .sym = &state_sym[t->w.state] };
+	rs.frames = oc->scratch;
+	rs.nr_frames = n + 1;
+	rs.comm = t->comm ? t->comm : "[unknown]";
+	err = fr_folded__add(oc->folded, &rs);
+	if (!err && oc->sink)
+		err = oc->sink(oc->sink_ctx, &rs);
+	return err;
+}
+
+static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
+{
+	struct fr_wait *w = &t->w;
+	uint64_t ns;
+
+	w->end = end < w->start ? w->start : end;
+	ns = w->end - w->start;
+	t->off[w->state] += ns;
+	oc->tot.off_ns[w->state] += ns;
+	if (w->state == FR_WAIT_R || (w->wake && w->wake <= w->end)) {
+		uint64_t d = w->state == FR_WAIT_R ? ns : w->end - w->wake;
+
+		t->delay += d;
+		oc->tot.delay_ns += d;
+	}
+	t->waits++;
+	oc->tot.waits++;
+	oc->tot.cut_start += w->cut_start;
+	oc->tot.cut_end += w->cut_end;
+	oc->tot.no_switch_in += w->no_switch_in;
+	t->st = T_RUN;
+	t->since = w->end;
+	if (oc->keep) {
+		if (fr_grow(&oc->waits, &oc->cap_waits, oc->nr_waits + 1, sizeof(*oc->waits), 64))
+			return -ENOMEM;
+		oc->waits[oc->nr_waits++] = *w;
+	}
+	return fold_wait(oc, t, ns);
+}
+
+static void run_until(struct fr_offcpu *oc, struct thr *t, uint64_t time)
+{
+	uint64_t ns = time > t->since ? time - t->since : 0;
+
+	t->on += ns;
+	oc->tot.on_ns += ns;
+	t->since = time;
+}
+
+static bool outside(const struct fr_offcpu *oc, uint64_t time)
+{
+	return oc->finished || time < oc->t0 || time > oc->t1;
+}
+
+int fr_offcpu__switch_out(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time,
+			  enum fr_wait_state st, const struct fr_rsample *s)
+{
+	struct thr *t;
+	int err = 0;
+
+	if (outside(oc, time))
+		return 0;
+	if (!(t = get_thread(oc, tid)))
+		return -ENOMEM;
+	if (t->st == T_DEAD)
+		return 0;
+	if (pid)
+		t->pid = pid;
+	if (s && s->comm)
+		t->comm = s->comm;
+	if (t->st == T_OFF) {
+		/* out twice: the switch-in between was not recorded; the wait
+		 * ends at its wakeup if one was seen, else here */
+		t->w.no_switch_in = true;
+		err = close_wait(oc, t, t->w.wake ? t->w.wake : time);
+	}
+	run_until(oc, t, time);
+	open_wait(t, time, st, false, s && s->nr_frames ? NULL : &nostack_sym);
+	if (!err && s && s->nr_frames) {
+		if (fr_grow(&t->frames, &t->cap_frames, s->nr_frames, sizeof(*t->frames), 16))
+			return -ENOMEM;
+		memcpy(t->frames, s->frames, s->nr_frames * sizeof(*t->frames));
+		t->nr_frames = s->nr_frames;
+	}
+	return err;
+}
+
+int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
+{
+	struct thr *t;
+	int err = 0;
+
+	if (outside(oc, time))
+		return 0;
+	if (!(t = get_thread(oc, tid)))
+		return -ENOMEM;
+	if (t->st == T_DEAD)
+		return 0;
+	if (t->st == T_OFF)
+		err = close_wait(oc, t, time);
+	run_until(oc, t, time);
+	t->st = T_DEAD;
+	t->end = time;
+	return err;
+}
+
+int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
+{
+	struct thr *t;
+
+	if (outside(oc, time))
+		return 0;
+	if (!(t = get_thread(oc, tid)))
+		return -ENOMEM;
+	if (t->st == T_FRESH)   /* off-CPU since before the window */
+		open_wait(t, t->start, FR_WAIT_S, true, &before_sym);
+	if (t->st != T_OFF)     /* running already (told twice, or out not recorded) */
+		return 0;
+	return close_wait(oc, t, time);
+}
+
+int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
+{
+	return find(oc, tid) ? fr_offcpu__switch_in(oc, tid, time) : 0;
+}
+
+int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
+{
+	struct thr *t;
+
+	/* only threads seen switching: a per-task recording also sees the
+	 * wakeups its threads do of others */
+	if (outside(oc, time) || !(t = find(oc, tid)))
+		return 0;
+	if (t->st == T_FRESH)
+		open_wait(t, t->start, FR_WAIT_S, true, &before_sym);
+	if (t->st == T_OFF && !t->w.wake && t->w.state != FR_WAIT_R)
+		t->w.wake = time;
+	return 0;
+}
+
+void fr_offcpu__name(struct fr_offcpu *oc, uint32_t tid, const char *comm)
+{
+	struct thr *t = find(oc, tid);
+
+	if (t && !t->comm)
+		t->comm = comm;
+}
+
+int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct thr *t;
+
+	if (oc->finished || time > oc->t1)
+		return 0;
+	t = find(oc, tid);
+	if (time < oc->t0) {   /* born before the window: as if first seen in it */
+		if (!t && !(t = add_thread(oc, pid, tid, oc->t0)))
+			return -ENOMEM;
+		return 0;
+	}
+	if (t && t->st != T_DEAD && t->st != T_FRESH)
+		return 0;   /* the thread is known alive: a stray FORK */
+	if (!(t = t && t->st == T_FRESH ? t : add_thread(oc, pid, tid, time)))
+		return -ENOMEM;
+	t->pid = pid;
+	t->start = t->since = time;
+	/* runnable from its fork to its first switch-in */
+	open_wait(t, time, FR_WAIT_R, false, &newborn_sym);
+	return 0;
+}
+
+int fr_offcpu__finish(struct fr_offcpu *oc)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < oc->nr_thr && !err; i++) {
+		struct thr *t = &oc->thr[i];
+
+		if (t->st == T_DEAD)
+			continue;
+		if (t->st == T_OFF) {
+			t->w.cut_end = true;
+			err = close_wait(oc, t, oc->t1);
+		}
+		if (t->st == T_FRESH)   /* no switch seen: it ran all along */
+			t->st = T_RUN;
+		run_until(oc, t, oc->t1);
+		t->end = oc->t1;
+	}
+	oc->finished = true;
+	return err;
+}
+
+const struct fr_wait *fr_offcpu__waits(const struct fr_offcpu *oc, size_t *n)
+{
+	*n = oc->nr_waits;
+	return oc->waits;
+}
+
+void fr_offcpu__totals(const struct fr_offcpu *oc, struct fr_offcpu_totals *t)
+{
+	*t = oc->tot;
+}
+
+size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc)
+{
+	return oc->nr_thr;
+}
+
+void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_time *tt)
+{
+	const struct thr *t = &oc->thr[i];
+
+	*tt = (struct fr_thread_time){ t->pid, t->tid, t->comm, t->start, t->end, t->on,
+				       { 0 }, t->delay, t->waits };
+	memcpy(tt->off_ns, t->off, sizeof(tt->off_ns));
+}
+
+void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = oc->t0;
+	*t1 = oc->t1;
+}
+
+struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc)
+{
+	return oc->folded;
+}

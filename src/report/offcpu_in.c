@@ -1,0 +1,233 @@
+/* src/report/offcpu_in.c: a report's records to the waits of offcpu.c:
+ * which events carry context switches, their tracepoint fields (through
+ * tpdecode's public API), the switch-out stacks (the resolver), the window.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/report/offcpu.h"
+#include "src/report/tpdecode.h"
+
+struct offcpu_in {
+	struct fr_offcpu *oc;
+	struct fr_resolver *res;
+	struct fr_tpdecode *tp;
+	const struct fr_file_event *sw_ev, *wake_ev;
+	bool switch_recs;       /* some event has context_switch: a per-task recording */
+	struct fr_folded *fo;   /* the report's own outputs, or NULL */
+	struct fr_pprof *pp;
+};
+
+static int sink(void *ctx, const struct fr_rsample *s)
+{
+	struct offcpu_in *in = ctx;
+	int err = in->fo ? fr_folded__add(in->fo, s) : 0;
+
+	return !err && in->pp ? fr_pprof__add_off_cpu(in->pp, in->res, s) : err;
+}
+
+struct tpfields {
+	uint64_t prev_pid, prev_state, next_pid, pid;
+	bool has_prev_state, has_next_pid, has_pid;
+};
+
+static int field_cb(void *ctx, const char *field, const char *text, bool is_signed,
+		    unsigned long long v, long long sv)
+{
+	struct tpfields *f = ctx;
+
+	(void)is_signed;
+	(void)sv;
+	if (text)
+		return 0;
+	if (!strcmp(field, "prev_pid"))
+		f->prev_pid = v;
+	else if (!strcmp(field, "prev_state"))
+		f->prev_state = v, f->has_prev_state = true;
+	else if (!strcmp(field, "next_pid"))
+		f->next_pid = v, f->has_next_pid = true;
+	else if (!strcmp(field, "pid"))
+		f->pid = v, f->has_pid = true;
+	return 0;
+}
+
+/* The latest first record time of a CPU whose ring wrapped: before it, that
+ * CPU's switches are gone, so waits there could not be told apart. */
+static uint64_t complete_from(struct fr_reader *rd, uint64_t t0)
+{
+	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
+		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
+
+		if ((cs->flags & FR_CPU_FULL) && cs->first_time > t0)
+			t0 = cs->first_time;
+	}
+	return t0;
+}
+
+int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
+		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
+		      bool keep, struct offcpu_in **out)
+{
+	struct offcpu_in *in = calloc(1, sizeof(*in));
+	int err;
+
+	if (!in)
+		return -ENOMEM;
+	in->res = res;
+	in->tp = tp;
+	in->fo = fo;
+	in->pp = pp;
+	for (size_t k = 0; k < fr_reader__nr_events(rd); k++) {
+		const struct fr_file_event *e = fr_reader__event(rd, k);
+
+		if (e->flags & FR_EVENT_SIDEBAND)
+			continue;
+		if (e->attr.type == PERF_TYPE_TRACEPOINT && !strcmp(e->name, "sched:sched_switch"))
+			in->sw_ev = e;
+		else if (e->attr.type == PERF_TYPE_TRACEPOINT && !in->wake_ev &&
+			 (!strcmp(e->name, "sched:sched_wakeup") ||
+			  !strcmp(e->name, "sched:sched_waking")))
+			in->wake_ev = e;
+		if (e->attr.context_switch)
+			in->switch_recs = true;
+	}
+	if ((err = fr_offcpu__new(complete_from(rd, t0), t1, keep, &in->oc))) {
+		free(in);
+		return err;
+	}
+	if (fo || pp)
+		fr_offcpu__set_sink(in->oc, sink, in);
+	*out = in;
+	return 0;
+}
+
+void fr_offcpu_in__delete(struct offcpu_in *in)
+{
+	if (!in)
+		return;
+	fr_offcpu__delete(in->oc);
+	free(in);
+}
+
+bool fr_offcpu_in__usable(const struct offcpu_in *in)
+{
+	return in->sw_ev || in->switch_recs;
+}
+
+bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e)
+{
+	return e && (e == in->sw_ev || e == in->wake_ev);
+}
+
+/* A switch-in (known: of a thread seen before only); a thread first seen
+ * here is named from the process model. */
+static int switch_in(struct offcpu_in *in, uint32_t tid, uint64_t time, bool known)
+{
+	const char *comm = fr_resolver__comm(in->res, tid, time);
+	int err;
+
+	fr_offcpu__name(in->oc, tid, comm);   /* before: the wait it ends is folded */
+	err = known ? fr_offcpu__switch_in_known(in->oc, tid, time)
+		    : fr_offcpu__switch_in(in->oc, tid, time);
+	fr_offcpu__name(in->oc, tid, comm);   /* after: a thread first seen here */
+	return err;
+}
+
+static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s,
+			 const struct tpfields *f)
+{
+	enum fr_wait_state st;
+	struct fr_rsample rs;
+	int err;
+
+	if (!f->has_prev_state || !fr_wait_state__of(f->prev_state, &st)) {
+		err = f->has_prev_state ? fr_offcpu__task_dead(in->oc, s->tid, r->time) : 0;
+	} else {
+		err = fr_resolver__sample(in->res, r, s, true, &rs);
+		if (!err && s->tid)   /* the idle task (0) waits for nothing */
+			err = fr_offcpu__switch_out(in->oc, s->pid, s->tid, r->time, st, &rs);
+	}
+	/* the next task's switch-in. Per task, next_pid may be a task not
+	 * recorded: only threads seen before; the others' own PERF_RECORD_SWITCH
+	 * says it, later by the switch itself and the recording of this sample
+	 * (~10 us with a call chain), so the tracepoint's time is taken where
+	 * there is one, as bpftrace's offcputime measures */
+	if (!err && f->has_next_pid && f->next_pid && f->next_pid <= UINT32_MAX)
+		err = switch_in(in, (uint32_t)f->next_pid, r->time, in->switch_recs);
+	return err;
+}
+
+int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
+{
+	const struct fr_file_event *e = r->event;
+	struct tpfields f = { 0 };
+	struct fr_sample s;
+
+	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s) ||
+	    !s.raw || !s.has_time)
+		return 0;   /* a record shorter than its fields: the reader checked the chunk */
+	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
+		return 0;   /* fields outside the record: nothing to trust */
+	if (e == in->sw_ev)
+		return switch_sample(in, r, &s, &f);
+	if (f.has_pid && f.pid && f.pid <= UINT32_MAX)
+		return fr_offcpu__wakeup(in->oc, (uint32_t)f.pid, r->time);
+	return 0;
+}
+
+int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
+{
+	const struct fr_file_event *e = r->event;
+	struct fr_task t;
+	struct fr_sample s;
+
+	switch (r->h->type) {
+	case PERF_RECORD_FORK:
+		if (fr_record__task(r->h, &t))
+			return 0;
+		return fr_offcpu__fork(in->oc, t.pid, t.tid, r->time ? r->time : t.time);
+	case PERF_RECORD_EXIT:
+		if (fr_record__task(r->h, &t) || !(r->time ? r->time : t.time))
+			return 0;
+		return fr_offcpu__task_dead(in->oc, t.tid, r->time ? r->time : t.time);
+	case PERF_RECORD_SWITCH:
+		if (!e || fr_record__parse_id(r->h, e->attr.sample_type, &s) || !s.has_tid ||
+		    !s.has_time || !s.tid)
+			return 0;
+		if (!(r->h->misc & PERF_RECORD_MISC_SWITCH_OUT))
+			return switch_in(in, s.tid, s.time, false);
+		if (in->sw_ev)   /* its sched_switch sample, with the stack, said it */
+			return 0;
+		return fr_offcpu__switch_out(in->oc, s.pid, s.tid, s.time,
+					     (r->h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)
+					     ? FR_WAIT_R : FR_WAIT_S, NULL);
+	default:
+		return 0;
+	}
+}
+
+int fr_offcpu_in__finish(struct offcpu_in *in)
+{
+	return fr_offcpu__finish(in->oc);
+}
+
+int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j)
+{
+	return fr_offcpu__json(in->oc, j);
+}
+
+int fr_offcpu_in__html(void *ctx, FILE *f, const struct fr_html_info *hi)
+{
+	struct offcpu_in *in = ctx;
+
+	return fr_offcpu__html(in->oc, f, hi->has_trigger, hi->trigger_ns);
+}
+
+int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)
+{
+	return fr_offcpu__print(in->oc, in->sw_ev ? "sched:sched_switch" : "context switch records",
+				percent_limit, f);
+}

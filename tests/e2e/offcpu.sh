@@ -1,0 +1,119 @@
+#!/bin/sh
+# tests/e2e/offcpu.sh: record --off-cpu a workload whose split is known by
+# construction (tests/helpers/offcpu_work.c: a thread sleeping in sleep_here,
+# one blocked on a pipe in pipe_wait_here, one burning CPU) and check report
+# --off-cpu: each function's off-CPU time within 10% of what the workload
+# measured itself, on-CPU + off-CPU of each thread within 2% of its wall time
+# (from just before pthread_create, or from the thread's first instruction if
+# main was preempted between its clock and clone: the kernel's start lies
+# between the two);
+# the folded lines in microseconds agree with the text. Per command (the
+# task's own switches) and system-wide (both sides of sched_switch).
+. "$TESTLIB"
+
+PROG="$HELPERS/offcpu_work"
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN{d=a-b; if (d<0) d=-d; exit !(b > 0 && d <= b*p/100)}'; }
+
+# check MODE FILE WORKLOAD-OUTPUT
+check() {
+	mode=$1 F=$2 W=$3
+	"$FLIGHTREC" report --off-cpu -i "$F" >"$T/$mode.txt" 2>"$T/$mode.err" ||
+		fail "$mode: report --off-cpu exited $?: $(cat "$T/$mode.err")"
+	grep -q '^# off-CPU: switch-out to switch-in' "$T/$mode.txt" ||
+		fail "$mode: no off-CPU section: $(tail -20 "$T/$mode.txt")"
+	for pair in "sleeper sleep_here" "piper pipe_wait_here"; do
+		set -- $pair
+		want=$(awk -v n="$1" '$1==n {print $4 / 1e6}' "$W")
+		got=$(awk -v f="$2" '$NF==f && $2 ~ /%$/ && $3 ~ /^[SDR]$/ {ms += $1} END {print ms+0}' \
+			"$T/$mode.txt")
+		within "$got" "$want" 10 ||
+			fail "$mode: $2 off-CPU ${got} ms, the workload measured ${want} ms: $(sed -n '/per function/,/per stack/p' "$T/$mode.txt" | head -30)"
+		pass "$mode: $2 off-CPU ${got} ms, measured ${want} ms"
+	done
+	for name in sleeper piper burner; do
+		tid=$(awk -v n="$name" '$1==n {print $2}' "$W")
+		wall=$(awk -v n="$name" '$1==n {print $3 / 1e6}' "$W")
+		ran=$(awk -v n="$name" '$1==n {print $5 / 1e6}' "$W")
+		row=$(awk -v t="$tid" '$2==t && $1 ~ /^[0-9]+$/ {print $4, $5, $6; exit}' "$T/$mode.txt")
+		[ -n "$row" ] || fail "$mode: no per-thread row for $name ($tid): $(grep -A8 'per thread' "$T/$mode.txt")"
+		set -- $row
+		sum=$(awk -v a="$2" -v b="$3" 'BEGIN{print a+b}')
+		awk -v s="$sum" -v w="$wall" -v r="$ran" 'BEGIN{exit !(s >= r * 0.98 && s <= w * 1.02)}' ||
+			fail "$mode: $name on ${2} + off ${3} = ${sum} ms, its wall time ${wall} ms (${ran} ms from its first instruction)"
+		within "$1" "$sum" 0.01 || fail "$mode: $name window $1 ms but on+off $sum ms"
+		pass "$mode: $name on ${2} + off ${3} ms = ${sum}, wall ${wall} ms (ran ${ran} ms)"
+	done
+	# folded: us, the state frame under the thread, the function's stacks add up
+	"$FLIGHTREC" report --off-cpu --folded -i "$F" >"$T/$mode.folded" ||
+		fail "$mode: --off-cpu --folded exited $?"
+	us=$(awk '/^oc-sleeper;\[off-cpu: [^]]*\];.*;sleep_here;/ {n += $NF} END {print n/1000}' "$T/$mode.folded")
+	got=$(awk '$NF=="sleep_here" && $2 ~ /%$/ {ms += $1} END {print ms+0}' "$T/$mode.txt")
+	within "$us" "$got" 1 || fail "$mode: folded has ${us} ms in sleep_here, the text ${got} ms: $(grep sleep_here "$T/$mode.folded" | head -3)"
+	pass "$mode: folded sleep_here ${us} ms in us lines"
+}
+
+mkdir -p "$T/cmd"
+record_fg -q --off-cpu -g -e cpu-clock -o "$T/cmd" -- "$PROG" >"$T/cmd.work" ||
+	fail "record --off-cpu exited $?: $(cat "$T/record.err")"
+[ "$(awk 'NF == 5' "$T/cmd.work" | wc -l)" -eq 3 ] || fail "the workload printed: $(cat "$T/cmd.work")"
+set -- "$T"/cmd/*.frec
+F=$1
+check command "$F" "$T/cmd.work"
+set -- "$F"
+
+# pprof: cpu/nanoseconds and off_cpu/nanoseconds in one profile (go tool pprof where installed)
+"$FLIGHTREC" report --off-cpu --format=pprof -o "$T/p.pb.gz" -i "$1" || fail "pprof exited $?"
+GO=$(command -v go || true)
+if [ -n "$GO" ]; then
+	export HOME="$T" GOPATH="$T/gopath" GOCACHE="$T/gocache" GOTOOLCHAIN=local GOFLAGS=
+	"$GO" tool pprof -raw "$T/p.pb.gz" 2>/dev/null | grep -q 'samples/count cpu/nanoseconds\[dflt\] off_cpu/nanoseconds' ||
+		fail "pprof sample types: $("$GO" tool pprof -raw "$T/p.pb.gz" 2>&1 | head -8)"
+	"$GO" tool pprof -top -sample_index=off_cpu -unit=ms "$T/p.pb.gz" >"$T/top.txt" 2>&1 ||
+		fail "go tool pprof: $(cat "$T/top.txt")"
+	want=$(awk '$1=="sleeper" {print $4 / 1e6}' "$T/cmd.work")
+	got=$(awk '$NF=="sleep_here" {v=$4; sub("ms","",v); print v}' "$T/top.txt")
+	within "$got" "$want" 10 || fail "pprof off_cpu sleep_here ${got:-no} ms, measured $want: $(head -15 "$T/top.txt")"
+	pass "pprof: off_cpu sleep_here $got ms, measured $want ms"
+fi
+
+# the JSON trace: each thread's slices (running, runnable, sleeping, blocked
+# on I/O) cover its window; running is its on-CPU time
+"$FLIGHTREC" report --off-cpu --format=json -o "$T/trace.json" -i "$1" || fail "json exited $?"
+if command -v python3 >/dev/null 2>&1; then
+	for name in sleeper piper burner; do
+		tid=$(awk -v n="$name" '$1==n {print $2}' "$T/cmd.work")
+		row=$(awk -v t="$tid" '$2==t && $1 ~ /^[0-9]+$/ {print $4, $5; exit}' "$T/command.txt")
+		set -- $row
+		got=$(python3 -c 'import json, sys
+tid = int(sys.argv[2]); run = tot = 0.0
+for e in json.load(open(sys.argv[1]))["traceEvents"]:
+    if e.get("cat") == "sched" and e.get("tid") == tid:
+        tot += e["dur"] / 1000; run += e["dur"] / 1000 if e["name"] == "running" else 0
+print("%.3f %.3f" % (tot, run))' "$T/trace.json" "$tid") || fail "the JSON does not parse"
+		set -- $row $got
+		within "$3" "$1" 0.01 && within "$4" "$2" 0.01 ||
+			fail "json: $name slices $3 ms (running $4), the text says window $1, on-CPU $2"
+		pass "json: $name slices $3 ms, running $4 ms"
+	done
+fi
+
+# the HTML page: a row per thread with its states
+"$FLIGHTREC" report --off-cpu --format=html -o "$T/page.html" -i "$F" || fail "html exited $?"
+grep -q '<svg id="threads"' "$T/page.html" || fail "html: no thread timeline"
+for name in oc-sleeper oc-piper oc-burner; do
+	grep -q ">[0-9]* $name</text>" "$T/page.html" || fail "html: no row for $name"
+done
+grep -q '<title>[0-9]*: sleeping ' "$T/page.html" && grep -q '<title>[0-9]*: running ' "$T/page.html" ||
+	fail "html: no sleeping or running spans"
+pass "html: a timeline row per thread"
+
+# system-wide, backward: both sides of every switch from sched_switch itself
+mkdir -p "$T/sys"
+record_bg offcpu_sys --off-cpu -a -g -e cpu-clock -m 8M -o "$T/sys" --no-final
+"$PROG" >"$T/sys.work" || fail "the workload failed"
+"$FLIGHTREC" snapshot --name offcpu_sys >/dev/null 2>"$T/snap.err" || fail "snapshot: $(cat "$T/snap.err")"
+kill -INT "$RECPID"
+wait "$RECPID"
+set -- "$T"/sys/*.frec
+[ -f "$1" ] || fail "no system-wide snapshot: $(cat "$T/record-offcpu_sys.err")"
+check system-wide "$1" "$T/sys.work"

@@ -1,0 +1,255 @@
+/* tests/report/test_offcpu.c: CUnit suite for the waits of src/report/offcpu.c
+ * on synthetic switches: a wait's start, wakeup and end; preemption as
+ * runnable delay; waits cut at the window's start and end (counted, never
+ * dropped or doubled); a missing switch-in; new and dead threads; on + off
+ * adding up to each thread's time in the window; prev_state decoding; the
+ * off-CPU stacks in ns under their state frame; the text section.
+ */
+#include "config.h"
+
+#include "tests/cunit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/report/offcpu.h"
+
+static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_sleep = { "sleep_here", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_sched = { "schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
+				       false, false };
+static const struct fr_frame st_sleep[] = { { &s_sched, NULL, 0, 1, 0, 0 },
+					    { &s_sleep, NULL, 0, 2, 0, 0 },
+					    { &s_main, NULL, 0, 3, 0, 0 } };
+
+#define MS 1000000ull
+#define T0 (1000 * MS)
+#define T1 (2000 * MS)
+
+static struct fr_rsample out_sample(uint32_t tid)
+{
+	return (struct fr_rsample){ .pid = 7, .tid = tid, .comm = "app", .frames = st_sleep,
+				    .nr_frames = 3, .has_stack = true };
+}
+
+static void check_thread_sums(struct fr_offcpu *oc)
+{
+	for (size_t i = 0; i < fr_offcpu__nr_threads(oc); i++) {
+		struct fr_thread_time t;
+
+		fr_offcpu__thread(oc, i, &t);
+		CU_ASSERT_EQUAL(t.on_ns + t.off_ns[0] + t.off_ns[1] + t.off_ns[2], t.end - t.start);
+	}
+}
+
+static void test_state(void)
+{
+	enum fr_wait_state st;
+
+	CU_ASSERT(fr_wait_state__of(0, &st) && st == FR_WAIT_R);
+	CU_ASSERT(fr_wait_state__of(0x100, &st) && st == FR_WAIT_R);   /* R+: preempted */
+	CU_ASSERT(fr_wait_state__of(0x800, &st) && st == FR_WAIT_R);   /* older TASK_STATE_MAX */
+	CU_ASSERT(fr_wait_state__of(1, &st) && st == FR_WAIT_S);
+	CU_ASSERT(fr_wait_state__of(2, &st) && st == FR_WAIT_D);
+	CU_ASSERT(fr_wait_state__of(0x80, &st) && st == FR_WAIT_S);    /* I: idle kthread */
+	CU_ASSERT(fr_wait_state__of(0x402, &st) && st == FR_WAIT_D);
+	CU_ASSERT(!fr_wait_state__of(0x10, &st));                       /* X: dead */
+	CU_ASSERT(!fr_wait_state__of(0x20, &st));                       /* Z */
+	CU_ASSERT_EQUAL(fr_wait_state__char(FR_WAIT_D), 'D');
+}
+
+/* out S at +100, wakeup at +150, in at +160; preempted at +300, in at +340 */
+static void test_wait_and_delay(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s = out_sample(10);
+	struct fr_offcpu_totals t;
+	const struct fr_wait *w;
+	size_t n;
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, true, &oc) == 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 10, T0 + 100 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 10, T0 + 150 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 10, T0 + 155 * MS), 0);   /* the first one counts */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 10, T0 + 160 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 10, T0 + 300 * MS, FR_WAIT_R, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 10, T0 + 310 * MS), 0);   /* runnable anyway */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 10, T0 + 340 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 10, T0 + 350 * MS), 0);   /* told twice */
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	w = fr_offcpu__waits(oc, &n);
+	CU_ASSERT_FATAL(n == 2);
+	CU_ASSERT(w[0].start == T0 + 100 * MS && w[0].wake == T0 + 150 * MS &&
+		  w[0].end == T0 + 160 * MS && w[0].state == FR_WAIT_S && !w[0].cut_start &&
+		  !w[0].cut_end);
+	CU_ASSERT(w[1].start == T0 + 300 * MS && w[1].end == T0 + 340 * MS &&
+		  w[1].state == FR_WAIT_R && !w[1].wake);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.off_ns[FR_WAIT_S], 60 * MS);
+	CU_ASSERT_EQUAL(t.off_ns[FR_WAIT_R], 40 * MS);
+	CU_ASSERT_EQUAL(t.delay_ns, 10 * MS + 40 * MS);
+	/* a thread first seen switching out ran from the window's start */
+	CU_ASSERT_EQUAL(t.on_ns, 1000 * MS - 100 * MS);
+	CU_ASSERT_EQUAL(t.cut_start + t.cut_end + t.no_switch_in, 0);
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
+/* a wait from before the window (first seen switching in) and one still
+ * open at its end: both cut at the edges and said, never dropped */
+static void test_cuts(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s = out_sample(11);
+	struct fr_offcpu_totals t;
+	const struct fr_wait *w;
+	size_t n;
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, true, &oc) == 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 11, T0 + 20 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 11, T0 + 900 * MS, FR_WAIT_D, &s), 0);
+	/* outside the window: ignored */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 11, T1 + 5 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 12, T0 - 5 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	w = fr_offcpu__waits(oc, &n);
+	CU_ASSERT_FATAL(n == 2);
+	CU_ASSERT(w[0].cut_start && w[0].start == T0 && w[0].end == T0 + 20 * MS);
+	CU_ASSERT(w[1].cut_end && w[1].start == T0 + 900 * MS && w[1].end == T1 &&
+		  w[1].state == FR_WAIT_D);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.cut_start, 1);
+	CU_ASSERT_EQUAL(t.cut_end, 1);
+	CU_ASSERT_EQUAL(t.off_ns[FR_WAIT_S] + t.off_ns[FR_WAIT_D], 20 * MS + 100 * MS);
+	CU_ASSERT_EQUAL(t.on_ns, 880 * MS);
+	CU_ASSERT_EQUAL(fr_offcpu__nr_threads(oc), 1);   /* tid 12's event was before */
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
+/* out twice (the switch-in lost): the first wait ends at its wakeup, or at
+ * the second switch-out without one; counted */
+static void test_missing_switch_in(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s = out_sample(13);
+	struct fr_offcpu_totals t;
+	const struct fr_wait *w;
+	size_t n;
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, true, &oc) == 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 13, T0 + 100 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 13, T0 + 130 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 13, T0 + 200 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 13, T0 + 260 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 13, T0 + 270 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	w = fr_offcpu__waits(oc, &n);
+	CU_ASSERT_FATAL(n == 3);
+	CU_ASSERT(w[0].no_switch_in && w[0].end == T0 + 130 * MS);
+	CU_ASSERT(w[1].no_switch_in && w[1].end == T0 + 260 * MS);
+	CU_ASSERT(!w[2].no_switch_in && w[2].end == T0 + 270 * MS);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.no_switch_in, 2);
+	CU_ASSERT_EQUAL(t.off_ns[FR_WAIT_S], 30 * MS + 60 * MS + 10 * MS);
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
+/* a thread born in the window: runnable from its fork to its first run;
+ * dead at its exit (later events of it ignored); its time is fork to exit.
+ * A wakeup of a thread never seen switching makes none. */
+static void test_life(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s = out_sample(14);
+	struct fr_thread_time tt;
+	struct fr_offcpu_totals t;
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 99, T0 + 1 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in_known(oc, 98, T0 + 1 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__fork(oc, 7, 14, T0 + 100 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 14, T0 + 103 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 14, T0 + 200 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 14, T0 + 300 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__task_dead(oc, 14, T0 + 350 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 14, T0 + 351 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	CU_ASSERT_FATAL(fr_offcpu__nr_threads(oc) == 1);
+	fr_offcpu__thread(oc, 0, &tt);
+	CU_ASSERT_EQUAL(tt.start, T0 + 100 * MS);
+	CU_ASSERT_EQUAL(tt.end, T0 + 350 * MS);
+	CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_R], 3 * MS);
+	CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_S], 100 * MS);
+	CU_ASSERT_EQUAL(tt.on_ns, 97 * MS + 50 * MS);
+	CU_ASSERT_EQUAL(tt.delay_ns, 3 * MS);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.waits, 2);
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
+struct fold_seen {
+	uint64_t sleep_ns, total;
+	int state;
+};
+
+static int fold_cb(void *ctx, const char *comm, const struct fr_sym *const *frames, size_t n,
+		   uint64_t weight, uint64_t samples, uint64_t period)
+{
+	struct fold_seen *f = ctx;
+
+	(void)samples;
+	(void)period;
+	CU_ASSERT_STRING_EQUAL(comm, "app");
+	f->total += weight;
+	if (n == 4 && frames[1] == &s_sleep) {
+		f->sleep_ns += weight;
+		f->state = fr_offcpu__frame_state(frames[3]);
+	}
+	return 0;
+}
+
+/* the stacks: ns weights under their state frame, and the text section */
+static void test_folded_and_text(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s = out_sample(15);
+	struct fold_seen f = { 0, 0, -1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 100 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 400 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 500 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 600 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_cb, &f), 0);
+	CU_ASSERT_EQUAL(f.sleep_ns, 400 * MS);
+	CU_ASSERT_EQUAL(f.total, 400 * MS);
+	CU_ASSERT_EQUAL(f.state, FR_WAIT_S);
+	m = open_memstream(&buf, &len);
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT_EQUAL(fr_offcpu__print(oc, "sched:sched_switch", 0, m), 0);
+	fclose(m);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "# waits: 2; cut at the window's start: 0, at its end: 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "       400.000 100.00%  S      sleep_here\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "  app: schedule <- sleep_here <- main\n"));
+	free(buf);
+	fr_offcpu__delete(oc);
+}
+
+static const struct fr_test tests[] = {
+	{ "prev_state to S, D, R or dead", test_state },
+	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
+	{ "waits cut at the window's start and end, counted", test_cuts },
+	{ "a missing switch-in ends the wait at its wakeup", test_missing_switch_in },
+	{ "a thread from fork to exit; on + off = its time", test_life },
+	{ "off-CPU stacks in ns under the state frame; the text", test_folded_and_text },
+	{ NULL, NULL },
+};
+
+const struct fr_suite fr_test_suite = { "offcpu", NULL, NULL, tests };
