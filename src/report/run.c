@@ -17,48 +17,8 @@
 #include "src/util.h"
 #include "src/report/offcpu.h"
 #include "src/report/report.h"
+#include "src/report/run_internal.h"
 #include "src/report/tpdecode.h"
-
-struct report {
-	const struct fr_report_opts *o;
-	struct fr_reader *rd;
-	struct fr_resolver *res;
-	struct fr_tpdecode *tp;
-	struct fr_hist **hists;      /* per event index */
-	uint64_t *counts;            /* selected samples per event index */
-	bool *selected;              /* per event index */
-	size_t nr_events;
-	struct fr_folded *folded;
-	const struct fr_file_event *fold_ev;   /* folded for pprof, html */
-	struct fr_folded **flames;   /* the flame graph's: per event index */
-	struct fr_timeline *timeline;
-	struct fr_json *json;
-	struct fr_pprof *pprof;
-	int name_width;              /* perf-script: the longest event name */
-	const struct fr_clock_ref *tod;   /* perf-script: its tod field, or NULL */
-	struct fr_clock_ref clock;
-	struct offcpu_in *oc;        /* --off-cpu (offcpu_in.c), or NULL */
-	FILE *out;
-	uint64_t first, last, samples, lost;
-	uint64_t t0, t1;             /* the file's window, from its CPU stats */
-	bool need_stack;
-	/* progress on a terminal */
-	bool progress;
-	int shown;
-	struct timespec started;
-	uint64_t records;
-	int err;
-	struct worker *workers;      /* a parallel text report's (par_run), or NULL */
-	unsigned nworkers;
-};
-
-/* One worker of a parallel text report (par_run, below). */
-struct worker {
-	struct report rp;
-	const char *path;
-	unsigned part, nparts;
-	int err;
-};
 
 static bool in_list(const int *list, size_t n, uint32_t v)
 {
@@ -257,145 +217,6 @@ static int select_events(struct report *rp)
 		fr_err("--format", "the file has several events; folding only the first (choose "
 		       "with -e), left out: %s", names);
 	return o->fmt == FMT_TEXT && o->hist.callchains ? check_callchains(rp) : FR_EXIT_OK;
-}
-
-static void print_time(FILE *f, uint64_t t)
-{
-	fprintf(f, "%llu.%09llu", (unsigned long long)(t / 1000000000ull),
-		(unsigned long long)(t % 1000000000ull));
-}
-
-static void print_header(struct report *rp, const char *path)
-{
-	static const char *keys[] = { "hostname", "kernel_release", "target", "trigger" };
-	const struct fr_report_opts *o = rp->o;
-	char note[256];
-
-	fputs("# flightrec report: ", rp->out);
-	fr_text__put_escaped(rp->out, path);
-	fputc('\n', rp->out);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = fr_reader__meta(rp->rd, keys[i]);
-
-		if (v)
-			fprintf(rp->out, "# %s: %s\n", keys[i], v);
-	}
-	fr_walltime__header(rp->out, rp->rd);
-	fprintf(rp->out, "# samples: %llu", (unsigned long long)rp->samples);
-	if (rp->samples) {
-		fprintf(rp->out, ", from ");
-		print_time(rp->out, rp->first);
-		fprintf(rp->out, " to ");
-		print_time(rp->out, rp->last);
-		fprintf(rp->out, " (%.3f s)", (double)(rp->last - rp->first) / 1e9);
-	}
-	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)fr_input__lost(rp->rd, rp->lost));
-	if (fr_input__wrap_note(rp->rd, note, sizeof(note)))
-		fprintf(rp->out, "# %s\n", note);
-	if (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms || o->nr_events)
-		fprintf(rp->out, "# (selected with --time, --pid, --tid, --comm or -e)\n");
-	fprintf(rp->out, "#\n# samples per event\n");
-	for (size_t k = 0; k < rp->nr_events; k++) {
-		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
-
-		if (!(e->flags & FR_EVENT_SIDEBAND) && e->index < rp->nr_events)
-			fprintf(rp->out, "# %12llu  %s\n", (unsigned long long)rp->counts[e->index], e->name);
-	}
-	fprintf(rp->out, "#\n");
-}
-
-struct note {
-	const char *path, *used;
-	enum fr_dso_status st;
-};
-
-static int cmp_note(const void *a, const void *b)
-{
-	return strcmp(((const struct note *)a)->path, ((const struct note *)b)->path);
-}
-
-static struct fr_resolver *resolver_of(struct report *rp, unsigned i)
-{
-	return rp->nworkers ? rp->workers[i].rp.res : rp->res;
-}
-
-/* Files not (fully) used, in path order (of every worker's resolver in a
- * parallel report, each once), missing kernel symbols, failed unwinds. */
-static void print_notes(struct report *rp, FILE *f)
-{
-	unsigned nres = rp->nworkers ? rp->nworkers : 1;
-	struct note *v = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t unwind = 0, jit_named = 0, jit_unnamed = 0;
-	bool ksyms = false;
-
-	for (unsigned r = 0; r < nres; r++) {
-		struct fr_resolver *res = resolver_of(rp, r);
-		struct fr_symbolizer *s = fr_resolver__symbolizer(res);
-
-		for (size_t i = 0; i < fr_symbolizer__nr_dsos(s); i++) {
-			struct note x;
-
-			if (fr_symbolizer__dso_status(s, i, &x.path, &x.st, &x.used) ||
-			    x.st == FR_DSO_OK || x.st == FR_DSO_SPECIAL)
-				continue;
-			if (fr_grow(&v, &cap, n + 1, sizeof(*v), 16))
-				break;
-			v[n++] = x;
-		}
-		uint64_t named, unnamed;
-
-		ksyms |= fr_resolver__missed_ksyms(res);
-		unwind += fr_resolver__unwind_failures(res);
-		fr_resolver__jit_stats(res, &named, &unnamed);
-		jit_named += named;
-		jit_unnamed += unnamed;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_note);
-	for (size_t i = 0; i < n; i++) {
-		if (i && !strcmp(v[i].path, v[i - 1].path))
-			continue;
-		if (!i)
-			fprintf(f, "# files not (fully) symbolized:\n");
-		fputs("#   ", f);
-		fr_text__put_escaped(f, v[i].path);
-		fprintf(f, ": %s%s%s\n", fr_dso_status__str(v[i].st),
-			v[i].used ? ", used " : "", v[i].used ? v[i].used : "");
-	}
-	free(v);
-	if (ksyms && (fr_reader__nr_blobs(rp->rd, FR_BLOB_KSYMS) || fr_reader__nr_damaged(rp->rd)))
-		fprintf(f, "# the kernel symbols of the file (KSYMS blob) are damaged or missing: "
-			"kernel addresses are [unknown]\n");
-	else if (ksyms)
-		fprintf(f, "# no kernel symbols in the file (KSYMS blob): kernel addresses are "
-			"[unknown]\n");
-	if (unwind)
-		fprintf(f, "# %llu samples: the user stack did not unwind past the sampled ip\n",
-			(unsigned long long)unwind);
-	if (jit_unnamed)
-		fprintf(f, "# %llu frames in anonymous memory (JIT code) not named: no perf map "
-			"entry covers them (%llu JIT frames named)\n", (unsigned long long)jit_unnamed,
-			(unsigned long long)jit_named);
-}
-
-static int print_text(struct report *rp, const char *path)
-{
-	int err = 0;
-
-	if (!rp->o->no_header)
-		print_header(rp, path);
-	for (size_t k = 0; k < rp->nr_events && !err; k++) {
-		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
-
-		if (e->index < rp->nr_events && rp->hists[e->index])
-			err = fr_hist__print(rp->hists[e->index], e->name, rp->out);
-	}
-	if (!err && rp->oc)
-		err = fr_offcpu_in__print(rp->oc, rp->o->hist.percent_limit, rp->out);
-	if (!err && !rp->o->no_header)
-		print_notes(rp, rp->out);
-	return err;
 }
 
 /* What the text histogram reads of a frame: source lines only for the
@@ -787,7 +608,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	if (held && o->fmt != FMT_JSON)
 		;
 	else if (o->fmt == FMT_TEXT)
-		rp.err = print_text(&rp, path);
+		rp.err = fr_report_print_text(&rp, path);
 	else if (rp.folded || rp.pprof)
 		rp.err = print_folded(&rp, path);
 	else if (o->fmt == FMT_JSON) {
