@@ -46,17 +46,18 @@ fi
 # listed; the program's mapping with its range, offset, build id and has_*
 # flags, locations at addresses inside it (Pyroscope/Parca symbolize by them)
 SRC=$(cd "$HELPERS/../.." && pwd)   # the sources' paths are relative to the build's top
+TOPSRC=$(cd "$FIXTURES/../.." && pwd)   # the sources themselves (a VPATH build: elsewhere)
 "$GO" tool pprof -lines -top "$T/cpu.pb.gz" >"$T/lines.txt" 2>"$T/pprof.err" ||
 	fail "pprof -lines exited $?: $(cat "$T/pprof.err")"
 # mix's body and hot_a's loop, by the lines of the source
-mix_lines=$(awk '/unsigned long mix\(/ {on = 1} on {print NR} on && /^}/ {exit}' "$SRC/tests/helpers/cpuburn.c" | tr '\n' ' ')
+mix_lines=$(awk '/unsigned long mix\(/ {on = 1} on {print NR} on && /^}/ {exit}' "$TOPSRC/tests/helpers/cpuburn.c" | tr '\n' ' ')
 top=$(awk '/flat%/ {on = 1; next} on {print $6, $7; exit}' "$T/lines.txt")
 case " $mix_lines " in
 *" ${top##*/cpuburn.c:} "*) [ "${top%% *}" = mix ] ||
 	fail "the hottest line is '$top', expected mix in cpuburn.c: $(head -12 "$T/lines.txt")" ;;
 *) fail "the hottest line is '$top', not one of mix's ($mix_lines): $(head -12 "$T/lines.txt")" ;;
 esac
-loop=$(grep -n 's += mix(s + i);' "$SRC/tests/helpers/cpuburn.c" | cut -d: -f1)
+loop=$(grep -n 's += mix(s + i);' "$TOPSRC/tests/helpers/cpuburn.c" | cut -d: -f1)
 grep -Eq " hot_a .*cpuburn\.c:$loop\$" "$T/lines.txt" ||
 	fail "no hot_a at cpuburn.c:$loop (its loop): $(head -14 "$T/lines.txt")"
 pass "-lines: the hottest line is $top, hot_a's loop cpuburn.c:$loop"
