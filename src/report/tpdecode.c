@@ -174,7 +174,7 @@ static struct tpev *find(struct fr_tpdecode *d, const char *name)
 
 	if (d->last && !strcmp(d->last->name, name))
 		return d->last;
-	if (!d->sorted) {
+	if (!d->sorted && d->nr) {   /* qsort of a NULL array (none added) is UB */
 		qsort(d->evs, d->nr, sizeof(*d->evs), by_name);
 		d->sorted = true;
 	}
