@@ -190,6 +190,10 @@ static ssize_t esc_write(void *cookie, const char *buf, size_t size)
 	const unsigned char *p = (const unsigned char *)buf;
 	size_t used = 0;
 
+	/* the stream below keeps its first error (report -o: the output file's
+	 * errno); told "all written", stdio never retries with its own offsets */
+	if (ferror(e->f))
+		return (ssize_t)size;
 	while (e->nr_pend && used < size) {  /* complete the pending sequence first */
 		int len;
 
@@ -207,7 +211,7 @@ static ssize_t esc_write(void *cookie, const char *buf, size_t size)
 		}
 	}
 	esc_out(e, p + used, size - used, false);
-	return ferror(e->f) ? -1 : (ssize_t)size;
+	return (ssize_t)size;
 }
 
 static int esc_close(void *cookie)
