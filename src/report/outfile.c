@@ -94,8 +94,11 @@ static ssize_t of_write(void *cookie, const char *buf, size_t size)
 			done += (size_t)n;
 	}
 	if (of->err) {
+		/* what was written, not -1: glibc (2.36) takes a cookie's -1 as a
+		 * count, and its fwrite then reads past the caller's buffer; a
+		 * short count sets the stream's error flag all the same */
 		errno = -of->err;
-		return -1;
+		return (ssize_t)done;
 	}
 	return (ssize_t)size;
 }
