@@ -228,6 +228,7 @@ struct fr_sideband {
 	struct fr_proctable *procs;
 	struct fr_perfmaps *perfmaps; /* JIT maps read so far (NULL: no memory for them) */
 	uint64_t perfmaps_ns;      /* when they were last read */
+	bool jit_seen;             /* some process mapped anonymous executable memory */
 	uint8_t *pend;             /* table records of the drains not fed yet */
 	size_t pend_len, pend_cap;
 	struct pend_ref *refs;
@@ -270,6 +271,13 @@ void fr_sideband__delete(struct fr_sideband *sb)
 	free(sb);
 }
 
+/* Memory of no file a JIT runtime writes code into. */
+static bool anon_name(const char *path)
+{
+	return path && (!strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
+			!strncmp(path, "/memfd:", 7));
+}
+
 int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
 {
 	uint64_t t = 0;
@@ -278,6 +286,11 @@ int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
 	    h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_MMAP2)
 		return 0;
 	fr_record__time(h, sb->sample_type, &t);
+	if (h->type == PERF_RECORD_MMAP2 && !sb->jit_seen) {
+		struct fr_mmap2 m;
+
+		sb->jit_seen = !fr_record__mmap2(h, &m) && anon_name(m.filename);
+	}
 	if (fr_grow(&sb->pend, &sb->pend_cap, sb->pend_len + h->size, 1, 65536) ||
 	    fr_grow(&sb->refs, &sb->refs_cap, sb->nr_refs + 1, sizeof(*sb->refs), 256))
 		return -ENOMEM;
@@ -389,7 +402,10 @@ const struct sb_store *fr_sideband__synth(const struct fr_sideband *sb)
 
 int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr)
 {
-	return fr_proctable__scan_proc(sb->procs, pids, nr);
+	int err = fr_proctable__scan_proc(sb->procs, pids, nr);
+
+	sb->jit_seen = true;   /* processes from /proc: the tick's first walk finds out */
+	return err;
 }
 
 size_t fr_sideband__nr_exited(const struct fr_sideband *sb)
@@ -425,8 +441,7 @@ static int anon_exec(void *ctx, const struct fr_map *m)
 	struct jit_pids *l = ctx;
 	const struct fr_dso_id *d = fr_proctable__dso(l->pt, m->dso);
 
-	if (d && d->path && (!strncmp(d->path, "//anon", 6) || !strncmp(d->path, "[anon", 5) ||
-			     !strncmp(d->path, "/memfd:", 7))) {
+	if (d && anon_name(d->path)) {
 		l->hit = true;
 		return 1;
 	}
@@ -455,12 +470,18 @@ static int jit_pid(void *ctx, const struct fr_proc *p)
 void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 {
 	struct jit_pids l = { .pt = sb->procs };
+	int err;
 
-	if (!sb->perfmaps || now - sb->perfmaps_ns < 500000000ull)
+	/* no anonymous executable memory seen: nothing to read, no walk */
+	if (!sb->perfmaps || !sb->jit_seen || now - sb->perfmaps_ns < 500000000ull)
 		return;
 	sb->perfmaps_ns = now;
-	if (!fr_proctable__for_each(sb->procs, jit_pid, &l) && l.n)
+	err = fr_proctable__for_each(sb->procs, jit_pid, &l);
+
+	if (!err && l.n)
 		fr_perfmap__collect(sb->perfmaps, l.v, l.n);   /* a failure costs names */
+	else if (!err)
+		sb->jit_seen = false;   /* none live now: wait for the next anonymous mapping */
 	free(l.v);
 }
 
