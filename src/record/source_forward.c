@@ -216,10 +216,12 @@ static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
 		if ((at - now + 999999) / 1000000 < (uint64_t)*wait_ms)
 			*wait_ms = (int)((at - now + 999999) / 1000000);
 	}
-	if (o->switch_bytes && !*due) {
-		if (fr_composer__size(f->cur) >= o->switch_bytes)
+	if (o->switch_bytes) {
+		/* looked at again SIZE_CHECK_MS from now: in this file, or in
+		 * the next one when this tick makes it (a switch now) */
+		if (!*due && fr_composer__size(f->cur) >= o->switch_bytes)
 			*due = "size";
-		else if (*wait_ms > SIZE_CHECK_MS)
+		if (*wait_ms > SIZE_CHECK_MS)
 			*wait_ms = SIZE_CHECK_MS;
 	}
 	return 0;

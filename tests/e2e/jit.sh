@@ -19,7 +19,8 @@ while (Date.now() < end) x += hotLoopAlpha(100000);
 console.log(x);
 JS
 	mkdir -p "$T/node"
-	record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/node" -- node --perf-basic-prof "$T/hot.js" >/dev/null ||
+	# in $T: node writes its isolate-*-v8.log into the current directory
+	(cd "$T" && record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/node" -- node --perf-basic-prof "$T/hot.js" >/dev/null) ||
 		fail "record node exited $?: $(cat "$T/record.err")"
 	set -- "$T"/node/*.frec
 	f=$1
