@@ -5,7 +5,7 @@
  * adding up to each thread's time in the window; prev_state decoding; the
  * off-CPU stacks in ns under their state frame; the text section; the
  * threads a selection (--pid, --tid, --comm) keeps in the totals, stacks and
- * rows.
+ * rows; the section and the folded lines of waits of every kind (golden).
  */
 #include "config.h"
 
@@ -15,14 +15,21 @@
 #include <string.h>
 
 #include "src/report/offcpu.h"
+#include "tests/report/golden.h"
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_sleep = { "sleep_here", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_sched = { "schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
 				       false, false };
+static const struct fr_sym s_read = { "read_here", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_io = { "io_schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
+				    false, false };
 static const struct fr_frame st_sleep[] = { { &s_sched, NULL, 0, 1, 0, 0 },
 					    { &s_sleep, NULL, 0, 2, 0, 0 },
 					    { &s_main, NULL, 0, 3, 0, 0 } };
+static const struct fr_frame st_disk[] = { { &s_io, NULL, 0, 4, 0, 0 },
+					   { &s_read, NULL, 0, 5, 0, 0 },
+					   { &s_main, NULL, 0, 3, 0, 0 } };
 
 #define MS 1000000ull
 #define T0 (1000 * MS)
@@ -333,6 +340,67 @@ static void test_select(void)
 	fr_offcpu__delete(oc);
 }
 
+static void golden_identify(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid,
+			    const char **comm)
+{
+	(void)ctx;
+	(void)time;
+	*pid = 7;
+	*comm = tid == 102 ? "worker" : "app";
+}
+
+static bool golden_tid101(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
+{
+	(void)ctx;
+	(void)pid;
+	(void)comm;
+	return tid == 101;
+}
+
+/* The waits of one window in every kind: S with a wakeup, D, R, cut at the
+ * start (first seen switching in) and at the end, a new thread's first run,
+ * a switch-out without a stack; the text section and the folded lines in
+ * microseconds, of all threads and of tid 101 alone. */
+static void test_golden(void)
+{
+	struct fr_rsample sl = out_sample(100), dk = out_sample(101);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	dk.frames = st_disk;
+	for (int sel = 0; sel < 2; sel++) {
+		struct fr_offcpu *oc;
+
+		CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+		fr_offcpu__set_identify(oc, golden_identify, NULL);
+		if (sel)
+			fr_offcpu__set_select(oc, golden_tid101, NULL);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 102, T0 + 50 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 100, T0 + 100 * MS, FR_WAIT_S, &sl) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 101, T0 + 200 * MS, FR_WAIT_D, &dk) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 101, T0 + 250 * MS) == 0);
+		CU_ASSERT(fr_offcpu__wakeup(oc, 100, T0 + 390 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 100, T0 + 400 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 101, T0 + 600 * MS, FR_WAIT_R, &dk) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 101, T0 + 610 * MS) == 0);
+		CU_ASSERT(fr_offcpu__fork(oc, 7, 103, T0 + 700 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 103, T0 + 705 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 103, T0 + 800 * MS, FR_WAIT_S, NULL) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 103, T0 + 820 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 101, T0 + 900 * MS, FR_WAIT_S, &sl) == 0);
+		CU_ASSERT(fr_offcpu__finish(oc) == 0);
+		CU_ASSERT(fr_offcpu__print(oc, "sched:sched_switch", 0, f) == 0);
+		fputs("--- folded, us\n", f);
+		CU_ASSERT(fr_folded__print_scaled(fr_offcpu__folded(oc), 1000, f) == 0);
+		fr_offcpu__delete(oc);
+	}
+	fclose(f);
+	check_golden("report_offcpu.golden", buf);
+	free(buf);
+}
+
 static const struct fr_test tests[] = {
 	{ "prev_state to S, D, R or dead", test_state },
 	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
@@ -341,6 +409,7 @@ static const struct fr_test tests[] = {
 	{ "a thread from fork to exit; on + off = its time", test_life },
 	{ "off-CPU stacks in ns under the state frame; the text", test_folded_and_text },
 	{ "a selection keeps its threads' waits, stacks and rows", test_select },
+	{ "the section and the folded lines (golden)", test_golden },
 	{ NULL, NULL },
 };
 

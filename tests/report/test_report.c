@@ -1,8 +1,7 @@
 /* tests/report/test_report.c: CUnit suite for the report's outputs on synthetic
  * samples: the text histogram with call paths, --folded, perf-script and
  * JSON (golden files in tests/fixtures, and the JSON must parse), the flame
- * graph SVG and the HTML page (golden), report --off-cpu's section and folded
- * lines (golden, all threads and one selected), the
+ * graph SVG and the HTML page (golden), the
  * parsing of --sort keys and --time values, and the readahead walk (the
  * reader's records in its order, also when the callback stops).
  */
@@ -19,13 +18,9 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/offcpu.h"
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
-
-#ifndef FIXTURES
-#error "FIXTURES must name the fixture directory (absolute)"
-#endif
+#include "tests/report/golden.h"
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_run = { "run", "/usr/bin/app", "app", false, false, false };
@@ -83,47 +78,6 @@ static size_t make_samples(struct fr_rsample *out)
 	out[n++] = sample(&ev_clock, comm_other, 200, 1005000000ull, st_read, 3);
 	out[n++] = sample(&ev_clock, comm_app, 100, 1006000000ull, st_odd, 2);
 	return n;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
-static void check_golden(const char *name, const char *got)
-{
-	char path[4096];
-	char *want;
-
-	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
-	want = read_file(path);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
-	if (strcmp(want, got)) {
-		fprintf(stderr, "\n%s differs; got:\n%s", name, got);
-		if (getenv("FR_WRITE_GOLDEN")) {
-			FILE *f = fopen(name, "w");
-
-			if (f) {
-				fputs(got, f);
-				fclose(f);
-			}
-		}
-	}
-	CU_ASSERT_STRING_EQUAL(got, want);
-	free(want);
 }
 
 static int setup_events(void)
@@ -928,68 +882,6 @@ static void test_ztest(void)
 	CU_ASSERT_DOUBLE_EQUAL(fr_diff__zcrit(0.001), 3.290527, 1e-5);
 }
 
-static void offcpu_identify(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid,
-			    const char **comm)
-{
-	(void)ctx;
-	(void)time;
-	*pid = 100;
-	*comm = tid == 102 ? "worker" : "app";
-}
-
-static bool offcpu_tid101(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
-{
-	(void)ctx;
-	(void)pid;
-	(void)comm;
-	return tid == 101;
-}
-
-/* The waits of one window (1 s to 2 s) in every kind: S with a wakeup, D, R,
- * cut at the start (first seen switching in) and at the end, a new thread's
- * first run, a switch-out without a stack; the text section and the folded
- * lines in microseconds, of all threads and of tid 101 alone. */
-static void test_offcpu(void)
-{
-	const uint64_t ms = 1000000, t0 = 1000 * ms;
-	struct fr_rsample s[8];
-	char *buf;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-
-	make_samples(s);   /* s[4]: other's read, s[3]: app's hot */
-	for (int sel = 0; sel < 2; sel++) {
-		struct fr_offcpu *oc;
-
-		CU_ASSERT_FATAL(fr_offcpu__new(t0, 2 * t0, false, &oc) == 0);
-		fr_offcpu__set_identify(oc, offcpu_identify, NULL);
-		if (sel)
-			fr_offcpu__set_select(oc, offcpu_tid101, NULL);
-		s[4].comm = comm_app;
-		CU_ASSERT(fr_offcpu__switch_in(oc, 102, t0 + 50 * ms) == 0);
-		CU_ASSERT(fr_offcpu__switch_out(oc, 100, 100, t0 + 100 * ms, FR_WAIT_S, &s[4]) == 0);
-		CU_ASSERT(fr_offcpu__switch_out(oc, 100, 101, t0 + 200 * ms, FR_WAIT_D, &s[3]) == 0);
-		CU_ASSERT(fr_offcpu__switch_in(oc, 101, t0 + 250 * ms) == 0);
-		CU_ASSERT(fr_offcpu__wakeup(oc, 100, t0 + 390 * ms) == 0);
-		CU_ASSERT(fr_offcpu__switch_in(oc, 100, t0 + 400 * ms) == 0);
-		CU_ASSERT(fr_offcpu__switch_out(oc, 100, 101, t0 + 600 * ms, FR_WAIT_R, &s[3]) == 0);
-		CU_ASSERT(fr_offcpu__switch_in(oc, 101, t0 + 610 * ms) == 0);
-		CU_ASSERT(fr_offcpu__fork(oc, 100, 103, t0 + 700 * ms) == 0);
-		CU_ASSERT(fr_offcpu__switch_in(oc, 103, t0 + 705 * ms) == 0);
-		CU_ASSERT(fr_offcpu__switch_out(oc, 100, 103, t0 + 800 * ms, FR_WAIT_S, NULL) == 0);
-		CU_ASSERT(fr_offcpu__switch_in(oc, 103, t0 + 820 * ms) == 0);
-		CU_ASSERT(fr_offcpu__switch_out(oc, 100, 101, t0 + 900 * ms, FR_WAIT_S, &s[4]) == 0);
-		CU_ASSERT(fr_offcpu__finish(oc) == 0);
-		CU_ASSERT(fr_offcpu__print(oc, "sched:sched_switch", 0, f) == 0);
-		fputs("--- folded, us\n", f);
-		CU_ASSERT(fr_folded__print_scaled(fr_offcpu__folded(oc), 1000, f) == 0);
-		fr_offcpu__delete(oc);
-	}
-	fclose(f);
-	check_golden("report_offcpu.golden", buf);
-	free(buf);
-}
-
 static const struct fr_test tests[] = {
 	{ "text histogram (golden)", test_text },
 	{ "--children, --sort cpu,tid (golden)", test_children },
@@ -999,7 +891,6 @@ static const struct fr_test tests[] = {
 	{ "perf-script (golden)", test_script },
 	{ "json (golden, parses)", test_json },
 	{ "flame graph and html page (golden)", test_flame },
-	{ "off-CPU section and folded lines (golden)", test_offcpu },
 	{ "flame graph: height by drawn frames, deep stacks cut", test_flame_height },
 	{ "flame graphs: one per event", test_flames },
 	{ "sort keys and times", test_parse },
