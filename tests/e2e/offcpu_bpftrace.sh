@@ -72,10 +72,11 @@ bt_start() {
 	done
 	grep -q '^ready' "$T/bt.out" || fail "bpftrace never attached: $(cat "$T/bt.err")"
 }
-# bt_stop: SIGINT, bpftrace prints its maps and ends
+# bt_stop: SIGINT, bpftrace prints its maps (naming the stacks) and ends;
+# under make check's load that took over 10 s
 bt_stop() {
 	kill -INT "$BT"
-	for _ in $(seq 1 100); do kill -0 "$BT" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 1 600); do kill -0 "$BT" 2>/dev/null || break; sleep 0.1; done
 	kill -0 "$BT" 2>/dev/null && fail "bpftrace did not end on SIGINT"
 	wait "$BT"
 }
