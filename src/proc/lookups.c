@@ -113,6 +113,13 @@ const char *fr_proctable__thread_comm(const struct fr_proctable *pt, uint32_t ti
 	return fr_proctable__thread_comm_span(pt, tid, time, NULL, NULL);
 }
 
+uint32_t fr_proctable__thread_pid(const struct fr_proctable *pt, uint32_t tid)
+{
+	const struct thread *t = fr_pm_thread(pt, tid);
+
+	return t ? t->pid : 0;
+}
+
 size_t fr_proctable__nr_dsos(const struct fr_proctable *pt)
 {
 	return pt->nr_dsos;

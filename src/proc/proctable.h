@@ -112,6 +112,8 @@ const char *fr_proctable__thread_comm_span(const struct fr_proctable *pt, uint32
 					   uint64_t time, uint64_t *tlo, uint64_t *thi);
 const char *fr_proctable__thread_comm(const struct fr_proctable *pt, uint32_t tid,
 				      uint64_t time);
+/* The process of thread tid as the model last knew it, or 0. */
+uint32_t fr_proctable__thread_pid(const struct fr_proctable *pt, uint32_t tid);
 size_t fr_proctable__nr_dsos(const struct fr_proctable *pt);
 const struct fr_dso_id *fr_proctable__dso(const struct fr_proctable *pt, uint32_t idx);
 /* The model as the symbolizer asks for it. */

@@ -1,7 +1,8 @@
 /* src/report/offcpu.c: the waits of one window, from context switches in
  * time order: each thread's switch-out (state, stack) to its switch-in, the
  * wakeup between (scheduler delay), cut at the window's edges, and each
- * thread's on-CPU + off-CPU time; off-CPU stacks into a folded set in ns.
+ * thread's on-CPU + off-CPU time; off-CPU stacks into a folded set in ns;
+ * which threads the views show (a selection by pid, tid and name).
  */
 #include "config.h"
 
@@ -37,6 +38,10 @@ struct thr {
 	const char *comm;
 	enum tstate st;
 	uint64_t start, end, since, on, off[FR_WAIT_NR], delay, waits;
+	bool sel, ever_sel;               /* selected now (as of sel_pid, sel_comm); ever */
+	uint32_t sel_pid;
+	const char *sel_comm;
+	bool sel_known;
 	struct fr_wait w;                 /* the open wait (T_OFF) */
 	const struct fr_sym *leaf;        /* a placeholder stack, or NULL: frames */
 	struct fr_frame *frames;          /* the open wait's stack, leaf first */
@@ -55,6 +60,12 @@ struct fr_offcpu {
 	struct fr_folded *folded;
 	fr_offcpu_sink sink;
 	void *sink_ctx;
+	fr_offcpu_select select;          /* NULL: every thread */
+	void *select_ctx;
+	fr_offcpu_identify identify;      /* NULL: only what the switches say */
+	void *identify_ctx;
+	uint32_t *shown;                  /* after finish: the threads the views show */
+	size_t nr_shown;
 	struct fr_frame *scratch;
 	size_t cap_scratch;
 };
@@ -114,6 +125,7 @@ void fr_offcpu__delete(struct fr_offcpu *oc)
 	for (size_t i = 0; i < oc->nr_thr; i++)
 		free(oc->thr[i].frames);
 	free(oc->thr);
+	free(oc->shown);
 	free(oc->waits);
 	free(oc->scratch);
 	fr_hmap__exit(&oc->index);
@@ -125,6 +137,51 @@ void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx)
 {
 	oc->sink = sink;
 	oc->sink_ctx = ctx;
+}
+
+void fr_offcpu__set_select(struct fr_offcpu *oc, fr_offcpu_select select, void *ctx)
+{
+	oc->select = select;
+	oc->select_ctx = ctx;
+}
+
+void fr_offcpu__set_identify(struct fr_offcpu *oc, fr_offcpu_identify identify, void *ctx)
+{
+	oc->identify = identify;
+	oc->identify_ctx = ctx;
+}
+
+/* The thread's process and name where its switches did not say them. */
+static void identify(struct fr_offcpu *oc, struct thr *t, uint64_t time)
+{
+	uint32_t pid = 0;
+	const char *comm = NULL;
+
+	if (!oc->identify || (t->pid && t->comm))
+		return;
+	oc->identify(oc->identify_ctx, t->tid, time, &pid, &comm);
+	if (!t->pid)
+		t->pid = pid;
+	if (!t->comm)
+		t->comm = comm;
+}
+
+/* The thread is selected at time: asked again only when what is known of it
+ * changed, or is not known. */
+static bool selected(struct fr_offcpu *oc, struct thr *t, uint64_t time)
+{
+	if (!oc->select)
+		return true;
+	identify(oc, t, time);
+	if (!t->sel_known || t->sel_pid != t->pid || t->sel_comm != t->comm || !t->pid ||
+	    !t->comm) {
+		t->sel = oc->select(oc->select_ctx, t->pid, t->tid, t->comm);
+		t->sel_pid = t->pid;
+		t->sel_comm = t->comm;
+		t->sel_known = true;
+		t->ever_sel |= t->sel;
+	}
+	return t->sel;
 }
 
 static struct thr *find(const struct fr_offcpu *oc, uint32_t tid)
@@ -204,26 +261,31 @@ static int fold_wait(struct fr_offcpu *oc, struct thr *t, uint64_t ns)
 	return err;
 }
 
+/* The thread's own sums take every wait; the totals and the stacks only
+ * those of a selected thread. The waits kept (timelines) are all of them. */
 static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 {
 	struct fr_wait *w = &t->w;
-	uint64_t ns;
+	bool sel;
+	uint64_t ns, d = 0;
 
 	w->end = end < w->start ? w->start : end;
 	ns = w->end - w->start;
+	identify(oc, t, w->end);
+	sel = selected(oc, t, w->end);
 	t->off[w->state] += ns;
-	oc->tot.off_ns[w->state] += ns;
-	if (w->state == FR_WAIT_R || (w->wake && w->wake <= w->end)) {
-		uint64_t d = w->state == FR_WAIT_R ? ns : w->end - w->wake;
-
-		t->delay += d;
-		oc->tot.delay_ns += d;
-	}
+	if (w->state == FR_WAIT_R || (w->wake && w->wake <= w->end))
+		d = w->state == FR_WAIT_R ? ns : w->end - w->wake;
+	t->delay += d;
 	t->waits++;
-	oc->tot.waits++;
-	oc->tot.cut_start += w->cut_start;
-	oc->tot.cut_end += w->cut_end;
-	oc->tot.no_switch_in += w->no_switch_in;
+	if (sel) {
+		oc->tot.off_ns[w->state] += ns;
+		oc->tot.delay_ns += d;
+		oc->tot.waits++;
+		oc->tot.cut_start += w->cut_start;
+		oc->tot.cut_end += w->cut_end;
+		oc->tot.no_switch_in += w->no_switch_in;
+	}
 	t->st = T_RUN;
 	t->since = w->end;
 	if (oc->keep) {
@@ -231,7 +293,7 @@ static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 			return -ENOMEM;
 		oc->waits[oc->nr_waits++] = *w;
 	}
-	return fold_wait(oc, t, ns);
+	return sel ? fold_wait(oc, t, ns) : 0;
 }
 
 static void run_until(struct fr_offcpu *oc, struct thr *t, uint64_t time)
@@ -239,7 +301,8 @@ static void run_until(struct fr_offcpu *oc, struct thr *t, uint64_t time)
 	uint64_t ns = time > t->since ? time - t->since : 0;
 
 	t->on += ns;
-	oc->tot.on_ns += ns;
+	if (ns && selected(oc, t, time))
+		oc->tot.on_ns += ns;
 	t->since = time;
 }
 
@@ -335,14 +398,6 @@ int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 	return 0;
 }
 
-void fr_offcpu__name(struct fr_offcpu *oc, uint32_t tid, const char *comm)
-{
-	struct thr *t = find(oc, tid);
-
-	if (t && !t->comm)
-		t->comm = comm;
-}
-
 int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct thr *t;
@@ -384,6 +439,17 @@ int fr_offcpu__finish(struct fr_offcpu *oc)
 		run_until(oc, t, oc->t1);
 		t->end = oc->t1;
 	}
+	/* the views show a thread selected at any time of the window */
+	if (!err && !(oc->shown = calloc(oc->nr_thr + 1, sizeof(*oc->shown))))
+		err = -ENOMEM;
+	for (size_t i = 0; i < oc->nr_thr && !err; i++) {
+		struct thr *t = &oc->thr[i];
+
+		identify(oc, t, t->end);
+		selected(oc, t, t->end);   /* as it was at its end, too */
+		if (!oc->select || t->ever_sel)
+			oc->shown[oc->nr_shown++] = (uint32_t)i;
+	}
 	oc->finished = true;
 	return err;
 }
@@ -401,12 +467,17 @@ void fr_offcpu__totals(const struct fr_offcpu *oc, struct fr_offcpu_totals *t)
 
 size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc)
 {
+	return oc->shown ? oc->nr_shown : oc->nr_thr;
+}
+
+size_t fr_offcpu__nr_all_threads(const struct fr_offcpu *oc)
+{
 	return oc->nr_thr;
 }
 
 void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_time *tt)
 {
-	const struct thr *t = &oc->thr[i];
+	const struct thr *t = &oc->thr[oc->shown ? oc->shown[i] : i];
 
 	*tt = (struct fr_thread_time){ t->pid, t->tid, t->comm, t->start, t->end, t->on,
 				       { 0 }, t->delay, t->waits };

@@ -46,6 +46,17 @@ void fr_offcpu__delete(struct fr_offcpu *oc);
  * own folded set. */
 typedef int (*fr_offcpu_sink)(void *ctx, const struct fr_rsample *s);
 void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx);
+/* Which threads the views show (pid 0 and comm NULL: not known). A thread's
+ * waits count in the totals and the stacks while it is selected (its name
+ * may change), and its row is shown when it was at any time of the window.
+ * Without one, every thread. */
+typedef bool (*fr_offcpu_select)(void *ctx, uint32_t pid, uint32_t tid, const char *comm);
+void fr_offcpu__set_select(struct fr_offcpu *oc, fr_offcpu_select select, void *ctx);
+/* Where a thread's switches did not say its process or name (first seen
+ * switching in): *pid and *comm (interned) as known at time, else left. */
+typedef void (*fr_offcpu_identify)(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid,
+				   const char **comm);
+void fr_offcpu__set_identify(struct fr_offcpu *oc, fr_offcpu_identify identify, void *ctx);
 
 /* Events, in time order. s: the switch-out sample (its comm and frames, copied
  * here), or NULL when no stack was recorded. */
@@ -57,8 +68,6 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
  * be a task that is not recorded). */
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
-/* The thread's name (interned) where no switch-out said it yet. */
-void fr_offcpu__name(struct fr_offcpu *oc, uint32_t tid, const char *comm);
 /* FORK: the thread exists from time on (it is not cut at the window's start). */
 int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time);
 /* Close what is open at the window's end (t1); call once, after the last event. */
@@ -76,7 +85,9 @@ struct fr_thread_time {
 	uint64_t start, end, on_ns, off_ns[FR_WAIT_NR], delay_ns;
 	uint64_t waits;
 };
+/* The threads shown (after fr_offcpu__finish: the selected ones), and all. */
 size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc);
+size_t fr_offcpu__nr_all_threads(const struct fr_offcpu *oc);
 void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_time *t);
 /* The off-CPU stacks (leaf first, outermost a "[off-cpu: ...]" state frame),
  * weights in ns. */
@@ -100,6 +111,10 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
 		      bool keep, struct offcpu_in **out);
 void fr_offcpu_in__delete(struct offcpu_in *in);
+/* The threads o's --pid, --tid and --comm select (o outlives in). */
+void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
+/* After finish: the threads shown. */
+size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
 /* The file records context switches (else --off-cpu has nothing to show). */
 bool fr_offcpu_in__usable(const struct offcpu_in *in);
 /* e is one of the events the waits are made of (not an ordinary sample). */

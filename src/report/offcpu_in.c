@@ -1,6 +1,7 @@
 /* src/report/offcpu_in.c: a report's records to the waits of offcpu.c:
  * which events carry context switches, their tracepoint fields (through
- * tpdecode's public API), the switch-out stacks (the resolver), the window.
+ * tpdecode's public API), the switch-out stacks (the resolver), the window,
+ * the threads --pid, --tid and --comm select.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@ struct offcpu_in {
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
 	struct fr_folded *fo;   /* the report's own outputs, or NULL */
 	struct fr_pprof *pp;
+	const struct fr_report_opts *o;   /* --pid, --tid, --comm */
 };
 
 static int sink(void *ctx, const struct fr_rsample *s)
@@ -27,6 +29,20 @@ static int sink(void *ctx, const struct fr_rsample *s)
 	int err = in->fo ? fr_folded__add(in->fo, s) : 0;
 
 	return !err && in->pp ? fr_pprof__add_off_cpu(in->pp, in->res, s) : err;
+}
+
+/* A thread first seen switching in, from the process model. */
+static void identify_cb(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid, const char **comm)
+{
+	struct offcpu_in *in = ctx;
+
+	*pid = fr_resolver__pid(in->res, tid);
+	*comm = fr_resolver__comm(in->res, tid, time);
+}
+
+static bool select_cb(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
+{
+	return fr_report_opts__selects(((struct offcpu_in *)ctx)->o, pid, tid, comm);
 }
 
 struct tpfields {
@@ -100,8 +116,21 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 	}
 	if (fo || pp)
 		fr_offcpu__set_sink(in->oc, sink, in);
+	fr_offcpu__set_identify(in->oc, identify_cb, in);
 	*out = in;
 	return 0;
+}
+
+void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o)
+{
+	in->o = o;
+	if (o->nr_pids || o->nr_tids || o->nr_comms)
+		fr_offcpu__set_select(in->oc, select_cb, in);
+}
+
+size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in)
+{
+	return fr_offcpu__nr_threads(in->oc);
 }
 
 void fr_offcpu_in__delete(struct offcpu_in *in)
@@ -122,18 +151,11 @@ bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event 
 	return e && (e == in->sw_ev || e == in->wake_ev);
 }
 
-/* A switch-in (known: of a thread seen before only); a thread first seen
- * here is named from the process model. */
+/* A switch-in (known: of a thread seen before only). */
 static int switch_in(struct offcpu_in *in, uint32_t tid, uint64_t time, bool known)
 {
-	const char *comm = fr_resolver__comm(in->res, tid, time);
-	int err;
-
-	fr_offcpu__name(in->oc, tid, comm);   /* before: the wait it ends is folded */
-	err = known ? fr_offcpu__switch_in_known(in->oc, tid, time)
-		    : fr_offcpu__switch_in(in->oc, tid, time);
-	fr_offcpu__name(in->oc, tid, comm);   /* after: a thread first seen here */
-	return err;
+	return known ? fr_offcpu__switch_in_known(in->oc, tid, time)
+		     : fr_offcpu__switch_in(in->oc, tid, time);
 }
 
 static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s,

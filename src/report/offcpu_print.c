@@ -178,6 +178,10 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 
 	fr_offcpu__totals(oc, &t);
 	fprintf(f, "\n# off-CPU: switch-out to switch-in of each thread, from %s\n", source);
+	if (fr_offcpu__nr_threads(oc) < fr_offcpu__nr_all_threads(oc))
+		fprintf(f, "# threads: %zu of %zu, as --pid, --tid and --comm select: the waits and "
+			"sums here are theirs\n", fr_offcpu__nr_threads(oc),
+			fr_offcpu__nr_all_threads(oc));
 	fprintf(f, "# waits: %llu; cut at the window's start: %llu, at its end: %llu; "
 		"switch-in not recorded: %llu\n", (unsigned long long)t.waits,
 		(unsigned long long)t.cut_start, (unsigned long long)t.cut_end,

@@ -50,6 +50,8 @@ void fr_resolver__delete(struct fr_resolver *r);
 int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec);
 /* The name of a thread at a time (":TID" when unknown). */
 const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time);
+/* The process of a thread, as the model last knew it, or 0. */
+uint32_t fr_resolver__pid(const struct fr_resolver *r, uint32_t tid);
 /* Fill out from a parsed sample; stack: resolve frames (else nr_frames = 0). */
 int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 			const struct fr_sample *s, bool stack, struct fr_rsample *out);
@@ -390,6 +392,11 @@ struct fr_report_opts {
 	int usage_err;
 };
 
+
+/* run.c: --pid, --tid and --comm keep a thread (none given: every one); an
+ * unknown pid (0) or comm (NULL) is kept only where that filter is not given. */
+bool fr_report_opts__selects(const struct fr_report_opts *o, uint32_t pid, uint32_t tid,
+			     const char *comm);
 
 /* Report path as o says, on stdout or o->output; errors said through fr_err. Returns an
  * exit code (FR_EXIT_*). */

@@ -30,10 +30,17 @@ static bool in_list(const int *list, size_t n, uint32_t v)
 
 static bool comm_selected(const struct fr_report_opts *o, const char *comm)
 {
-	for (size_t i = 0; i < o->nr_comms; i++)
+	for (size_t i = 0; comm && i < o->nr_comms; i++)
 		if (!strcmp(o->comms[i], comm))
 			return true;
 	return !o->nr_comms;
+}
+
+bool fr_report_opts__selects(const struct fr_report_opts *o, uint32_t pid, uint32_t tid,
+			     const char *comm)
+{
+	return (!o->nr_pids || in_list(o->pids, o->nr_pids, pid)) &&
+	       (!o->nr_tids || in_list(o->tids, o->nr_tids, tid)) && comm_selected(o, comm);
 }
 
 /* The sample, if the filters keep it, to the outputs. */
@@ -58,10 +65,8 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		return 0;
 	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))
 		return 0;
-	if ((o->nr_pids && !in_list(o->pids, o->nr_pids, s.pid)) ||
-	    (o->nr_tids && !in_list(o->tids, o->nr_tids, s.tid)))
-		return 0;
-	if (o->nr_comms && !comm_selected(o, fr_resolver__comm(rp->res, s.tid, r->time)))
+	if (!fr_report_opts__selects(o, s.pid, s.tid, o->nr_comms ? fr_resolver__comm(rp->res, s.tid,
+									    r->time) : NULL))
 		return 0;
 	err = fr_resolver__sample(rp->res, r, &s, rp->need_stack, &rs);
 	if (err)
@@ -300,6 +305,8 @@ static int setup(struct report *rp)
 					&rp->oc);
 	if (err)
 		return err;
+	if (rp->oc)
+		fr_offcpu_in__select(rp->oc, o);
 	if (o->fmt == FMT_JSON)
 		return fr_json__new(rp->out, rp->tp, &rp->json);
 	return 0;
@@ -604,7 +611,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	}
 	/* filters that select nothing: what the file holds instead (JSON
 	 * still closes its document) */
-	held = !rp.samples && (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms);
+	held = !rp.samples && (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms) &&
+	       (!rp.oc || !fr_offcpu_in__nr_threads(rp.oc));
 	if (held && o->fmt != FMT_JSON)
 		;
 	else if (o->fmt == FMT_TEXT)

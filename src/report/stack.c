@@ -216,6 +216,11 @@ const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time
 	return fr_strpool__str(r->strs, buf);
 }
 
+uint32_t fr_resolver__pid(const struct fr_resolver *r, uint32_t tid)
+{
+	return fr_proctable__thread_pid(r->procs, tid);
+}
+
 size_t fr_leaf_frames(const struct fr_rsample *s)
 {
 	size_t i = 0;

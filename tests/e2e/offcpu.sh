@@ -61,6 +61,54 @@ F=$1
 check command "$F" "$T/cmd.work"
 set -- "$F"
 
+# --pid, --tid and --comm narrow the off-CPU view: the rows, the sums, the
+# functions and stacks, the folded lines, the JSON slices are the threads'
+# they select (the totals line is their rows' off-CPU)
+stid=$(awk '$1=="sleeper" {print $2}' "$T/cmd.work")
+ptid=$(awk '$1=="piper" {print $2}' "$T/cmd.work")
+wpid=$(awk -v t="$stid" '$2==t && $1 ~ /^[0-9]+$/ {print $1; exit}' "$T/command.txt")
+[ -n "$wpid" ] || fail "no row for the sleeper ($stid)"
+rows() { awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 11' "$1"; }
+offsum() { awk '/^# off-CPU [0-9.]+ ms/ {print $3}' "$1"; }
+fnms() { awk -v f="$2" '$NF==f && $2 ~ /%$/ && $3 ~ /^[SDR]$/ {ms += $1} END {print ms+0}' "$1"; }
+"$FLIGHTREC" report --off-cpu --tid "$stid" -i "$F" >"$T/tid.txt" || fail "--off-cpu --tid exited $?"
+[ "$(rows "$T/tid.txt" | wc -l)" -eq 1 ] && [ "$(rows "$T/tid.txt" | awk '{print $2}')" = "$stid" ] ||
+	fail "--tid $stid: rows $(rows "$T/tid.txt")"
+grep -q "^# threads: 1 of [0-9]*, as --pid, --tid and --comm select" "$T/tid.txt" ||
+	fail "--tid: no threads line: $(grep '^#' "$T/tid.txt" | head -12)"
+within "$(offsum "$T/tid.txt")" "$(rows "$T/tid.txt" | awk '{print $6}')" 0.01 ||
+	fail "--tid: off-CPU $(offsum "$T/tid.txt") ms, its row $(rows "$T/tid.txt")"
+within "$(fnms "$T/tid.txt" sleep_here)" "$(fnms "$T/command.txt" sleep_here)" 0.01 &&
+	[ "$(fnms "$T/tid.txt" pipe_wait_here)" = 0 ] ||
+	fail "--tid: sleep_here $(fnms "$T/tid.txt" sleep_here) ms (all: $(fnms "$T/command.txt" sleep_here)), pipe_wait_here $(fnms "$T/tid.txt" pipe_wait_here)"
+pass "--off-cpu --tid $stid: its row, sleep_here $(fnms "$T/tid.txt" sleep_here) ms, no pipe_wait_here"
+"$FLIGHTREC" report --off-cpu --comm oc-piper -i "$F" >"$T/comm.txt" || fail "--off-cpu --comm exited $?"
+[ "$(rows "$T/comm.txt" | awk '{print $2 "/" $3}')" = "$ptid/oc-piper" ] ||
+	fail "--comm oc-piper: rows $(rows "$T/comm.txt")"
+within "$(fnms "$T/comm.txt" pipe_wait_here)" "$(fnms "$T/command.txt" pipe_wait_here)" 0.01 &&
+	[ "$(fnms "$T/comm.txt" sleep_here)" = 0 ] || fail "--comm: $(sed -n '/per function/,$p' "$T/comm.txt" | head)"
+pass "--off-cpu --comm oc-piper: its row, pipe_wait_here only"
+"$FLIGHTREC" report --off-cpu --pid "$wpid" -i "$F" >"$T/pid.txt" || fail "--off-cpu --pid exited $?"
+[ "$(rows "$T/pid.txt" | awk -v p="$wpid" '$1!=p' | wc -l)" -eq 0 ] &&
+	[ "$(rows "$T/pid.txt" | wc -l)" -ge 4 ] || fail "--pid $wpid: rows $(rows "$T/pid.txt")"
+pass "--off-cpu --pid $wpid: $(rows "$T/pid.txt" | wc -l) threads, all its own"
+"$FLIGHTREC" report --off-cpu --folded --comm oc-sleeper -i "$F" >"$T/comm.folded" ||
+	fail "--off-cpu --folded --comm exited $?"
+grep -q '^oc-sleeper;\[off-cpu: ' "$T/comm.folded" && ! grep -v '^oc-sleeper;' "$T/comm.folded" | grep -q . ||
+	fail "--folded --comm oc-sleeper: $(grep -v '^oc-sleeper;' "$T/comm.folded" | head -3)"
+pass "--off-cpu --folded --comm oc-sleeper: its lines only"
+if command -v python3 >/dev/null 2>&1; then
+	"$FLIGHTREC" report --off-cpu --format=json --tid "$stid" -o "$T/tid.json" -i "$F" || fail "json --tid exited $?"
+	python3 -c 'import json, sys
+tids = {e.get("tid") for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "sched"}
+sys.exit(tids != {int(sys.argv[2])})' "$T/tid.json" "$stid" || fail "json --tid $stid: slices of other threads"
+	pass "json --off-cpu --tid: its slices only"
+fi
+"$FLIGHTREC" report --off-cpu --comm nothing -i "$F" >"$T/none.txt" 2>"$T/none.err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q 'no sample matches' "$T/none.err" ||
+	fail "--off-cpu --comm nothing exited $rc: $(cat "$T/none.err")"
+pass "--off-cpu --comm nothing -> 1: $(cat "$T/none.err")"
+
 # pprof: cpu/nanoseconds and off_cpu/nanoseconds in one profile (go tool pprof where installed)
 "$FLIGHTREC" report --off-cpu --format=pprof -o "$T/p.pb.gz" -i "$1" || fail "pprof exited $?"
 GO=$(command -v go || true)

@@ -417,6 +417,10 @@ static void test_maps_time(void)
 	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(m, 12, 401), "b");
 	CU_ASSERT_PTR_EQUAL(fr_proctable__thread_comm(m, 12, 401), fr_proctable__thread_comm(m, 10, 401));
 	CU_ASSERT_PTR_NULL(fr_proctable__thread_comm(m, 99, 1));
+	/* a thread's process: the forked process's own, a new thread's its creator's */
+	CU_ASSERT_EQUAL(fr_proctable__thread_pid(m, 11), 11);
+	CU_ASSERT_EQUAL(fr_proctable__thread_pid(m, 12), 10);
+	CU_ASSERT_EQUAL(fr_proctable__thread_pid(m, 99), 0);
 	CU_ASSERT_EQUAL(fr_proctable__mmap(m, 10, 1, 0x1000, 0, 0, PROT_EXEC, "/X", NULL, 0), -EINVAL);
 	fr_proctable__delete(m);
 }

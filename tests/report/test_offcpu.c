@@ -3,7 +3,9 @@
  * runnable delay; waits cut at the window's start and end (counted, never
  * dropped or doubled); a missing switch-in; new and dead threads; on + off
  * adding up to each thread's time in the window; prev_state decoding; the
- * off-CPU stacks in ns under their state frame; the text section.
+ * off-CPU stacks in ns under their state frame; the text section; the
+ * threads a selection (--pid, --tid, --comm) keeps in the totals, stacks and
+ * rows; the section and the folded lines of waits of every kind (golden).
  */
 #include "config.h"
 
@@ -13,14 +15,21 @@
 #include <string.h>
 
 #include "src/report/offcpu.h"
+#include "tests/report/golden.h"
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_sleep = { "sleep_here", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_sched = { "schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
 				       false, false };
+static const struct fr_sym s_read = { "read_here", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_io = { "io_schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
+				    false, false };
 static const struct fr_frame st_sleep[] = { { &s_sched, NULL, 0, 1, 0, 0 },
 					    { &s_sleep, NULL, 0, 2, 0, 0 },
 					    { &s_main, NULL, 0, 3, 0, 0 } };
+static const struct fr_frame st_disk[] = { { &s_io, NULL, 0, 4, 0, 0 },
+					   { &s_read, NULL, 0, 5, 0, 0 },
+					   { &s_main, NULL, 0, 3, 0, 0 } };
 
 #define MS 1000000ull
 #define T0 (1000 * MS)
@@ -242,6 +251,156 @@ static void test_folded_and_text(void)
 	fr_offcpu__delete(oc);
 }
 
+/* pid 7 selected, but not as "sh"; tid 21 is another process's; tid 22 is
+ * first seen switching in (the model says pid 7, "app"); tid 23 is pid 7's
+ * but named "sh" until its second switch-out (exec): only its waits as
+ * "app" count, and its row is shown */
+static bool select_pid7(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
+{
+	int *asked = ctx;
+
+	(*asked)++;
+	(void)tid;
+	return pid == 7 && comm && strcmp(comm, "sh");
+}
+
+static void identify_22(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid, const char **comm)
+{
+	(void)ctx;
+	(void)time;
+	if (tid == 22) {
+		*pid = 7;
+		*comm = "app";
+	}
+}
+
+static int fold_total(void *ctx, const char *comm, const struct fr_sym *const *frames, size_t n,
+		      uint64_t weight, uint64_t samples, uint64_t period)
+{
+	uint64_t *total = ctx;
+
+	(void)frames;
+	(void)n;
+	(void)samples;
+	(void)period;
+	CU_ASSERT_STRING_EQUAL(comm, "app");
+	*total += weight;
+	return 0;
+}
+
+static void test_select(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s20 = out_sample(20), s21 = out_sample(21), s23 = out_sample(23);
+	struct fr_offcpu_totals t;
+	struct fr_thread_time tt;
+	uint64_t folded = 0;
+	uint32_t seen = 0;
+	int asked = 0;
+
+	s21.pid = 8;
+	s21.comm = "other";
+	s23.comm = "sh";
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	fr_offcpu__set_select(oc, select_pid7, &asked);
+	fr_offcpu__set_identify(oc, identify_22, NULL);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 20, T0 + 100 * MS, FR_WAIT_S, &s20), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 8, 21, T0 + 100 * MS, FR_WAIT_S, &s21), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 23, T0 + 100 * MS, FR_WAIT_S, &s23), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 20, T0 + 200 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 21, T0 + 300 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 22, T0 + 50 * MS), 0);   /* cut: 50 ms */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 23, T0 + 400 * MS), 0);   /* as sh: 300 ms */
+	s23.comm = "app";
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 23, T0 + 500 * MS, FR_WAIT_D, &s23), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 23, T0 + 520 * MS), 0);   /* as app: 20 ms */
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	CU_ASSERT(asked > 0);
+	CU_ASSERT_EQUAL(fr_offcpu__nr_all_threads(oc), 4);
+	CU_ASSERT_FATAL(fr_offcpu__nr_threads(oc) == 3);
+	for (size_t i = 0; i < 3; i++) {
+		fr_offcpu__thread(oc, i, &tt);
+		CU_ASSERT(tt.tid == 20 || tt.tid == 22 || tt.tid == 23);
+		seen |= 1u << (tt.tid - 20);
+		if (tt.tid == 23)   /* its row: all of its time */
+			CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_S] + tt.off_ns[FR_WAIT_D], 320 * MS);
+	}
+	CU_ASSERT_EQUAL(seen, 0xd);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.waits, 3);
+	CU_ASSERT_EQUAL(t.cut_start, 1);
+	CU_ASSERT_EQUAL(t.off_ns[FR_WAIT_S], 100 * MS + 50 * MS);
+	CU_ASSERT_EQUAL(t.off_ns[FR_WAIT_D], 20 * MS);
+	/* on-CPU: tid 20 and 22 all but their waits, tid 23 from its wait as
+	 * "sh" on (the run its second switch-out ends is named by it) */
+	CU_ASSERT_EQUAL(t.on_ns, (1000 - 100) * MS + (1000 - 50) * MS + (1000 - 400 - 20) * MS);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_total, &folded), 0);
+	CU_ASSERT_EQUAL(folded, 170 * MS);
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
+static void golden_identify(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid,
+			    const char **comm)
+{
+	(void)ctx;
+	(void)time;
+	*pid = 7;
+	*comm = tid == 102 ? "worker" : "app";
+}
+
+static bool golden_tid101(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
+{
+	(void)ctx;
+	(void)pid;
+	(void)comm;
+	return tid == 101;
+}
+
+/* The waits of one window in every kind: S with a wakeup, D, R, cut at the
+ * start (first seen switching in) and at the end, a new thread's first run,
+ * a switch-out without a stack; the text section and the folded lines in
+ * microseconds, of all threads and of tid 101 alone. */
+static void test_golden(void)
+{
+	struct fr_rsample sl = out_sample(100), dk = out_sample(101);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	dk.frames = st_disk;
+	for (int sel = 0; sel < 2; sel++) {
+		struct fr_offcpu *oc;
+
+		CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+		fr_offcpu__set_identify(oc, golden_identify, NULL);
+		if (sel)
+			fr_offcpu__set_select(oc, golden_tid101, NULL);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 102, T0 + 50 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 100, T0 + 100 * MS, FR_WAIT_S, &sl) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 101, T0 + 200 * MS, FR_WAIT_D, &dk) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 101, T0 + 250 * MS) == 0);
+		CU_ASSERT(fr_offcpu__wakeup(oc, 100, T0 + 390 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 100, T0 + 400 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 101, T0 + 600 * MS, FR_WAIT_R, &dk) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 101, T0 + 610 * MS) == 0);
+		CU_ASSERT(fr_offcpu__fork(oc, 7, 103, T0 + 700 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 103, T0 + 705 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 103, T0 + 800 * MS, FR_WAIT_S, NULL) == 0);
+		CU_ASSERT(fr_offcpu__switch_in(oc, 103, T0 + 820 * MS) == 0);
+		CU_ASSERT(fr_offcpu__switch_out(oc, 7, 101, T0 + 900 * MS, FR_WAIT_S, &sl) == 0);
+		CU_ASSERT(fr_offcpu__finish(oc) == 0);
+		CU_ASSERT(fr_offcpu__print(oc, "sched:sched_switch", 0, f) == 0);
+		fputs("--- folded, us\n", f);
+		CU_ASSERT(fr_folded__print_scaled(fr_offcpu__folded(oc), 1000, f) == 0);
+		fr_offcpu__delete(oc);
+	}
+	fclose(f);
+	check_golden("report_offcpu.golden", buf);
+	free(buf);
+}
+
 static const struct fr_test tests[] = {
 	{ "prev_state to S, D, R or dead", test_state },
 	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
@@ -249,6 +408,8 @@ static const struct fr_test tests[] = {
 	{ "a missing switch-in ends the wait at its wakeup", test_missing_switch_in },
 	{ "a thread from fork to exit; on + off = its time", test_life },
 	{ "off-CPU stacks in ns under the state frame; the text", test_folded_and_text },
+	{ "a selection keeps its threads' waits, stacks and rows", test_select },
+	{ "the section and the folded lines (golden)", test_golden },
 	{ NULL, NULL },
 };
 

@@ -20,10 +20,7 @@
 #include "src/util.h"
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
-
-#ifndef FIXTURES
-#error "FIXTURES must name the fixture directory (absolute)"
-#endif
+#include "tests/report/golden.h"
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
 static const struct fr_sym s_run = { "run", "/usr/bin/app", "app", false, false, false };
@@ -81,47 +78,6 @@ static size_t make_samples(struct fr_rsample *out)
 	out[n++] = sample(&ev_clock, comm_other, 200, 1005000000ull, st_read, 3);
 	out[n++] = sample(&ev_clock, comm_app, 100, 1006000000ull, st_odd, 2);
 	return n;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
-static void check_golden(const char *name, const char *got)
-{
-	char path[4096];
-	char *want;
-
-	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
-	want = read_file(path);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
-	if (strcmp(want, got)) {
-		fprintf(stderr, "\n%s differs; got:\n%s", name, got);
-		if (getenv("FR_WRITE_GOLDEN")) {
-			FILE *f = fopen(name, "w");
-
-			if (f) {
-				fputs(got, f);
-				fclose(f);
-			}
-		}
-	}
-	CU_ASSERT_STRING_EQUAL(got, want);
-	free(want);
 }
 
 static int setup_events(void)
