@@ -409,6 +409,8 @@ static int cond(struct comp *c)
 
 	if (q < 0 || !is(c, "?"))
 		return q;
+	if (c->p->nodes[q].kind == K_NOT)   /* libtraceevent takes !a ? b : c as !(a ? b : c) */
+		return fail(c, "! before ?:");
 	adv(c);
 	if (c->p->nodes[q].is_str || (a = cond(c)) < 0 || !expect(c, ":") || (b = cond(c)) < 0)
 		return fail(c, "bad ?:");

@@ -215,6 +215,7 @@ static void test_refused(void)
 		"\"a\\n%d\", REC->a",                 /* escapes */
 		"\"%d\", (long)-REC->a",              /* not a cast to libtraceevent */
 		"\"%d\", 0x10000000000000000",
+		"\"%s\", !REC->a ? \"x\" : \"y\"",     /* libtraceevent reads !(a ? ...) */
 	};
 	char deep[4096];
 	int n = snprintf(deep, sizeof(deep), "\"%%d\", ");
