@@ -328,7 +328,8 @@ static int primary(struct comp *c)
 	}
 	if (!is(c, "("))
 		return fail(c, "unexpected token");
-	if ((v = 0, i = cast(c, &v)) < 0)
+	v = 0;
+	if ((i = cast(c, &v)) < 0)
 		return -1;
 	if (i) {
 		if ((i = unary(c)) < 0 || c->p->nodes[i].is_str)
