@@ -77,11 +77,9 @@ int fr_script__sample_tod(FILE *f, const struct fr_rsample *s, struct fr_tpdecod
 	if (!tracepoint && (st & PERF_SAMPLE_PERIOD))
 		fprintf(f, "%10llu ", (unsigned long long)s->period);
 	fprintf(f, "%*s: ", name_width, name);
-	/* the fields (the recorded print fmt's helpers are not evaluated: only
-	 * what tpformat.c's grammar accepts reaches libtraceevent) */
-	if (s->raw && tp && !fr_tpdecode__fields(tp, name, s->raw, s->raw_size, fields,
-						 sizeof(fields)))
-		fputs(fields[0] == ' ' ? fields + 1 : fields, f);
+	/* the print fmt's text (tpprint.c), or the fields name=value */
+	if (s->raw && tp && !fr_tpdecode__text(tp, name, s->raw, s->raw_size, fields, sizeof(fields)))
+		fputs(fields, f);
 	if (chain) {
 		fputc('\n', f);
 		for (size_t i = 0; i < s->nr_frames; i++) {

@@ -21,11 +21,13 @@
 
 #include "src/util.h"
 #include "src/report/tpformat.h"
+#include "src/report/tpprint.h"
 
 struct tpev {
 	char *name;                 /* "subsys:name", as the file names it */
 	struct tep_event *tep;      /* NULL: unusable, its samples have no fields */
 	struct fr_tpformat fmt;     /* the accepted fields */
+	struct fr_tpprint *print;   /* its print fmt, where tpprint.c's grammar takes it */
 	char why[200];              /* why its format was refused, "" if it was not */
 	bool refused;
 	uint64_t bad;               /* records with a field outside them */
@@ -66,6 +68,7 @@ void fr_tpdecode__delete(struct fr_tpdecode *d)
 		return;
 	for (size_t i = 0; i < d->nr; i++) {
 		free(d->evs[i].name);
+		fr_tpprint__delete(d->evs[i].print);
 		fr_tpformat__exit(&d->evs[i].fmt);
 	}
 	free(d->evs);
@@ -135,7 +138,11 @@ static int add(struct fr_tpdecode *d, struct tpev *ev, const char *format, size_
 			snprintf(ev->why, sizeof(ev->why), "libtraceevent refused its fields");
 		return err;
 	}
-	return ev->why[0] ? -EBADMSG : 0;
+	if (ev->why[0])
+		return -EBADMSG;
+	/* outside the grammar: its fields are printed name=value */
+	return fr_tpprint__new(&ev->print, &ev->fmt, format + ev->fmt.print_off, ev->fmt.print_len,
+			       NULL, 0) == -ENOMEM ? -ENOMEM : 0;
 }
 
 int fr_tpdecode__add(struct fr_tpdecode *d, const char *name, const char *format, size_t len)
@@ -321,6 +328,23 @@ int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw
 		buf[n] = '\0';
 	}
 	return 0;
+}
+
+int fr_tpdecode__text(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+		      char *buf, size_t len)
+{
+	struct tpev *ev = find(d, name);
+	int err;
+
+	if (!ev || !ev->tep)
+		return -ENOENT;
+	if (ev->print && usable(ev, raw, size) &&
+	    fr_tpprint__eval(ev->print, raw, size, buf, len) != -EBADMSG)
+		return 0;   /* cut to len, or whole */
+	err = fr_tpdecode__fields(d, name, raw, size, buf, len);
+	if (len && buf[0] == ' ')
+		memmove(buf, buf + 1, strlen(buf));
+	return err;
 }
 
 unsigned long long fr_tpdecode__nr_bad(const struct fr_tpdecode *d)

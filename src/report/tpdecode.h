@@ -28,6 +28,12 @@ int fr_tpdecode__check(struct fr_tpdecode *d, const char *name, const void *raw,
  * format declares lies outside raw: nothing is decoded. */
 int fr_tpdecode__fields(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
 			char *buf, size_t len);
+/* The text perf script prints for the record: its print fmt evaluated
+ * (tpprint.h) where the grammar takes it and every value it reads lies in
+ * raw, else the fields as fr_tpdecode__fields writes them, without the
+ * leading space. Returns as fr_tpdecode__fields. */
+int fr_tpdecode__text(struct fr_tpdecode *d, const char *name, const void *raw, size_t size,
+		      char *buf, size_t len);
 
 /* Each of the event's own fields: a number (text NULL; sv the signed value
  * when is_signed) or text (arrays, strings). A non-zero return of cb stops

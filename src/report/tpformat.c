@@ -208,31 +208,23 @@ static const char *add_field(struct fr_tpformat *f, struct fr_tpfield *fd)
 
 /* ---- print fmt --------------------------------------------------------- */
 
-enum tok { T_END, T_STR, T_CHR, T_NUM, T_IDENT, T_REC, T_PUNCT, T_BAD };
-
-struct lex {
-	const char *p, *end;
-	const char *s;          /* the token */
-	size_t n;
-};
-
-static enum tok quoted(struct lex *x, char q, enum tok t)
+static enum fr_tptok quoted(struct fr_tplex *x, char q, enum fr_tptok t)
 {
 	const char *p = x->p + 1;
 
 	while (p < x->end && *p != q) {
 		if (*p == '\\' && ++p == x->end)
-			return T_BAD;
+			return FR_TP_BAD;
 		p++;
 	}
 	if (p == x->end)
-		return T_BAD;
+		return FR_TP_BAD;
 	x->n = (size_t)(p + 1 - x->s);
 	x->p = p + 1;
 	return t;
 }
 
-static enum tok next_tok(struct lex *x)
+enum fr_tptok fr_tplex__next(struct fr_tplex *x)
 {
 	static const char *const ops2[] = { "<<", ">>", "<=", ">=", "==", "!=", "&&", "||" };
 	const char *p = x->p;
@@ -241,11 +233,11 @@ static enum tok next_tok(struct lex *x)
 		p++;
 	x->p = x->s = p;
 	if (p == x->end)
-		return T_END;
+		return FR_TP_END;
 	if (*p == '"')
-		return quoted(x, '"', T_STR);
+		return quoted(x, '"', FR_TP_STR);
 	if (*p == '\'')
-		return quoted(x, '\'', T_CHR);
+		return quoted(x, '\'', FR_TP_CHR);
 	if (is_digit(*p)) {   /* 0x1f, 017, 12, with u/l suffixes */
 		bool hex = x->end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
 		const char *d = p += hex ? 2 : 0;
@@ -253,14 +245,14 @@ static enum tok next_tok(struct lex *x)
 		while (p < x->end && (is_digit(*p) || (hex && strchr("abcdefABCDEF", *p))))
 			p++;
 		if (p == d)
-			return T_BAD;
+			return FR_TP_BAD;
 		while (p < x->end && strchr("uUlL", *p))
 			p++;
 		if (p < x->end && is_ident(*p))
-			return T_BAD;
+			return FR_TP_BAD;
 		x->n = (size_t)(p - x->s);
 		x->p = p;
-		return T_NUM;
+		return FR_TP_NUM;
 	}
 	if (is_ident0(*p)) {
 		while (p < x->end && is_ident(*p))
@@ -269,29 +261,29 @@ static enum tok next_tok(struct lex *x)
 		x->p = p;
 		if (x->n == 3 && !memcmp(x->s, "REC", 3)) {
 			if (!eat(&p, x->end, "->") || p == x->end || !is_ident0(*p))
-				return T_BAD;
+				return FR_TP_BAD;
 			while (p < x->end && is_ident(*p))
 				p++;
 			x->n = (size_t)(p - x->s);
 			x->p = p;
-			return T_REC;
+			return FR_TP_REC;
 		}
-		return T_IDENT;
+		return FR_TP_IDENT;
 	}
 	if (x->end - p >= 2 && p[0] == '-' && p[1] == '>')
-		return T_BAD;   /* only REC-> (above) */
+		return FR_TP_BAD;   /* only REC-> (above) */
 	for (size_t i = 0; i < sizeof(ops2) / sizeof(ops2[0]); i++)
 		if (x->end - p >= 2 && !memcmp(p, ops2[i], 2)) {
 			x->n = 2;
 			x->p = p + 2;
-			return T_PUNCT;
+			return FR_TP_PUNCT;
 		}
 	if (strchr("()[]{},?:+-*/%&|^~!<>.;=", *p) && *p) {
 		x->n = 1;
 		x->p = p + 1;
-		return T_PUNCT;
+		return FR_TP_PUNCT;
 	}
-	return T_BAD;
+	return FR_TP_BAD;
 }
 
 /* A number token (n bytes at s) whose value is 0. */
@@ -368,28 +360,28 @@ static struct fr_tpfield *find_field(struct fr_tpformat *f, const char *name, si
 static void arg_field(struct fr_tpformat *f, const struct conv *c, const char *a, const char *b)
 {
 	char casts[96] = "";
-	struct lex x = { a, b, NULL, 0 };
+	struct fr_tplex x = { a, b, NULL, 0 };
 	struct fr_tpfield *fd;
-	enum tok t;
+	enum fr_tptok t;
 	size_t cl = 0;
 	int open = 0;
 
-	while ((t = next_tok(&x)) == T_PUNCT && x.n == 1 && *x.s == '(') {
-		struct lex y = x;
+	while ((t = fr_tplex__next(&x)) == FR_TP_PUNCT && x.n == 1 && *x.s == '(') {
+		struct fr_tplex y = x;
 		size_t at = cl;
-		enum tok u;
+		enum fr_tptok u;
 
 		/* a cast: a type name (identifiers, then '*'s) up to ')', its
 		 * tokens joined by one space */
-		while ((u = next_tok(&y)) == T_IDENT || (u == T_PUNCT && *y.s == '*')) {
+		while ((u = fr_tplex__next(&y)) == FR_TP_IDENT || (u == FR_TP_PUNCT && *y.s == '*')) {
 			if (cl + y.n + 3 >= sizeof(casts))
 				return;
-			if (u == T_PUNCT && cl == at)
+			if (u == FR_TP_PUNCT && cl == at)
 				break;   /* starts with '*': not a type */
 			cl += (size_t)snprintf(casts + cl, sizeof(casts) - cl, "%s%.*s",
 					       cl == at ? "(" : " ", (int)y.n, y.s);
 		}
-		if (cl > at && u == T_PUNCT && *y.s == ')') {
+		if (cl > at && u == FR_TP_PUNCT && *y.s == ')') {
 			cl += (size_t)snprintf(casts + cl, sizeof(casts) - cl, ")");
 			x = y;
 			continue;
@@ -398,13 +390,13 @@ static void arg_field(struct fr_tpformat *f, const struct conv *c, const char *a
 			return;   /* "(a b" then something else */
 		open++;
 	}
-	if (t != T_REC)
+	if (t != FR_TP_REC)
 		return;
 	fd = find_field(f, x.s + 5, x.n - 5);
 	while (open-- > 0)
-		if (next_tok(&x) != T_PUNCT || *x.s != ')')
+		if (fr_tplex__next(&x) != FR_TP_PUNCT || *x.s != ')')
 			return;
-	if (next_tok(&x) != T_END || !fd || fd->conv[0] || fd->array || fd->dynamic)
+	if (fr_tplex__next(&x) != FR_TP_END || !fd || fd->conv[0] || fd->array || fd->dynamic)
 		return;
 	memcpy(fd->conv, c->s, c->n);
 	fd->conv[c->n] = '\0';
@@ -419,14 +411,14 @@ static const char *parse_print(struct fr_tpformat *f, const char *s, const char 
 	static struct conv cv[PF_ARGS_MAX];
 	const char *fs, *fe, *args[PF_ARGS_MAX + 1], *why;
 	char stack[PF_DEPTH_MAX];
-	struct lex x = { s, e, NULL, 0 };
+	struct fr_tplex x = { s, e, NULL, 0 };
 	size_t nconv, nargs = 0, need = 0, depth = 0;
 	bool div = false;
-	enum tok t;
+	enum fr_tptok t;
 
-	if ((t = next_tok(&x)) != T_STR)
+	if ((t = fr_tplex__next(&x)) != FR_TP_STR)
 		return "print fmt does not start with a string";
-	for (nconv = 0; t == T_STR; t = next_tok(&x)) {   /* "..." "..." is one string */
+	for (nconv = 0; t == FR_TP_STR; t = fr_tplex__next(&x)) {   /* "..." "..." is one string */
 		size_t more;
 
 		fs = x.s + 1;
@@ -435,31 +427,31 @@ static const char *parse_print(struct fr_tpformat *f, const char *s, const char 
 			return why;
 		nconv += more;
 	}
-	while (t != T_END) {
-		if (t == T_BAD)
+	while (t != FR_TP_END) {
+		if (t == FR_TP_BAD)
 			return "print fmt: bad token";
-		if (t == T_REC && !find_field(f, x.s + 5, x.n - 5))
+		if (t == FR_TP_REC && !find_field(f, x.s + 5, x.n - 5))
 			return "print fmt: REC-> names no field";
-		if (t == T_NUM && div && zero(x.s, x.n))
+		if (t == FR_TP_NUM && div && zero(x.s, x.n))
 			return "print fmt: division by zero";
-		div = t == T_PUNCT && x.n == 1 && (*x.s == '/' || *x.s == '%');
-		if (t == T_PUNCT && x.n == 1 && strchr("([{", *x.s)) {
+		div = t == FR_TP_PUNCT && x.n == 1 && (*x.s == '/' || *x.s == '%');
+		if (t == FR_TP_PUNCT && x.n == 1 && strchr("([{", *x.s)) {
 			if (depth >= PF_DEPTH_MAX)
 				return "print fmt nested too deep";
 			stack[depth++] = *x.s;
-		} else if (t == T_PUNCT && x.n == 1 && strchr(")]}", *x.s)) {
+		} else if (t == FR_TP_PUNCT && x.n == 1 && strchr(")]}", *x.s)) {
 			char o = *x.s == ')' ? '(' : *x.s == ']' ? '[' : '{';
 
 			if (!depth || stack[--depth] != o)
 				return "print fmt: unbalanced brackets";
-		} else if (t == T_PUNCT && x.n == 1 && *x.s == ',' && !depth) {
+		} else if (t == FR_TP_PUNCT && x.n == 1 && *x.s == ',' && !depth) {
 			if (nargs >= PF_ARGS_MAX)
 				return "print fmt too complex";
 			args[nargs++] = x.p;
 		} else if (!nargs) {
 			return "print fmt: no ',' after the format string";
 		}
-		t = next_tok(&x);
+		t = fr_tplex__next(&x);
 	}
 	if (depth)
 		return "print fmt: unbalanced brackets";
@@ -544,10 +536,13 @@ int fr_tpformat__parse(struct fr_tpformat *f, const char *text, size_t len)
 	if (block < 2 || !next_line(&c, &l, &e) || !eat(&l, e, "print fmt: ")) {
 		refuse(f, "", "no print fmt line");
 	} else {
-		const char *why = parse_print(f, l, c.end > l && c.end[-1] == '\n' ? c.end - 1 : c.end);
+		const char *pe = c.end > l && c.end[-1] == '\n' ? c.end - 1 : c.end;
+		const char *why = parse_print(f, l, pe);
 
 		if (why)
 			refuse(f, "", why);
+		f->print_off = (size_t)(l - text);
+		f->print_len = (size_t)(pe - l);
 	}
 	if (f->why[0])   /* nothing of a refused print fmt is used */
 		for (size_t i = 0; i < f->nr_fields; i++)

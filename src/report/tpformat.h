@@ -29,6 +29,7 @@ struct fr_tpformat {
 	struct fr_tpfield *fields;   /* common fields first, then the event's own */
 	size_t nr_fields, nr_common, cap;
 	char why[160];               /* the first thing refused, "" when nothing was */
+	size_t print_off, print_len; /* the print fmt's text (after "print fmt: ") in the text parsed */
 };
 
 /* Parse text (len bytes, not NUL-terminated). 0: every line accepted;
@@ -41,5 +42,19 @@ void fr_tpformat__exit(struct fr_tpformat *f);
  * fields, and a print fmt holding only the accepted REC->field conversions
  * (the only part of a print fmt the field printing uses); NULL on -ENOMEM. */
 char *fr_tpformat__compose(const struct fr_tpformat *f);
+
+/* The tokens of a print fmt (shared with tpprint.c, which evaluates it):
+ * a string or character literal with its quotes, a number with its
+ * suffixes, an identifier, "REC->name", an operator or bracket. */
+enum fr_tptok { FR_TP_END, FR_TP_STR, FR_TP_CHR, FR_TP_NUM, FR_TP_IDENT, FR_TP_REC, FR_TP_PUNCT,
+		FR_TP_BAD };
+
+struct fr_tplex {
+	const char *p, *end;    /* what is left to read */
+	const char *s;          /* the token */
+	size_t n;
+};
+
+enum fr_tptok fr_tplex__next(struct fr_tplex *x);
 
 #endif

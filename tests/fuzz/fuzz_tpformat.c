@@ -1,7 +1,9 @@
 /* tests/fuzz/fuzz_tpformat.c: format text from a file into the function the
  * reader calls (fr_tpdecode__add: the strict grammar, then libtraceevent on
  * the canonical text), then records decoded with what it accepted: the
- * field printing that uses the parsed print args. Input: the format text;
+ * field printing that uses the parsed print args, and the print fmt's own
+ * evaluation (tpprint.c, through fr_tpdecode__text) with every cut of the
+ * output buffer's size. Input: the format text;
  * the event is "fuzz:NAME" after its "name: " line, so the name check passes.
  * Seeds: every format of this machine's tracefs (make fuzz copies them).
  */
@@ -49,6 +51,8 @@ static void decode(struct fr_tpdecode *d, const char *name, const uint8_t *data,
 			fr_tpdecode__check(d, name, raw, sizes[k]);
 			fr_tpdecode__fields(d, name, raw, sizes[k], buf, sizeof(buf));
 			fr_tpdecode__each(d, name, raw, sizes[k], field_cb, NULL);
+			fr_tpdecode__text(d, name, raw, sizes[k], buf, sizeof(buf));
+			fr_tpdecode__text(d, name, raw, sizes[k], buf, 1 + k * 7);
 		}
 	}
 }
