@@ -88,13 +88,15 @@ static int emit(struct fr_jitdump *d, uint64_t start, uint64_t size, const char 
 }
 
 /* A code load: its name ends inside the record (and within the cap). */
-static int load(struct fr_jitdump *d, const uint8_t *r, uint32_t size, fr_jitdump_code_cb cb,
-		void *ctx)
+static int load(struct fr_jitdump *d, const uint8_t *r, uint32_t size, size_t have,
+		fr_jitdump_code_cb cb, void *ctx)
 {
 	uint64_t addr = fr_get64(r + REC_HDR + 16), csize = fr_get64(r + REC_HDR + 24);
 	size_t room = size - REC_HDR - LOAD_FIXED, len;   /* the code bytes after the name: not read */
 	const uint8_t *name = r + REC_HDR + LOAD_FIXED, *nul;
 
+	if (room > have - REC_HDR - LOAD_FIXED)
+		room = have - REC_HDR - LOAD_FIXED;   /* the name ends in buf (the caller saw) */
 	if (room > FR_JITDUMP_NAME_MAX + 1)
 		room = FR_JITDUMP_NAME_MAX + 1;
 	nul = memchr(name, '\0', room);
@@ -184,10 +186,13 @@ int fr_jitdump__parse(struct fr_jitdump *d, const uint8_t *buf, size_t len, uint
 				: REC_HDR + LOAD_FIXED + FR_JITDUMP_NAME_MAX + 1;
 		else if (id == FR_JIT_CODE_MOVE)
 			need = size < REC_HDR + MOVE_FIXED ? size : REC_HDR + MOVE_FIXED;
-		if (need > len - pos)
+		/* a load whose name ends in buf needs no more of it */
+		if (need > len - pos && !(id == FR_JIT_CODE_LOAD && len - pos > REC_HDR + LOAD_FIXED &&
+					  memchr(r + REC_HDR + LOAD_FIXED, '\0',
+						 len - pos - REC_HDR - LOAD_FIXED)))
 			break;
 		if (id == FR_JIT_CODE_LOAD && size > REC_HDR + LOAD_FIXED)
-			err = load(d, r, size, cb, ctx);
+			err = load(d, r, size, len - pos, cb, ctx);
 		else if (id == FR_JIT_CODE_MOVE && size >= REC_HDR + MOVE_FIXED)
 			err = move(d, r, cb, ctx);
 		else if (id == FR_JIT_CODE_LOAD || id == FR_JIT_CODE_MOVE || id > FR_JIT_CODE_UNWINDING_INFO)
