@@ -62,7 +62,8 @@ void fr_jitdump__exit(struct fr_jitdump *d);
  * the file (avail >= len). Consumes the header and every whole record (a
  * record may end past buf: its code bytes are not needed) and advances
  * d->off; stops at a record not whole in avail (d->tail: its bytes so far)
- * or whose start is not in buf. 0 (also when it stopped), -EINVAL (a header
+ * or whose start (a load: up to its name's NUL) is not in buf: the caller
+ * reads again from d->off. 0 (also when it stopped), -EINVAL (a header
  * of another format, version or byte order, or a record shorter than its
  * header: d->refused), -ENOMEM, or cb's non-zero. */
 int fr_jitdump__parse(struct fr_jitdump *d, const uint8_t *buf, size_t len, uint64_t avail,
