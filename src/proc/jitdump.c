@@ -42,6 +42,15 @@ void fr_jitdump__exit(struct fr_jitdump *d)
 	fr_jitdump__init(d);
 }
 
+void fr_jitdump__restart(struct fr_jitdump *d)
+{
+	int keep = d->fd;
+
+	d->fd = -1;
+	fr_jitdump__exit(d);
+	d->fd = keep;
+}
+
 static struct jd_code *code_at(const struct fr_jitdump *d, uint64_t addr)
 {
 	struct fr_hmap_it it;
@@ -215,14 +224,9 @@ int fr_jitdump__read(struct fr_jitdump *d, int fd, uid_t uid, fr_jitdump_code_cb
 		return -errno;
 	if (!S_ISREG(sb.st_mode) || (sb.st_uid != uid && sb.st_uid != 0))
 		return -EPERM;
-	if (d->ino && (d->ino != sb.st_ino || d->dev != sb.st_dev || (uint64_t)sb.st_size < d->off)) {
-		/* another file, or cut short: read again from its start */
-		int keep = d->fd;
-
-		d->fd = -1;
-		fr_jitdump__exit(d);
-		d->fd = keep;
-	}
+	/* another file, or cut short: read again from its start */
+	if (d->ino && (d->ino != sb.st_ino || d->dev != sb.st_dev || (uint64_t)sb.st_size < d->off))
+		fr_jitdump__restart(d);
 	d->dev = sb.st_dev;
 	d->ino = sb.st_ino;
 	size = (uint64_t)sb.st_size;

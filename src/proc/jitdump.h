@@ -57,6 +57,8 @@ struct fr_jitdump {
 void fr_jitdump__init(struct fr_jitdump *d);
 /* Free what d holds (its fd closed); d is as after init. */
 void fr_jitdump__exit(struct fr_jitdump *d);
+/* Read again from the start: what was read forgotten, the fd held kept. */
+void fr_jitdump__restart(struct fr_jitdump *d);
 
 /* Parse buf: the dump's bytes from d->off on, len of them in buf, avail in
  * the file (avail >= len). Consumes the header and every whole record (a

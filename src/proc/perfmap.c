@@ -179,6 +179,8 @@ static void reset(struct pmap *m)
 	m->skipped = 0;
 	m->capped = false;
 	m->sorted = false;
+	if (m->dump)   /* its entries went too: read again from its start */
+		fr_jitdump__restart(m->dump);
 }
 
 /* Read fd (the map of m->pid, owned by uid or root) from where m stopped. */

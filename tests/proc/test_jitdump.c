@@ -389,6 +389,27 @@ static void test_collect(void)
 	CU_ASSERT_EQUAL(fr_perfmap__collect_dump(pm, pid, path), 0);   /* nothing new */
 	CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &st), 0);
 	CU_ASSERT_EQUAL(st.entries, 4);
+	/* the perf map beside it replaced: read again, and the dump with it */
+	{
+		char map[64];
+
+		snprintf(map, sizeof(map), "/tmp/perf-%u.map", pid);
+		write_bytes(map, "7000 10 m1\n", 11, "w");
+		CU_ASSERT_EQUAL(fr_perfmap__collect(pm, &pid, 1), 0);
+		CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &st), 0);
+		CU_ASSERT_EQUAL(st.entries, 5);
+		unlink(map);
+		write_bytes(map, "7100 10 m2\n", 11, "w");
+		CU_ASSERT_EQUAL(fr_perfmap__collect(pm, &pid, 1), 0);
+		CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &st), 0);
+		CU_ASSERT_EQUAL(st.entries, 1);
+		CU_ASSERT_EQUAL(fr_perfmap__collect_dump(pm, pid, path), 0);
+		CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &st), 0);
+		CU_ASSERT_EQUAL(st.entries, 5);
+		CU_ASSERT_PTR_NOT_NULL(fr_perfmaps__find(pm, pid, 0x2004));
+		CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, pid, 0x7004));
+		unlink(map);
+	}
 	fr_perfmaps__forget(pm, pid);
 	/* a symlink to it: refused */
 	CU_ASSERT_EQUAL(symlink(path, link), 0);
