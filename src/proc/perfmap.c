@@ -1,10 +1,12 @@
-/* src/proc/perfmap.c: JIT perf maps: /tmp/perf-PID.map of a process read as
+/* src/proc/perfmap.c: JIT names per process: /tmp/perf-PID.map read as
  * hostile input (no symlinks, a regular file of the process's owner or root,
  * size and line caps, malformed lines counted) and read further as it grows,
- * the PERFMAP blob both ways, and lookups by address.
+ * the loads of its jitdump (src/proc/jitdump.c) added alike, the PERFMAP blob
+ * both ways, and lookups by address.
  */
 #include "config.h"
 #include "src/proc/perfmap.h"
+#include "src/proc/perfmap_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 
 #include "base/grow.h"
 #include "base/hmap.h"
@@ -26,32 +26,12 @@
 #define PROC_HDR 16u           /* u32 pid, u32 nr_entries, u64 skipped */
 #define ENT_FIXED 20u          /* u64 start, u64 size, u32 name_len */
 
-struct ent {
-	struct fr_perfmap_entry e;
-	uint64_t seq;              /* order written: the later wins */
-};
-
-struct pmap {
-	uint32_t pid;
-	struct ent *ents;
-	size_t n, cap;
-	bool sorted, capped;
-	uint64_t skipped, read, seq;
-	dev_t dev;
-	ino_t ino;                 /* the file read so far (0: none) */
-	int fd;                    /* collect: that file, held while the process runs, or -1 */
-	uid_t uid;                 /* its process's owner */
-};
-
-struct fr_perfmaps {
-	struct pmap *maps;
-	size_t n, cap;
-	struct fr_hmap index;      /* pid -> maps[] */
-	struct fr_strpool *names;
-	size_t held;               /* maps with an fd */
-};
-
-#define HELD_MAX 1024              /* maps held open at most */
+static void free_dump(struct fr_jitdump *d)
+{
+	if (d)
+		fr_jitdump__exit(d);
+	free(d);
+}
 
 int fr_perfmaps__new(struct fr_perfmaps **out)
 {
@@ -73,6 +53,7 @@ void fr_perfmaps__delete(struct fr_perfmaps *pm)
 		free(pm->maps[i].ents);
 		if (pm->maps[i].fd >= 0)
 			close(pm->maps[i].fd);
+		free_dump(pm->maps[i].dump);
 	}
 	free(pm->maps);
 	fr_hmap__exit(&pm->index);
@@ -80,7 +61,7 @@ void fr_perfmaps__delete(struct fr_perfmaps *pm)
 	free(pm);
 }
 
-static struct pmap *find_map(const struct fr_perfmaps *pm, uint32_t pid)
+struct pmap *fr_pmap_find(const struct fr_perfmaps *pm, uint32_t pid)
 {
 	struct fr_hmap_it it;
 	uint32_t i;
@@ -92,9 +73,9 @@ static struct pmap *find_map(const struct fr_perfmaps *pm, uint32_t pid)
 	return NULL;
 }
 
-static struct pmap *map_of(struct fr_perfmaps *pm, uint32_t pid)
+struct pmap *fr_pmap_of(struct fr_perfmaps *pm, uint32_t pid)
 {
-	struct pmap *m = find_map(pm, pid);
+	struct pmap *m = fr_pmap_find(pm, pid);
 
 	if (m)
 		return m;
@@ -106,7 +87,7 @@ static struct pmap *map_of(struct fr_perfmaps *pm, uint32_t pid)
 	return &pm->maps[pm->n++];
 }
 
-static int add_entry(struct fr_perfmaps *pm, struct pmap *m, uint64_t start, uint64_t size,
+int fr_pmap_add(struct fr_perfmaps *pm, struct pmap *m, uint64_t start, uint64_t size,
 		     const char *name, size_t len)
 {
 	const char *s = fr_strpool__intern(pm->names, name, len);
@@ -166,7 +147,7 @@ static bool parse_line(const char *s, const char *end, uint64_t *start, uint64_t
 int fr_perfmaps__add_text(struct fr_perfmaps *pm, uint32_t pid, const char *text, size_t len,
 			  size_t *used)
 {
-	struct pmap *m = map_of(pm, pid);
+	struct pmap *m = fr_pmap_of(pm, pid);
 	const char *p = text, *end = text + len, *nl;
 
 	*used = 0;
@@ -182,7 +163,7 @@ int fr_perfmaps__add_text(struct fr_perfmaps *pm, uint32_t pid, const char *text
 			/* an empty line: nothing */
 		} else if (!parse_line(p, nl, &start, &size, &name, &nlen)) {
 			m->skipped++;
-		} else if ((err = add_entry(pm, m, start, size, name, nlen))) {
+		} else if ((err = fr_pmap_add(pm, m, start, size, name, nlen))) {
 			return err;
 		}
 		p = nl + 1;
@@ -198,10 +179,12 @@ static void reset(struct pmap *m)
 	m->skipped = 0;
 	m->capped = false;
 	m->sorted = false;
+	if (m->dump)   /* its entries went too: read again from its start */
+		fr_jitdump__restart(m->dump);
 }
 
 /* Read fd (the map of m->pid, owned by uid or root) from where m stopped. */
-static int read_fd(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
+int fr_pmap_read_fd(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
 {
 	struct pmap *m;
 	struct stat sb;
@@ -215,7 +198,7 @@ static int read_fd(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
 		return -errno;
 	if (!S_ISREG(sb.st_mode) || (sb.st_uid != uid && sb.st_uid != 0))
 		return -EPERM;
-	if (!(m = map_of(pm, pid)))
+	if (!(m = fr_pmap_of(pm, pid)))
 		return -ENOMEM;
 	if (m->ino && (m->ino != sb.st_ino || m->dev != sb.st_dev || (uint64_t)sb.st_size < m->read))
 		reset(m);   /* another file, or cut short: read again */
@@ -256,7 +239,7 @@ static int read_fd(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
 			size_t u2 = 0;
 
 			err = fr_perfmaps__add_text(pm, pid, buf + used, fill - used, &u2);
-			m = find_map(pm, pid);   /* the array may have moved */
+			m = fr_pmap_find(pm, pid);   /* the array may have moved */
 			if (err)
 				break;
 			used += u2;
@@ -281,127 +264,9 @@ int fr_perfmaps__load_file(struct fr_perfmaps *pm, uint32_t pid, const char *pat
 
 	if (fd < 0)
 		return errno == ELOOP ? -EPERM : -errno;
-	err = read_fd(pm, pid, fd, geteuid());
+	err = fr_pmap_read_fd(pm, pid, fd, geteuid());
 	close(fd);
 	return err;
-}
-
-/* The innermost namespace pid of pid (NSpid's last field), or pid. */
-static uint32_t ns_pid(uint32_t pid)
-{
-	char path[64], buf[4096], *p, *end;
-	uint32_t last = pid;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pid;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return pid;
-	buf[n] = '\0';
-	if (!(p = strstr(buf, "\nNSpid:")))
-		return pid;
-	p += 7;
-	for (;;) {
-		unsigned long v;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p < '0' || *p > '9')
-			break;
-		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (errno || end == p || v == 0 || v > UINT32_MAX)
-			return pid;
-		last = (uint32_t)v;
-		p = end;
-	}
-	return last;
-}
-
-/* The map of pid: opened inside the process's root (RESOLVE_IN_ROOT: its
- * symlinks cannot lead out of it), the last component never a symlink. */
-static int open_map(uint32_t pid, uid_t *uid)
-{
-	char path[64], name[64];
-	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-	struct stat sb;
-	int root, fd;
-
-	snprintf(path, sizeof(path), "/proc/%u", pid);
-	if (stat(path, &sb))
-		return -errno;
-	*uid = sb.st_uid;
-	snprintf(path, sizeof(path), "/proc/%u/root", pid);
-	snprintf(name, sizeof(name), "tmp/perf-%u.map", ns_pid(pid));
-	if ((root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
-	fd = (int)syscall(SYS_openat2, root, name, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)   /* before Linux 5.6 */
-		fd = openat(root, name, (int)how.flags);
-	if (fd < 0)
-		fd = errno == ELOOP || errno == EXDEV ? -EPERM : -errno;
-	close(root);
-	return fd;
-}
-
-/* The process is gone (its /proc/PID/root with it): the map it had, through
- * the descriptor held since it was read while the process ran (the very
- * file: no path is looked up again), to read what it wrote since. */
-static int open_gone(const struct fr_perfmaps *pm, uint32_t pid, uid_t *uid)
-{
-	const struct pmap *m = find_map(pm, pid);
-	int fd;
-
-	if (!m || m->fd < 0)
-		return -ENOENT;
-	if ((fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return -errno;
-	*uid = m->uid;
-	return fd;
-}
-
-/* Hold fd, the map of pid just read through /proc (it replaces one held). */
-static void hold(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
-{
-	struct pmap *m = find_map(pm, pid);
-
-	if (!m || (m->fd < 0 && pm->held >= HELD_MAX)) {
-		close(fd);
-		return;
-	}
-	if (m->fd >= 0)
-		close(m->fd);
-	else
-		pm->held++;
-	m->fd = fd;
-	m->uid = uid;
-}
-
-int fr_perfmap__collect(struct fr_perfmaps *pm, const uint32_t *pids, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++) {
-		uid_t uid;
-		int fd = open_map(pids[i], &uid), err;
-		bool fresh = fd >= 0;
-
-		if (fd == -ENOENT)
-			fd = open_gone(pm, pids[i], &uid);
-		if (fd < 0)
-			continue;
-		err = read_fd(pm, pids[i], fd, uid);
-		if (fresh && !err)
-			hold(pm, pids[i], fd, uid);
-		else
-			close(fd);
-		if (err == -ENOMEM)
-			return err;
-	}
-	return 0;
 }
 
 /* ---- lookups ---- */
@@ -418,7 +283,7 @@ static int cmp_ent(const void *a, const void *b)
 const struct fr_perfmap_entry *fr_perfmaps__find(struct fr_perfmaps *pm, uint32_t pid,
 						 uint64_t addr)
 {
-	struct pmap *m = find_map(pm, pid);
+	struct pmap *m = fr_pmap_find(pm, pid);
 	size_t lo = 0, hi;
 
 	if (!m || !m->n)
@@ -445,7 +310,7 @@ const struct fr_perfmap_entry *fr_perfmaps__find(struct fr_perfmaps *pm, uint32_
 
 void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
 {
-	struct pmap *m = find_map(pm, pid);
+	struct pmap *m = fr_pmap_find(pm, pid);
 	uint32_t i, last;
 
 	if (!m)
@@ -457,6 +322,9 @@ void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
 		close(m->fd);
 		pm->held--;
 	}
+	if (m->dump && m->dump->fd >= 0)
+		pm->held--;
+	free_dump(m->dump);
 	fr_hmap__remove(&pm->index, fr_hash__u64(pid), i);
 	if (i != last) {
 		fr_hmap__replace(&pm->index, fr_hash__u64(pm->maps[last].pid), last, i);
@@ -467,18 +335,22 @@ void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
 
 bool fr_perfmaps__has(const struct fr_perfmaps *pm, uint32_t pid)
 {
-	const struct pmap *m = find_map(pm, pid);
+	const struct pmap *m = fr_pmap_find(pm, pid);
 
 	return m && m->n;
 }
 
 int fr_perfmaps__stats(const struct fr_perfmaps *pm, uint32_t pid, struct fr_perfmap_stats *st)
 {
-	const struct pmap *m = find_map(pm, pid);
+	const struct pmap *m = fr_pmap_find(pm, pid);
 
 	if (!m)
 		return -ENOENT;
-	*st = (struct fr_perfmap_stats){ m->n, m->skipped, m->read, m->capped };
+	*st = (struct fr_perfmap_stats){ m->n, m->skipped, m->read, m->capped, { 0 } };
+	if (m->dump)
+		st->dump = (struct fr_perfmap_dump_stats){ m->dump->off, m->dump->loads + m->dump->moves,
+							   m->dump->skipped, m->dump->tail,
+							   m->dump->refused, m->dump->capped };
 	return 0;
 }
 
@@ -539,14 +411,19 @@ int fr_perfmap__encode(const struct fr_perfmaps *pm, const uint32_t *pids, size_
 		return -ENOMEM;
 	fr_put32(e.buf, FR_PERFMAP_VERSION);
 	for (size_t i = 0; i < count && !err; i++) {
-		const struct pmap *m = pids ? find_map(pm, pids[i]) : &pm->maps[i];
+		const struct pmap *m = pids ? fr_pmap_find(pm, pids[i]) : &pm->maps[i];
 		uint32_t in_hdr = 0;
+		uint64_t skipped;
 
-		if (!m || (!m->n && !m->skipped))
+		if (!m)
+			continue;
+		/* a jitdump's records skipped, and its last one not whole yet */
+		skipped = m->skipped + (m->dump ? m->dump->skipped + (m->dump->tail != 0) : 0);
+		if (!m->n && !skipped)
 			continue;
 		if (e.len + PROC_HDR > e.max)
 			err = flush(&e);
-		open_proc(&e, m, m->skipped);
+		open_proc(&e, m, skipped);
 		for (size_t k = 0; k < m->n && !err; k++) {
 			const struct fr_perfmap_entry *x = &m->ents[k].e;
 			size_t nl = strlen(x->name);
@@ -594,7 +471,7 @@ static int walk(struct fr_perfmaps *pm, const uint8_t *p, size_t len)
 		pid = fr_get32(p + off);
 		n = fr_get32(p + off + 4);
 		if (pm) {
-			if (!(m = map_of(pm, pid)))
+			if (!(m = fr_pmap_of(pm, pid)))
 				return -ENOMEM;
 			m->skipped += fr_get64(p + off + 8);
 		}
@@ -615,10 +492,10 @@ static int walk(struct fr_perfmaps *pm, const uint8_t *p, size_t len)
 			if (nl == 0 || nl > FR_PERFMAP_LINE_MAX || nl > len - off ||
 			    size > UINT64_MAX - start || memchr(p + off, '\0', nl))
 				return -EINVAL;
-			if (m && (err = add_entry(pm, m, start, size, (const char *)p + off, nl)))
+			if (m && (err = fr_pmap_add(pm, m, start, size, (const char *)p + off, nl)))
 				return err;
 			if (m)
-				m = find_map(pm, pid);
+				m = fr_pmap_find(pm, pid);
 			off += nl;
 		}
 	}

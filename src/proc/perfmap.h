@@ -1,6 +1,7 @@
 /* src/proc/perfmap.h: the names JIT runtimes publish for their code: the
- * perf map (/tmp/perf-PID.map, "START SIZE name" lines) of a process read as
- * hostile input, read further as it grows, stored as the PERFMAP blob
+ * perf map (/tmp/perf-PID.map, "START SIZE name" lines) and the code loads of
+ * the jitdump (jit-PID.dump, src/proc/jitdump.h) of a process, read as hostile
+ * input, read further as they grow, stored as the PERFMAP blob
  * (doc/format.md) and looked up by address. Returns 0 or -errno, never prints.
  */
 #ifndef FR_PERFMAP_H
@@ -20,12 +21,22 @@ struct fr_perfmap_entry {
 	const char *name;
 };
 
+/* What was read of a process's jitdump (collect only). */
+struct fr_perfmap_dump_stats {
+	uint64_t read;          /* bytes consumed: the header and whole records */
+	uint64_t entries;       /* code loads and moves added */
+	uint64_t skipped;       /* records skipped (malformed, unknown kinds) */
+	uint64_t tail;          /* bytes of a last record not whole at the last read */
+	bool refused, capped;   /* a bad header or framing; a size cap reached */
+};
+
 /* What a set holds for one pid. */
 struct fr_perfmap_stats {
-	size_t entries;
+	size_t entries;         /* the map's and the jitdump's */
 	uint64_t skipped;       /* malformed lines skipped (at record, and here) */
 	uint64_t read;          /* bytes of the map consumed so far (whole lines) */
 	bool capped;            /* the map passed FR_PERFMAP_FILE_MAX: the rest left out */
+	struct fr_perfmap_dump_stats dump;
 };
 
 struct fr_perfmaps;
@@ -38,12 +49,22 @@ void fr_perfmaps__delete(struct fr_perfmaps *pm);
  * that pid stopped (a map replaced or cut short is read again from its
  * start). Refused, and left out: a symlink, not a regular file, an owner
  * other than the process's or root. The map read is held open (up to 1024
- * of them) so that once its process is gone (and its /proc/PID/root), what
- * it wrote since is still read from that very file. 0, or -ENOMEM; a pid
- * without a readable map is no error. So a map is whole in the file only if
- * it was collected while its process ran (call it periodically) and then at
- * the file's write; fr_perfmaps__forget a pid once it is written. */
+ * files, dumps included) so that once its process is gone (and its
+ * /proc/PID/root), what it wrote since is still read from that very file. A
+ * pid seen running without a map in the caller's own mount namespace has,
+ * once gone, the caller's /tmp/perf-NSPID.map read if written since (a map
+ * written at exit). 0, or -ENOMEM; a pid without a readable map is no error.
+ * So a map is whole in the file only if it was collected while its process
+ * ran (call it periodically) and then at the file's write;
+ * fr_perfmaps__forget a pid once no file can show it. */
 int fr_perfmap__collect(struct fr_perfmaps *pm, const uint32_t *pids, size_t nr);
+/* The same for the jitdump of pid at path (as the process sees it: the file
+ * it maps, read inside its root), from where the last call stopped; the
+ * dump's code loads and moves become entries of pid. Once the process is
+ * gone (path NULL, or its root gone), the file held is read on. Refused as
+ * above, and a dump of another format, version or byte order, or whose
+ * record framing breaks (read no further). 0, or -ENOMEM. */
+int fr_perfmap__collect_dump(struct fr_perfmaps *pm, uint32_t pid, const char *path);
 /* The map at path for pid, as perf reads the local /tmp/perf-PID.map at
  * report time (the same checks; the owner must be the caller or root). 0,
  * -ENOENT, -EPERM (refused), -ENOMEM. */

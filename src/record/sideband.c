@@ -11,6 +11,7 @@
 
 #include "ring/record.h"
 #include "src/util.h"
+#include "src/proc/jitdump.h"
 #include "src/proc/perfmap.h"
 #include "src/proc/proctable.h"
 #include "src/record/sideband.h"
@@ -289,7 +290,8 @@ int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
 	if (h->type == PERF_RECORD_MMAP2 && !sb->jit_seen) {
 		struct fr_mmap2 m;
 
-		sb->jit_seen = !fr_record__mmap2(h, &m) && anon_name(m.filename);
+		sb->jit_seen = !fr_record__mmap2(h, &m) &&
+			       (anon_name(m.filename) || fr_jitdump__is_dump_name(m.filename));
 	}
 	if (fr_grow(&sb->pend, &sb->pend_cap, sb->pend_len + h->size, 1, 65536) ||
 	    fr_grow(&sb->refs, &sb->refs_cap, sb->nr_refs + 1, sizeof(*sb->refs), 256))
@@ -413,9 +415,25 @@ size_t fr_sideband__nr_exited(const struct fr_sideband *sb)
 	return fr_proctable__nr_exited(sb->procs);
 }
 
+/* The JIT names of the pids the table dropped: no file can show them. */
+static void forget_gone(struct fr_sideband *sb)
+{
+	size_t n = fr_perfmaps__pids(sb->perfmaps, NULL, 0);
+	uint32_t *v = n ? malloc(n * sizeof(*v)) : NULL;
+
+	if (!v)
+		return;   /* kept until the next collection */
+	n = fr_perfmaps__pids(sb->perfmaps, v, n);
+	for (size_t i = 0; i < n; i++)
+		if (!fr_proctable__proc_at(sb->procs, v[i], UINT64_MAX))
+			fr_perfmaps__forget(sb->perfmaps, v[i]);
+	free(v);
+}
+
 void fr_sideband__gc(struct fr_sideband *sb, uint64_t before)
 {
-	fr_proctable__gc(sb->procs, before);
+	if (fr_proctable__gc(sb->procs, before) && sb->perfmaps)
+		forget_gone(sb);
 }
 
 static int procs_cb(void *ctx, const void *data, size_t len)
@@ -428,45 +446,84 @@ static int perfmap_cb(void *ctx, const void *data, size_t len)
 	return fr_writer__blob(ctx, FR_BLOB_PERFMAP, data, len);
 }
 
-/* Live processes that may run JIT code: an executable mapping of no file. */
+/* Processes that may run JIT code: an executable mapping of no file, or of
+ * a jitdump (its runtime maps it so that perf finds it). */
 struct jit_pids {
 	const struct fr_proctable *pt;
 	uint32_t *v;
-	size_t n, cap;
-	bool hit;
+	const char **dumps;        /* v[i]'s jitdump as the process sees it, or NULL */
+	size_t n, cap, dcap;
+	bool exited;               /* processes gone too (the file's write) */
 };
 
-static int anon_exec(void *ctx, const struct fr_map *m)
-{
-	struct jit_pids *l = ctx;
-	const struct fr_dso_id *d = fr_proctable__dso(l->pt, m->dso);
+struct jit_maps {
+	const struct fr_proctable *pt;
+	const char *dump;
+	bool anon;
+};
 
-	if (d && anon_name(d->path)) {
-		l->hit = true;
-		return 1;
-	}
+static int jit_map(void *ctx, const struct fr_map *m)
+{
+	struct jit_maps *j = ctx;
+	const struct fr_dso_id *d = fr_proctable__dso(j->pt, m->dso);
+
+	if (d && anon_name(d->path))
+		j->anon = true;
+	else if (d && d->path && !j->dump && fr_jitdump__is_dump_name(d->path))
+		j->dump = d->path;
+	return j->anon && j->dump;
+}
+
+/* Whether image p may run JIT code; *dump: its jitdump, or NULL. */
+static bool jit_image(const struct fr_proctable *pt, const struct fr_proc *p, const char **dump)
+{
+	struct jit_maps j = { pt, NULL, false };
+
+	fr_proctable__proc_maps(pt, p, jit_map, &j);
+	*dump = j.dump;
+	return j.anon || j.dump;
+}
+
+static int jit_add(struct jit_pids *l, uint32_t pid, const char *dump)
+{
+	if (fr_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64) ||
+	    fr_grow(&l->dumps, &l->dcap, l->n + 1, sizeof(*l->dumps), 64))
+		return -ENOMEM;
+	l->dumps[l->n] = dump;
+	l->v[l->n++] = pid;
 	return 0;
 }
 
 static int jit_pid(void *ctx, const struct fr_proc *p)
 {
 	struct jit_pids *l = ctx;
+	const char *dump;
 
-	if (p->exit_time || (l->n && l->v[l->n - 1] == p->pid))
+	if ((p->exit_time && !l->exited) || (l->n && l->v[l->n - 1] == p->pid) ||
+	    !jit_image(l->pt, p, &dump))
 		return 0;
-	l->hit = false;
-	fr_proctable__proc_maps(l->pt, p, anon_exec, l);
-	if (!l->hit)
-		return 0;
-	if (fr_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64))
-		return -ENOMEM;
-	l->v[l->n++] = p->pid;
-	return 0;
+	return jit_add(l, p->pid, dump);
 }
 
-/* Every 500 ms, the perf maps of the live processes with anonymous
- * executable memory are read on: once a process is gone its
- * /proc/PID/root is too, so a map must be read while it runs. */
+/* Read on the perf maps and jitdumps of l (a failure costs names). */
+static void jit_collect(struct fr_sideband *sb, struct jit_pids *l)
+{
+	if (fr_perfmap__collect(sb->perfmaps, l->v, l->n))
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->dumps[i] && fr_perfmap__collect_dump(sb->perfmaps, l->v[i], l->dumps[i]))
+			return;
+}
+
+static void jit_free(struct jit_pids *l)
+{
+	free(l->v);
+	free(l->dumps);
+}
+
+/* Every 500 ms, the perf maps and jitdumps of the live processes with
+ * anonymous executable memory or a jitdump are read on: once a process is
+ * gone its /proc/PID/root is too, so a file must be read while it runs. */
 void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 {
 	struct jit_pids l = { .pt = sb->procs };
@@ -479,10 +536,10 @@ void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 	err = fr_proctable__for_each(sb->procs, jit_pid, &l);
 
 	if (!err && l.n)
-		fr_perfmap__collect(sb->perfmaps, l.v, l.n);   /* a failure costs names */
+		jit_collect(sb, &l);
 	else if (!err)
 		sb->jit_seen = false;   /* none live now: wait for the next anonymous mapping */
-	free(l.v);
+	jit_free(&l);
 }
 
 int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,
@@ -490,16 +547,24 @@ int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const 
 {
 	int err = fr_proctable__serialize(sb->procs, pids, nr, FR_CHUNK_RAW_MAX, procs_cb, w);
 
-	/* the JIT maps of the same pids, read on first (a map that cannot be
-	 * read costs its names, not the file) */
+	/* the JIT names of the same pids, read on first (the processes gone
+	 * too: a map written at exit; a map that cannot be read costs its
+	 * names, not the file) */
 	if (!err && sb->perfmaps) {
-		struct jit_pids l = { .pt = sb->procs };
+		struct jit_pids l = { .pt = sb->procs, .exited = true };
+		int e = pids ? 0 : fr_proctable__for_each(sb->procs, jit_pid, &l);
 
-		if (!pids && !fr_proctable__for_each(sb->procs, jit_pid, &l) && l.n)
-			fr_perfmap__collect(sb->perfmaps, l.v, l.n);
-		else if (pids)
-			fr_perfmap__collect(sb->perfmaps, pids, nr);
-		free(l.v);
+		for (size_t i = 0; pids && i < nr && !e; i++) {
+			const struct fr_proc *p = fr_proctable__proc_at(sb->procs, pids[i], UINT64_MAX);
+			const char *dump = NULL;
+
+			if (p)
+				jit_image(sb->procs, p, &dump);
+			e = jit_add(&l, pids[i], dump);
+		}
+		if (!e && l.n)
+			jit_collect(sb, &l);
+		jit_free(&l);
 		err = fr_perfmap__encode(sb->perfmaps, pids, nr, FR_CHUNK_RAW_MAX, perfmap_cb, w);
 	}
 	return err;

@@ -1,10 +1,14 @@
 #!/bin/sh
-# tests/e2e/jit.sh: JIT code named from perf maps with real runtimes: node
-# --perf-basic-prof (its function under "[JIT] tid PID", from the local
-# /tmp/perf-PID.map; then with the map removed: from the file's PERFMAP blob
-# where the recorder wrote one, else from `flightrec archive -o X.tar` +
-# `report --symdir`, named in >= 95% of the samples it had), and
-# a JVM (-XX:+DumpPerfMapAtExit). Unnamed JIT frames are counted in a note.
+# tests/e2e/jit.sh: JIT code named from perf maps and jitdumps with real
+# runtimes: node --perf-basic-prof (its function under "[JIT] tid PID", from
+# the local /tmp/perf-PID.map; then with the map removed: from the file's
+# PERFMAP blob where the recorder wrote one, else from `flightrec archive -o
+# X.tar` + `report --symdir`, named in >= 95% of the samples it had); node
+# --perf-prof (its jit-PID.dump, removed before the report: >= 95% of the
+# samples in JIT code named, the function among them); and a JVM compiled
+# with javac (-XX:+DumpPerfMapAtExit: the map written at exit, copied by the
+# recorder, removed before the report). Unnamed JIT frames are counted in a
+# note.
 . "$TESTLIB"
 
 # the named samples of a report line matching $2 in the report $1
@@ -14,7 +18,7 @@ count() { grep -v '^#' "$1" | grep -F -- "$2" | awk '{ n += $2 } END { print n +
 if command -v node >/dev/null 2>&1; then
 	cat >"$T/hot.js" <<'JS'
 function hotLoopAlpha(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
-const end = Date.now() + 1500; let x = 0;
+const end = Date.now() + Number(process.argv[2] || 1500); let x = 0;
 while (Date.now() < end) x += hotLoopAlpha(100000);
 console.log(x);
 JS
@@ -64,12 +68,42 @@ JS
 	fi
 	mv "$T/perf-$pid.map.away" "/tmp/perf-$pid.map"
 	rm -f "/tmp/perf-$pid.map"
+
+	# --perf-prof: a jitdump in the current directory ($T), mapped as its
+	# marker; 2.5 s, so that the recorder reads it while node runs
+	mkdir -p "$T/dump"
+	(cd "$T" && record_fg -q -F 999 -g -e cpu-clock -m 4M -o "$T/dump" -- node --perf-prof "$T/hot.js" 2500 >/dev/null) ||
+		fail "record node --perf-prof exited $?: $(cat "$T/record.err")"
+	set -- "$T"/dump/*.frec
+	f=$1
+	set -- "$T"/jit-*.dump
+	[ -f "$1" ] || fail "node --perf-prof wrote no jit-PID.dump in $T"
+	rm -f "$T"/jit-*.dump
+	"$FLIGHTREC" report --sort pid,dso,sym "$f" >"$T/d1.txt" || fail "report exited $?"
+	pid=$(grep -v '^#' "$T/d1.txt" | grep -F 'hotLoopAlpha' | awk '{ print $3; exit }')
+	[ -n "$pid" ] || fail "node --perf-prof, dump removed: hotLoopAlpha not named: $(head -30 "$T/d1.txt")"
+	"$HELPERS/frblobs" "$f" | grep -q "^perfmap pid=$pid " || fail "no PERFMAP blob of pid $pid"
+	grep -qE "  \[JIT\] tid $pid +\[\.\] JS:[*~^]?hotLoopAlpha " "$T/d1.txt" ||
+		fail "node --perf-prof: hotLoopAlpha is not a function of [JIT] tid $pid: $(grep hotLoop "$T/d1.txt")"
+	named=$(count "$T/d1.txt" hotLoopAlpha)
+	# every sample of the function is named or in an unnamed JIT row (anon)
+	unnamed=$(grep -v '^#' "$T/d1.txt" | awk -v p="$pid" '$3 == p && $4 == "anon" { n += $2 } END { print n + 0 }')
+	[ "$named" -ge 30 ] || fail "node --perf-prof: only $named samples named hotLoopAlpha"
+	[ "$((named * 100))" -ge "$(((named + unnamed) * 95))" ] ||
+		fail "node --perf-prof, dump removed: hotLoopAlpha named in $named samples, $unnamed JIT samples unnamed"
+	pass "node --perf-prof, dump removed: hotLoopAlpha named in $named samples from the file's copy ($unnamed JIT samples unnamed)"
 else
 	echo "note: no node here (apt-get install nodejs): node part skipped"
 fi
 
-# 2. the JVM: the map written at exit
-if command -v java >/dev/null 2>&1; then
+# 2. the JVM: the map written at exit, after the last time the recorder
+# looked while it ran; read by the recorder from its own /tmp once the JVM is
+# gone (the same mount namespace), then removed before the report
+if ! command -v java >/dev/null 2>&1; then
+	echo "note: no java here (apt-get install openjdk-17-jdk-headless): JVM part skipped"
+elif ! command -v javac >/dev/null 2>&1; then
+	echo "note: no javac here (a JRE only; apt-get install openjdk-17-jdk-headless): JVM part skipped"
+else
 	cat >"$T/Hot.java" <<'JAVA'
 public class Hot {
     static long hotLoopBeta(long n) { long s = 0; for (long i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
@@ -80,19 +114,26 @@ public class Hot {
     }
 }
 JAVA
+	javac -d "$T" "$T/Hot.java" 2>"$T/javac.err" || fail "javac exited $?: $(cat "$T/javac.err")"
 	mkdir -p "$T/jvm"
 	record_fg -q -F 999 -g -e cpu-clock -m 8M -o "$T/jvm" -- java -XX:+UnlockDiagnosticVMOptions \
-		-XX:+DumpPerfMapAtExit "$T/Hot.java" 2000 >/dev/null ||
+		-XX:+DumpPerfMapAtExit -cp "$T" Hot 2000 >/dev/null ||
 		fail "record java exited $?: $(cat "$T/record.err")"
 	set -- "$T"/jvm/*.frec
-	"$FLIGHTREC" report --sort pid,dso,sym "$1" >"$T/j.txt" || fail "report exited $?"
+	f=$1
+	jpid=$("$HELPERS/frblobs" "$f" | sed -n 's/^perfmap pid=\([0-9]*\) .*/\1/p' | head -1)
+	[ -n "$jpid" ] || fail "jvm: the recorder wrote no PERFMAP blob: $("$HELPERS/frblobs" "$f" | grep -v '^trigger')"
+	"$FLIGHTREC" report --sort pid,dso,sym "$f" >"$T/j1.txt" || fail "report exited $?"
+	with=$(count "$T/j1.txt" Hot.hotLoopBeta)
+	mv "/tmp/perf-$jpid.map" "$T/perf-$jpid.map.away" || fail "no /tmp/perf-$jpid.map"
+	"$FLIGHTREC" report --sort pid,dso,sym "$f" >"$T/j.txt" || fail "report (map removed) exited $?"
+	rm -f "$T/perf-$jpid.map.away"
 	line=$(grep -v '^#' "$T/j.txt" | grep -F 'Hot.hotLoopBeta' | head -1)
-	echo "$line" | grep -qE '  \[JIT\] tid [0-9]+ +\[\.\] .*Hot\.hotLoopBeta' ||
-		fail "jvm: Hot.hotLoopBeta not named under [JIT]: $(head -20 "$T/j.txt")"
-	jpid=$(echo "$line" | awk '{ print $3 }')
-	rm -f "/tmp/perf-$jpid.map"
-	pass "jvm -XX:+DumpPerfMapAtExit: $(echo "$line" | sed 's/  */ /g')"
-else
-	echo "note: no java here (apt-get install openjdk-17-jdk-headless): JVM part skipped"
+	echo "$line" | grep -qE "  \[JIT\] tid $jpid +\[\.\] .*Hot\.hotLoopBeta" ||
+		fail "jvm, map removed: Hot.hotLoopBeta not named under [JIT] tid $jpid: $(head -20 "$T/j.txt")"
+	got=$(count "$T/j.txt" Hot.hotLoopBeta)
+	[ "$with" -ge 30 ] && [ "$((got * 100))" -ge "$((with * 95))" ] ||
+		fail "jvm, map removed: the file's copy names $got of $with samples"
+	pass "jvm -XX:+DumpPerfMapAtExit, map removed: Hot.hotLoopBeta named in $got of $with samples from the file's copy"
 fi
 exit 0
