@@ -45,13 +45,17 @@ struct floor_opts {
 	size_t sb_pages;
 	bool drain;
 	bool minimal;
+	bool comm_sideband;
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s -e EVENT [-e EVENT...] [-g] [-F HZ | -c PERIOD] "
-		"[-m PAGES|SIZE] [-s PAGES|SIZE] [--no-drain] [--minimal]\n"
-		"Opens flightrec's backward events system-wide and never reads them.\n"
+		"[-m PAGES|SIZE] [-s PAGES|SIZE] [--no-drain] [--minimal] [--comm-sideband]\n"
+		"Opens flightrec's backward events system-wide and never reads them:\n"
+		"the COMMs in the sample ring, the name tracepoints in the sideband ring.\n"
+		"--comm-sideband: the COMMs in the sideband ring instead (the layout\n"
+		"before the name tracepoints; where they cannot be opened, the recorder's).\n"
 		"--minimal: no sideband ring; the first event's backward ring also holds\n"
 		"the COMM/MMAP2/TASK records, as perf record --overwrite asks of the kernel.\n"
 		"-s: the sideband ring per CPU (default 1M, the recorder's).\n", prog);
@@ -107,6 +111,7 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 	static const struct option longopts[] = {
 		{ "no-drain", no_argument, NULL, 'N' },
 		{ "minimal", no_argument, NULL, 'M' },
+		{ "comm-sideband", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -126,6 +131,7 @@ static void parse_args(int argc, char **argv, struct floor_opts *o)
 		case 's': o->sb_pages = parse_pages("-s", optarg); break;
 		case 'N': o->drain = false; break;
 		case 'M': o->minimal = true; break;
+		case 'C': o->comm_sideband = true; break;
 		default: usage();
 		}
 	}
@@ -206,6 +212,9 @@ int main(int argc, char **argv)
 	ret = add_events(&o, &el);
 	if (ret)
 		goto out;
+	if (!o.minimal && !o.comm_sideband && fr_record__add_name_tracepoints(el))
+		fprintf(stderr, "%s: the name tracepoints cannot be opened: COMMs on the sideband\n",
+			prog);
 	ret = 2;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -159,12 +159,15 @@ rec_start() {
 		ftrace_start "$wl" 2>"$d/err" || return 2
 		return 0
 		;;
-	floor | minfloor | floor-nodrain | floor-sb*)
+	floor | minfloor | floor-nodrain | floor-sb* | floorc | floorc-*)
 		for e in ${ev//,/ }; do evargs+=(-e "$e"); done
-		# floor-sbSIZE: the floor with a sideband ring of SIZE per CPU
-		[ "${cfg#floor-sb}" != "$cfg" ] && evargs+=(-s "${cfg#floor-sb}")
+		# floorc*: the COMMs in the drained sideband ring (the layout
+		# without name tracepoints), floor*: the recorder's (COMMs in the
+		# sample ring); -sbSIZE: a sideband ring of SIZE per CPU
+		case $cfg in floorc*) evargs+=(--comm-sideband) ;; esac
+		case $cfg in *-sb*) evargs+=(-s "${cfg##*-sb}") ;; esac
 		[ "$cfg" = minfloor ] && evargs+=(--minimal)
-		[ "$cfg" = floor-nodrain ] && evargs+=(--no-drain)
+		case $cfg in *-nodrain) evargs+=(--no-drain) ;; esac
 		# shellcheck disable=SC2086
 		pin_cmd "$rcpu"
 		"${PIN[@]}" "$RUNSTAT" -o "$d/rusage" "$BB/floor" "${evargs[@]}" $opts \
@@ -318,7 +321,7 @@ rec_stop() {
 			rss=$(awk '{print $4}' "$d/rusage")
 		fi
 		case $cfg in
-		floor | minfloor | floor-nodrain | floor-sb*)
+		floor | minfloor | floor-nodrain | floor-sb* | floorc | floorc-*)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
 		backward | forward | forward-any | forward-own | keep | *-old | offcpu-*)

@@ -241,6 +241,67 @@ out_err:
 	return err;
 }
 
+/* "offset:N;" or "size:N;" after key in line: N, or -1. */
+static long format_number(const char *line, const char *end, const char *key)
+{
+	const char *p = strstr(line, key);
+	unsigned long v;
+	char *e;
+
+	if (!p || p >= end)
+		return -1;
+	p += strlen(key);
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(p, &e, 10);
+	return errno || e >= end || *e != ';' || v > 65535 ? -1 : (long)v;
+}
+
+/* One "\tfield:DECL NAME[...];\toffset:N;\tsize:N;..." line: whether NAME
+ * is name (the declaration's last identifier, before any [..]). */
+static bool field_named(const char *decl, const char *semi, const char *name, bool *data_loc)
+{
+	const char *e = semi, *b;
+	size_t n = strlen(name);
+
+	if (e > decl && e[-1] == ']')
+		while (e > decl && *e != '[')
+			e--;
+	b = e;
+	while (b > decl && (b[-1] == '_' || (b[-1] >= 'a' && b[-1] <= 'z') ||
+			    (b[-1] >= 'A' && b[-1] <= 'Z') || (b[-1] >= '0' && b[-1] <= '9')))
+		b--;
+	*data_loc = !strncmp(decl, "__data_loc ", 11);
+	return (size_t)(e - b) == n && !memcmp(b, name, n);
+}
+
+int fr_event__field(const struct fr_event *ev, const char *name, struct fr_tp_field *f)
+{
+	const char *p = ev->format, *end = ev->format ? ev->format + ev->format_len : NULL;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *decl = strstr(p, "field:"), *semi;
+		long off, size;
+		bool dl;
+
+		if (decl && decl < le && (semi = memchr(decl, ';', (size_t)(le - decl))) &&
+		    field_named(decl + 6, semi, name, &dl)) {
+			off = format_number(semi, le, "offset:");
+			size = format_number(semi, le, "size:");
+			if (off < 0 || size <= 0 || off + size > 65535 || (dl && size != 4))
+				return -EBADMSG;
+			f->offset = (uint16_t)off;
+			f->size = (uint16_t)size;
+			f->data_loc = dl;
+			return 0;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return -ENOENT;
+}
+
 bool fr_event__has_pmu(void)
 {
 	struct perf_event_attr a;

@@ -58,6 +58,17 @@ void fr_event__set_user_only(struct fr_event *ev);
  * (not tracepoints: they sample every hit); 0 leaves the default. */
 void fr_event__set_sampling(struct fr_event *ev, uint64_t freq, uint64_t period);
 
+/* A field of a tracepoint's raw data, from its format text: offset and size
+ * (a __data_loc field is a u32: the string's offset | its length << 16). */
+struct fr_tp_field {
+	uint16_t offset, size;
+	bool data_loc;
+};
+/* Field name of ev (a tracepoint) from its format text: 0, -ENOENT (no
+ * such field), -EBADMSG (its line does not parse, or offset + size past
+ * 65535). */
+int fr_event__field(const struct fr_event *ev, const char *name, struct fr_tp_field *f);
+
 /* Whether a hardware cycles counter can be opened here (for this thread,
  * user space only): the default event is cycles where it can, as in perf. */
 bool fr_event__has_pmu(void);

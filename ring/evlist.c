@@ -38,6 +38,8 @@ struct fr_evlist {
 	struct fr_event sb_event;
 	struct fr_event *trig_event;
 	char *trig_filter;
+	struct fr_event *name_tps[FR_EVLIST_MAX_NAME_TPS]; /* into the sideband rings */
+	size_t nr_name_tps;            /* > 0: the COMMs go into the sample rings */
 	int *cpus;
 	size_t nr_cpus;
 	struct cpu_rings *rings;
@@ -70,6 +72,8 @@ void fr_evlist__delete(struct fr_evlist *el)
 		fr_ring__delete(el->rings[i].trigger);
 	}
 	fr_event__delete(el->trig_event);
+	for (size_t i = 0; i < el->nr_name_tps; i++)
+		fr_event__delete(el->name_tps[i]);
 	free(el->trig_filter);
 	for (size_t i = 0; i < el->nr_fds; i++)
 		close(el->fds[i].fd);
@@ -165,8 +169,8 @@ static void setup_sideband_attr(struct fr_evlist *el, const struct fr_evlist_opt
 	a->disabled = 1;
 	a->sample_type = PERF_SAMPLE_TIME;   /* pid, tid: in every body already */
 	a->sample_id_all = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
+	a->comm = !el->nr_name_tps;
+	a->comm_exec = !el->nr_name_tps;
 	a->mmap = 1;
 	a->mmap2 = 1;
 	a->task = 1;
@@ -214,7 +218,7 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 {
 	bool cg = ev >= 0 && t->kind == FR_TARGET_CGROUP;
 	struct cpu_rings *cr = &el->rings[ci];
-	bool sb = ev == -1, trig = ev == -2;
+	bool sb = ev == -1 || ev <= -3, trig = ev == -2;
 	const char *filter = trig ? el->trig_filter : ev >= 0 ? el->events[ev]->filter : NULL;
 	int *leader = trig ? &cr->trig_leader : sb ? &cr->sb_leader : &cr->sample_leader;
 	struct fr_ring **ring = trig ? &cr->trigger : sb ? &cr->sideband : &cr->samples;
@@ -322,6 +326,26 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		a->read_format |= PERF_FORMAT_LOST;
 #endif
 	}
+	if (el->nr_name_tps && el->nr_events) {
+		/* names: every COMM into the sample ring (one write, never read
+		 * while recording); the sideband ring gets the name tracepoints */
+		struct perf_event_attr *a = &el->events[0]->attr;
+
+		a->comm = a->comm_exec = 1;
+		a->sample_id_all = 1;
+	}
+	for (size_t k = 0; k < el->nr_name_tps; k++) {
+		struct perf_event_attr *x = &el->name_tps[k]->attr;
+
+		x->sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+		x->sample_id_all = 1;
+		x->sample_period = 1;
+		x->freq = 0;
+		x->watermark = 0;
+		x->wakeup_events = 0;
+		x->inherit = per_task;
+		x->enable_on_exec = t->kind == FR_TARGET_CHILD;
+	}
 	if (o->sb_in_samples && el->nr_events) {
 		struct perf_event_attr *a = &el->events[0]->attr, *sb = &el->sb_event.attr;
 
@@ -404,6 +428,9 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe, t);
 			if (!err && !o->sb_in_samples)
 				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe, t);
+			for (size_t x = 0; !err && !o->sb_in_samples && x < el->nr_name_tps; x++)
+				err = open_attach(el, -3 - (int)x, &el->name_tps[x]->attr, tids[k],
+						  ci, o, oe, t);
 			if (!err && el->trig_event)
 				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe, t);
 		}
@@ -462,6 +489,27 @@ int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char
 	if (filter && !(el->trig_filter = strdup(filter)))
 		return -ENOMEM;
 	return 0;
+}
+
+int fr_evlist__add_name_tracepoint(struct fr_evlist *el, struct fr_event *ev)
+{
+	if (el->nr_name_tps == FR_EVLIST_MAX_NAME_TPS || el->rings ||
+	    ev->kind != FR_EVENT_TRACEPOINT) {
+		fr_event__delete(ev);
+		return -EINVAL;
+	}
+	el->name_tps[el->nr_name_tps++] = ev;
+	return 0;
+}
+
+size_t fr_evlist__nr_name_tracepoints(const struct fr_evlist *el)
+{
+	return el->nr_name_tps;
+}
+
+const struct fr_event *fr_evlist__name_tracepoint(const struct fr_evlist *el, size_t i)
+{
+	return i < el->nr_name_tps ? el->name_tps[i] : NULL;
 }
 
 const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el)

@@ -41,9 +41,19 @@ struct fr_evlist_opts {
 	                      * --overwrite does (bench/floor --minimal measures it) */
 };
 
+/* Where the COMM records go is decided by the name tracepoints: without
+ * any, the sideband event asks for them (comm, comm_exec) and the sideband
+ * ring is where names are learnt; with name tracepoints added, the first
+ * sample event asks for them instead (they are written into the sample ring,
+ * as perf --overwrite does, and nothing reads them until a snapshot), and the
+ * sideband ring gets the tracepoints' samples (sched:sched_process_exec and
+ * the execve entries), from which a process's name after exec and the start
+ * of its new image are known without a record per rename. */
+#define FR_EVLIST_MAX_NAME_TPS 4
+
 /* Which open failed, for the caller's message. */
 struct fr_open_error {
-	int event;           /* index in the evlist, -1 sideband, -2 trigger */
+	int event;           /* index in the evlist, -1 sideband, -2 trigger, -3 - k name tracepoint k */
 	int cpu;
 	pid_t pid;
 	int err;             /* -errno of perf_event_open, ioctl or mmap */
@@ -88,6 +98,15 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
  * a tracefs filter (PERF_EVENT_IOC_SET_FILTER) or NULL. Takes ownership of ev;
  * call before open. */
 int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char *filter);
+/* A name tracepoint (see above): opened like the sideband event, for every
+ * CPU and target task, into the sideband ring, with sample_type TIME|RAW and
+ * the sideband event's record trailer (TIME), so the sideband ring's records
+ * share one layout (a sample's raw common_type tells its tracepoint). Takes
+ * ownership of ev; call before open; not with sb_in_samples. -EINVAL: not a
+ * tracepoint, too many, or opened already. */
+int fr_evlist__add_name_tracepoint(struct fr_evlist *el, struct fr_event *ev);
+size_t fr_evlist__nr_name_tracepoints(const struct fr_evlist *el);
+const struct fr_event *fr_evlist__name_tracepoint(const struct fr_evlist *el, size_t i);
 const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el);
 size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max);
 int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t cpu_idx,

@@ -311,6 +311,79 @@ int fr_record__comm(const struct perf_event_header *h, struct fr_comm *c)
 	return c->comm ? 0 : -EBADMSG;
 }
 
+int fr_record__make_comm(void *buf, size_t cap, uint32_t pid, uint32_t tid, const char *comm,
+			 uint16_t misc, uint64_t st, uint64_t time)
+{
+	size_t n = strnlen(comm, 15), body = (n + 1 + 7) & ~(size_t)7;
+	size_t size = sizeof(struct perf_event_header) + 8 + body + id_trailer_size(st);
+	struct perf_event_header h = { .type = PERF_RECORD_COMM, .misc = misc };
+	uint32_t ids[2] = { pid, tid };
+	uint8_t *p = buf;
+
+	if (size > cap)
+		return -ENOSPC;
+	memset(buf, 0, size);
+	h.size = (uint16_t)size;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, ids, 8);
+	memcpy(p + 16, comm, n);
+	p += 16 + body;
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(p, ids, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME)
+		memcpy(p, &time, 8);
+	return (int)size;
+}
+
+int fr_record__time_raw(const struct perf_event_header *h, uint64_t *time, const uint8_t **raw,
+			uint32_t *size)
+{
+	const uint8_t *body = (const uint8_t *)(h + 1);
+
+	if (h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) + 12)
+		return -EBADMSG;
+	memcpy(time, body, 8);
+	memcpy(size, body + 8, 4);
+	if (*size > h->size - sizeof(*h) - 12 || *size < 8)
+		return -EBADMSG;
+	*raw = body + 12;
+	return 0;
+}
+
+int fr_record__exec_name(const uint8_t *raw, uint32_t size, const struct fr_exec_fields *f,
+			 uint32_t *pid, uint32_t *old_pid, char comm[16])
+{
+	uint32_t loc, off, len;
+	const char *name, *base, *nul;
+
+	if ((size_t)f->pid_off + 4 > size || (size_t)f->old_pid_off + 4 > size ||
+	    (size_t)f->file_off + 4 > size)
+		return -EBADMSG;
+	memcpy(pid, raw + f->pid_off, 4);
+	memcpy(old_pid, raw + f->old_pid_off, 4);
+	memcpy(&loc, raw + f->file_off, 4);
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (!len || off + len > size)
+		return -EBADMSG;
+	name = (const char *)raw + off;
+	nul = memchr(name, '\0', len);
+	if (!nul)
+		return -EBADMSG;
+	base = name;
+	for (const char *q = name; q < nul; q++)
+		if (*q == '/')
+			base = q + 1;
+	if (base == nul)
+		return -EBADMSG;
+	len = (uint32_t)(nul - base) < 15 ? (uint32_t)(nul - base) : 15;
+	memcpy(comm, base, len);
+	comm[len] = '\0';
+	return 0;
+}
+
 int fr_record__task(const struct perf_event_header *h, struct fr_task *t)
 {
 	if ((h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT) ||

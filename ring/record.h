@@ -69,6 +69,30 @@ struct fr_comm {
 	bool exec;
 };
 int fr_record__comm(const struct perf_event_header *h, struct fr_comm *c);
+/* A COMM record as the kernel writes it into buf: pid, tid, comm (at most 15
+ * bytes, NUL-padded to 8), misc (PERF_RECORD_MISC_COMM_EXEC or 0), then the
+ * sample_id trailer of sample_type st (TID and TIME filled, other fields 0).
+ * Returns its size, or -ENOSPC when buf is too small. */
+int fr_record__make_comm(void *buf, size_t cap, uint32_t pid, uint32_t tid, const char *comm,
+			 uint16_t misc, uint64_t st, uint64_t time);
+
+/* A sample of sample_type TIME|RAW (the sideband's name tracepoints): its
+ * time and raw data (common_type in its first two bytes, common_pid at 4).
+ * 0, or -EBADMSG. */
+int fr_record__time_raw(const struct perf_event_header *h, uint64_t *time, const uint8_t **raw,
+			uint32_t *size);
+
+/* sched:sched_process_exec's raw data: the name the kernel gave the task,
+ * the basename of its filename cut to 15 bytes (begin_new_exec's
+ * __set_task_comm), the pid after exec (the thread group's leader) and the
+ * thread that called exec (old_pid). The offsets are the format's fields
+ * (filename a __data_loc string). 0, or -EBADMSG for a field that does not
+ * fit. */
+struct fr_exec_fields {
+	uint16_t pid_off, old_pid_off, file_off;
+};
+int fr_record__exec_name(const uint8_t *raw, uint32_t size, const struct fr_exec_fields *f,
+			 uint32_t *pid, uint32_t *old_pid, char comm[16]);
 
 struct fr_task {               /* PERF_RECORD_FORK and PERF_RECORD_EXIT */
 	uint32_t pid, ppid, tid, ptid;

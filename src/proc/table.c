@@ -99,6 +99,32 @@ static void set_exit(struct fr_proctable *pt, struct gen *g, uint64_t t)
 	g->p.exit_time = t;
 }
 
+/* An exec learnt after the mappings it made (its COMM read after them, from
+ * another CPU, or written at the exec's end from sched_process_exec): the
+ * previous image's mappings from start on are the new image's. Both arrays
+ * stay sorted by address. */
+static void take_later_maps(struct gen *prev, struct gen *g, uint64_t start)
+{
+	size_t k = 0, moved = 0;
+
+	if (!start)
+		return;
+	for (size_t i = 0; i < prev->n; i++)
+		moved += prev->maps[i].time >= start;
+	if (!moved || fr_grow(&g->maps, &g->cap, moved, sizeof(*g->maps), 4))
+		return;   /* no memory: they stay where they were */
+	for (size_t i = 0; i < prev->n; i++) {
+		if (prev->maps[i].time >= start) {
+			g->maps[g->n++] = prev->maps[i];
+			if (prev->maps[i].end - prev->maps[i].start > g->max_len)
+				g->max_len = prev->maps[i].end - prev->maps[i].start;
+		} else {
+			prev->maps[k++] = prev->maps[i];
+		}
+	}
+	prev->n = k;
+}
+
 /* The image of p starting at start, added unless one does (a fork or exec
  * seen twice: in the sideband and in a PROCS blob). A new image ends the one
  * before it, and takes over an exit that one was given after its start (an
@@ -129,6 +155,7 @@ static struct gen *add_gen(struct fr_proctable *pt, struct proc *p, uint64_t sta
 	if (at > 0) {
 		struct gen *prev = p->gens[at - 1];
 
+		take_later_maps(prev, g, start);
 		g->p.ppid = prev->p.ppid;
 		if (!prev->p.exit_time || prev->p.exit_time > start) {
 			if (prev->p.exit_time && at + 1 == p->n)

@@ -392,7 +392,7 @@ static int sideband_streams(struct fr_composer *c, uint64_t floor, struct fr_sna
 				fr_writer__close(c->sbw[ci]);
 				c->sbw[ci] = NULL;
 			}
-			cs->nr_sideband = c->sb_nr[ci];
+			cs->nr_sideband += c->sb_nr[ci];
 			lost = c->sb_lost[ci] + dropped;
 		} else {
 			struct sb_store *store = fr_sideband__cpu(s->sb, ci);
@@ -400,7 +400,7 @@ static int sideband_streams(struct fr_composer *c, uint64_t floor, struct fr_sna
 			fr_sb_store__trim_before(store, floor, sb_type);
 			if (!err)
 				err = fr_sb_store__write(c->w, cs->cpu, store, c->cutoff, sb_type);
-			cs->nr_sideband = store->nr;
+			cs->nr_sideband += store->nr;   /* and the sample ring's own */
 			lost = store->lost;
 		}
 		st->samples += cs->nr_samples;

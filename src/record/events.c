@@ -158,6 +158,23 @@ void fr_record__off_cpu_events(struct fr_record_opts *o)
 	}
 }
 
+int fr_record__add_name_tracepoints(struct fr_evlist *el)
+{
+	static const char *const names[] = { "sched:sched_process_exec", "syscalls:sys_enter_execve",
+					     "syscalls:sys_enter_execveat" };
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct fr_event *ev;
+		int err = fr_event__resolve(names[k], &ev);
+
+		if (err && !k)
+			return err;
+		if (!err && (err = fr_evlist__add_name_tracepoint(el, ev)) && !k)
+			return err;
+	}
+	return 0;
+}
+
 /* No -e: perf's default, cycles where the machine has a PMU, else cpu-clock. */
 void fr_record__default_event(struct fr_record_opts *o)
 {

@@ -25,6 +25,12 @@ void fr_record__default_event(struct fr_record_opts *o);
  * (each unless named already; the front door left room for both). Their
  * sched_switch then also gets context_switch on per-task targets. */
 void fr_record__off_cpu_events(struct fr_record_opts *o);
+/* Backward mode's names (ring/evlist.h): sched:sched_process_exec and
+ * syscalls:sys_enter_execve(at) into the sideband ring, the COMMs into the
+ * sample rings. 0 when sched_process_exec was added (the execve entries where
+ * there), else -errno and nothing added (no tracefs, not allowed): the COMMs
+ * then stay on the sideband ring. Says nothing. */
+int fr_record__add_name_tracepoints(struct fr_evlist *el);
 /* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default) if unreadable. */
 int fr_record__paranoid(void);
 

@@ -33,6 +33,9 @@ struct fr_source_ops {
 	bool ksyms_first;         /* its threads note kernel addresses from the start:
 				   * kallsyms is loaded before recording starts (else
 				   * in a thread while it runs) */
+	bool names_in_samples;    /* the sample rings carry the COMMs, the sideband ring the
+				   * name tracepoints (fr_record__add_name_tracepoints),
+				   * where they can be opened */
 	size_t size;              /* of the source's private struct */
 	/* Recording starts (readers, the window, the first file): path gets the
 	 * name of a file begun now, or "". */
@@ -65,6 +68,34 @@ struct fr_source_ops {
 	void (*destroy)(struct fr_source *src);
 };
 
+/* names.c: the sideband ring's name tracepoints (fr_evlist__add_name_tracepoint)
+ * turned into COMM records: an execve entry notes when its thread's next
+ * image begins (a direct-mapped slot per thread: two threads in one slot
+ * cost the older its start; an entry read after its exec, from a later
+ * CPU's ring, is no start either), an exec gives the name. */
+#define FR_NAMES_SLOTS 256
+struct fr_exec_start {
+	uint32_t tid;
+	uint64_t time;
+};
+struct fr_names {
+	bool on;                    /* sched_process_exec is among them */
+	uint16_t exec_id, enter_ids[2];
+	size_t nr_enter;
+	struct fr_exec_fields exec;
+	uint16_t common_pid_off;
+	struct fr_exec_start starts[FR_NAMES_SLOTS];
+	uint64_t bad;               /* samples left out: malformed, or of no name tracepoint */
+};
+/* 0, or -errno when a tracepoint's format lacks a field it needs. */
+int fr_names__init(struct fr_names *n, const struct fr_evlist *el);
+/* A sample of the sideband ring: an entry noted (0), or an exec as two COMM
+ * records with the sideband trailer st (1): the table's (exec-flagged at its
+ * image's start where known) and the file's (at the exec, in ring order).
+ * 0 also for a sample left out (counted). */
+int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint64_t st,
+		     uint64_t *table, uint64_t *file, size_t cap);
+
 struct fr_session {
 	struct fr_evlist *el;
 	struct fr_session_opts o;
@@ -84,6 +115,7 @@ struct fr_session {
 	char **files;               /* files completed, oldest first (--max-files) */
 	size_t nr_files, files_cap;
 	uint32_t self_pid;          /* the recorder's pid when its tracepoint records are left out, or 0 */
+	struct fr_names names;      /* the sideband's name tracepoints, if any */
 };
 
 /* session.c */

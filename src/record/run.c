@@ -300,7 +300,7 @@ int fr_record__run(struct fr_record_opts *op)
 	size_t nr_pids = 0;
 	sigset_t mask, old;
 	char desc[512];
-	bool ended = false, masked = false, pages_given;
+	bool ended = false, masked = false, pages_given, named;
 
 	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
 		fr_err("-p", "expected PID[,PID...], positive integers");
@@ -361,7 +361,17 @@ int fr_record__run(struct fr_record_opts *op)
 	fit_mlock(&o, pages_given, &eo.sb_pages);
 	eo.data_pages = o.data_pages;
 	eo.backward = !o.forward && !o.keep_ns;   /* --keep drains forward rings */
+	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
+			      : fr_source__backward();
+	named = fr_source__names_in_samples(so.source) && !fr_record__add_name_tracepoints(el);
 	err = fr_evlist__open(el, &t, &eo, &oe);
+	if (err && named && oe.event <= -3) {
+		/* a name tracepoint refused: the COMMs on the sideband ring */
+		ret = fr_record__build_evlist(&o, &el, false);
+		if (ret)
+			goto out;
+		err = fr_evlist__open(el, &t, &eo, &oe);
+	}
 	if (err && retry_user_only(el, &t, &oe)) {
 		ret = fr_record__build_evlist(&o, &el, true);
 		if (ret)
@@ -381,8 +391,6 @@ int fr_record__run(struct fr_record_opts *op)
 	so.target_desc = desc;
 	so.cmdline = o.cmdline;
 	so.zstd_level = o.level;
-	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
-			      : fr_source__backward();
 	so.window_ns = o.window_ns;
 	so.reader_cpus = o.reader_cpus;
 	so.nr_reader_cpus = o.nr_reader_cpus;

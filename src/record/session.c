@@ -73,8 +73,18 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	}
 	s->src->ops = ops;
 	s->src->s = s;
+	err = fr_names__init(&s->names, el);
+	if (err) {
+		fr_session__delete(s);
+		return err;
+	}
 	*out = s;
 	return 0;
+}
+
+bool fr_source__names_in_samples(const struct fr_source_ops *ops)
+{
+	return ops->names_in_samples;
 }
 
 /* Wait for a loading thread, if one was started; loads nothing. */
@@ -208,8 +218,18 @@ int fr_session_decode_sample(struct fr_session *s, const struct perf_event_heade
 static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fr_session *s = ctx;
-	int err = fr_sideband__pend(s->sb, h);
+	uint64_t table[16], file[16];
+	int err;
 
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (fr_names__sample(&s->names, h, fr_evlist__sideband_event(s->el)->attr.sample_type,
+				     table, file, sizeof(table)) <= 0)
+			return 0;
+		err = fr_sideband__pend(s->sb, (const void *)table);
+		h = (const void *)file;
+	} else {
+		err = fr_sideband__pend(s->sb, h);
+	}
 	if (err)
 		return err;
 	if (s->src->ops->sideband)

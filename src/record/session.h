@@ -76,6 +76,9 @@ struct fr_session;
  * into a window in memory (--keep). */
 struct fr_source_ops;
 const struct fr_source_ops *fr_source__backward(void);
+/* Whether the source wants the COMMs in the sample rings and the name
+ * tracepoints on the sideband ring (fr_record__add_name_tracepoints). */
+bool fr_source__names_in_samples(const struct fr_source_ops *ops);
 const struct fr_source_ops *fr_source__forward(void);
 const struct fr_source_ops *fr_source__keep(void);
 

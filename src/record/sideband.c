@@ -376,25 +376,10 @@ struct sb_store *fr_sideband__cpu(struct fr_sideband *sb, size_t ci)
 int fr_sideband__synth_comm(struct fr_sideband *sb, uint32_t pid, uint32_t tid,
 			    const char *comm, uint64_t time)
 {
-	uint8_t buf[128] = { 0 };
-	struct perf_event_header *h = (void *)buf;
-	size_t n = strnlen(comm, 15), body = (n + 1 + 7) & ~(size_t)7, off;
-	uint32_t ids[2] = { pid, tid };
+	uint64_t buf[16];
+	int n = fr_record__make_comm(buf, sizeof(buf), pid, tid, comm, 0, sb->sample_type, time);
 
-	h->type = PERF_RECORD_COMM;
-	memcpy(buf + 8, ids, 8);
-	memcpy(buf + 16, comm, n);
-	off = 16 + body;
-	if (sb->sample_type & PERF_SAMPLE_TID) {
-		memcpy(buf + off, ids, 8);
-		off += 8;
-	}
-	if (sb->sample_type & PERF_SAMPLE_TIME) {
-		memcpy(buf + off, &time, 8);
-		off += 8;
-	}
-	h->size = (uint16_t)off;
-	return fr_sb_store__append(&sb->synth, h, SIZE_MAX);
+	return n < 0 ? n : fr_sb_store__append(&sb->synth, (const void *)buf, SIZE_MAX);
 }
 
 const struct sb_store *fr_sideband__synth(const struct fr_sideband *sb)

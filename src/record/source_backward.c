@@ -210,7 +210,10 @@ static int samples_chunk(void *ctx, size_t ci, const uint8_t *recs, size_t len, 
 				cc->last_pid = pid + 1;
 			}
 		}
-		cs->nr_samples++;
+		if (h->type == PERF_RECORD_SAMPLE || h->type == PERF_RECORD_LOST)
+			cs->nr_samples++;
+		else
+			cs->nr_sideband++;   /* the COMMs the sample ring carries */
 		err = fr_writer__record(cc->app, h);
 	}
 	if (!err)
@@ -412,6 +415,7 @@ static void bw_destroy(struct fr_source *src)
 
 static const struct fr_source_ops backward_ops = {
 	.name = "backward",
+	.names_in_samples = true,
 	.size = sizeof(struct backward),
 	.start = bw_start,
 	.snapshot = bw_snapshot,

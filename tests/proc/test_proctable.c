@@ -427,6 +427,38 @@ static void test_maps_time(void)
 
 
 
+/* An exec learnt late (its COMM after its MMAP2s: read from another CPU's
+ * ring, or made at the exec's end from sched_process_exec with the start
+ * of its execve entry): the mappings from its start on are the new
+ * image's, those before stay the old one's. */
+static void test_exec_late(void)
+{
+	struct fr_proctable *m;
+
+	CU_ASSERT_FATAL((m = fr_proctable__new(NULL)) != NULL);
+	CU_ASSERT_EQUAL(fr_proctable__comm(m, 20, 20, 100, "sh", true), 0);
+	CU_ASSERT_EQUAL(fr_proctable__mmap(m, 20, 110, 0x1000, 0x1000, 0, PROT_EXEC, "/sh", NULL, 0), 0);
+	CU_ASSERT_EQUAL(fr_proctable__mmap(m, 20, 120, 0x9000, 0x1000, 0, PROT_EXEC, "/libc", NULL, 0), 0);
+	/* execve entered at 200; its mappings at 210 and 220; its COMM seen last */
+	CU_ASSERT_EQUAL(fr_proctable__mmap(m, 20, 210, 0x1000, 0x2000, 0, PROT_EXEC, "/prog", NULL, 0), 0);
+	CU_ASSERT_EQUAL(fr_proctable__mmap(m, 20, 220, 0x7000, 0x1000, 0, PROT_EXEC, "/ld", NULL, 0), 0);
+	CU_ASSERT_EQUAL(fr_proctable__comm(m, 20, 20, 200, "prog", true), 0);
+	CU_ASSERT_STRING_EQUAL(fr_proctable__dso(m, fr_proctable__find(m, 20, 300, 0x1800)->dso)->path, "/prog");
+	CU_ASSERT_STRING_EQUAL(fr_proctable__dso(m, fr_proctable__find(m, 20, 300, 0x7800)->dso)->path, "/ld");
+	CU_ASSERT_PTR_NULL(fr_proctable__find(m, 20, 300, 0x9800));   /* the old image's libc */
+	CU_ASSERT_STRING_EQUAL(fr_proctable__dso(m, fr_proctable__find(m, 20, 150, 0x1800)->dso)->path, "/sh");
+	CU_ASSERT_STRING_EQUAL(fr_proctable__dso(m, fr_proctable__find(m, 20, 150, 0x9800)->dso)->path, "/libc");
+	CU_ASSERT_PTR_NULL(fr_proctable__find(m, 20, 150, 0x7800));
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(m, 20, 150), "sh");
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(m, 20, 250), "prog");
+	/* the same exec seen again (the kernel's own COMM, later in time, from
+	 * the sample ring): only what was mapped after it moves */
+	CU_ASSERT_EQUAL(fr_proctable__comm(m, 20, 20, 205, "prog", true), 0);
+	CU_ASSERT_STRING_EQUAL(fr_proctable__dso(m, fr_proctable__find(m, 20, 300, 0x1800)->dso)->path, "/prog");
+	CU_ASSERT_STRING_EQUAL(fr_proctable__dso(m, fr_proctable__find(m, 20, 300, 0x7800)->dso)->path, "/ld");
+	fr_proctable__delete(m);
+}
+
 /* The span of times over which a lookup's answer holds: from the newest
  * mapping in force to the next one holding the address, bounded by the
  * process's generations (exec); every change moves the version. */
@@ -686,6 +718,7 @@ static const struct fr_test tests[] = {
 	{ "scan /proc/self", test_scan_self },
 	{ "build id read from the ELF file", test_build_id_fallback },
 	{ "a rename storm keeps a bounded history", test_rename_storm },
+	{ "an exec learnt after its mappings", test_exec_late },
 	{ "maps over time", test_maps_time },
 	{ "maps: the time span of an answer", test_maps_span },
 	{ "shared rules: names, exec, fork, exit, a fork read after the exec", test_shared_rules },

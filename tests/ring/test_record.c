@@ -2,6 +2,7 @@
  * sample fields by sample_type, truncation at every length, the sample_id_all
  * trailer, and the COMM, MMAP2, FORK/EXIT and LOST bodies.
  */
+#include "ring/event.h"
 #include "ring/record.h"
 
 #include "tests/cunit.h"
@@ -684,6 +685,84 @@ static void test_task(void)
 	CU_ASSERT_EQUAL(fr_record__task(h, &t), -EBADMSG);
 }
 
+/* A COMM made as the kernel writes it; sched_process_exec's raw data to
+ * the name the kernel gave; a format's field lines. */
+static void test_exec_comm(void)
+{
+	static const char fmt[] =
+		"name: sched_process_exec\nID: 300\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
+		"\tfield:char comm[16];\toffset:20;\tsize:16;\tsigned:0;\n"
+		"\tfield:int bad;\toffset:70000;\tsize:4;\tsigned:1;\n";
+	struct fr_event ev = { .format = (char *)fmt, .format_len = sizeof(fmt) - 1 };
+	struct fr_exec_fields f = { 12, 16, 8 };
+	struct fr_tp_field tf;
+	uint64_t rec[16], t;
+	uint8_t raw[64] = { 0 };
+	const char *name = "/usr/bin/a-very-long-program-name";
+	uint32_t pid, old_pid, loc = 24 | (uint32_t)(strlen(name) + 1) << 16, size;
+	const uint8_t *r;
+	struct perf_event_header *h = (void *)rec;
+	struct fr_comm c;
+	char comm[16];
+	int n;
+
+	CU_ASSERT(fr_event__field(&ev, "filename", &tf) == 0 && tf.offset == 8 && tf.data_loc);
+	CU_ASSERT(fr_event__field(&ev, "comm", &tf) == 0 && tf.offset == 20 && tf.size == 16 &&
+		  !tf.data_loc);
+	CU_ASSERT(fr_event__field(&ev, "old_pid", &tf) == 0 && tf.offset == 16);
+	CU_ASSERT(fr_event__field(&ev, "pid", &tf) == 0 && tf.offset == 12);
+	CU_ASSERT_EQUAL(fr_event__field(&ev, "bad", &tf), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_event__field(&ev, "nope", &tf), -ENOENT);
+
+	memcpy(raw + 8, &loc, 4);
+	pid = 77;
+	memcpy(raw + 12, &pid, 4);
+	pid = 78;
+	memcpy(raw + 16, &pid, 4);
+	memcpy(raw + 24, name, strlen(name) + 1);
+	CU_ASSERT_EQUAL(fr_record__exec_name(raw, 24 + (uint32_t)strlen(name) + 1, &f, &pid,
+					     &old_pid, comm), 0);
+	CU_ASSERT(pid == 77 && old_pid == 78);
+	CU_ASSERT_STRING_EQUAL(comm, "a-very-long-pro");   /* 15 bytes, as the kernel cuts */
+	/* the string past the raw data, no NUL, no name after the last '/' */
+	CU_ASSERT_EQUAL(fr_record__exec_name(raw, 40, &f, &pid, &old_pid, comm), -EBADMSG);
+	raw[24 + strlen(name)] = 'x';
+	CU_ASSERT_EQUAL(fr_record__exec_name(raw, 64, &f, &pid, &old_pid, comm), -EBADMSG);
+	memcpy(raw + 24, "/usr/\0", 6);
+	loc = 24 | 6u << 16;
+	memcpy(raw + 8, &loc, 4);
+	CU_ASSERT_EQUAL(fr_record__exec_name(raw, 64, &f, &pid, &old_pid, comm), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_record__exec_name(raw, 14, &f, &pid, &old_pid, comm), -EBADMSG);
+
+	/* a TIME|RAW sample: its raw data; a raw size past the record refused */
+	memset(rec, 0, sizeof(rec));
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = 8 + 8 + 4 + 36;
+	t = 4242;
+	memcpy(rec + 1, &t, 8);
+	size = 36;
+	memcpy((uint8_t *)rec + 16, &size, 4);
+	CU_ASSERT(fr_record__time_raw(h, &t, &r, &size) == 0 && t == 4242 && size == 36 &&
+		  r == (uint8_t *)rec + 20);
+	size = 37;
+	memcpy((uint8_t *)rec + 16, &size, 4);
+	CU_ASSERT_EQUAL(fr_record__time_raw(h, &t, &r, &size), -EBADMSG);
+
+	n = fr_record__make_comm(rec, sizeof(rec), 5, 6, "abcdefghijklmnopq", PERF_RECORD_MISC_COMM_EXEC,
+				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME, 999);
+	CU_ASSERT_EQUAL_FATAL(n, 8 + 8 + 16 + 16);
+	CU_ASSERT(fr_record__comm(h, &c) == 0 && c.pid == 5 && c.tid == 6 && c.exec);
+	CU_ASSERT_STRING_EQUAL(c.comm, "abcdefghijklmno");
+	CU_ASSERT(fr_record__time(h, PERF_SAMPLE_TID | PERF_SAMPLE_TIME, &t) == 0 && t == 999);
+	CU_ASSERT_EQUAL(fr_record__make_comm(rec, 39, 5, 6, "abc", 0, PERF_SAMPLE_TID |
+					     PERF_SAMPLE_TIME, 1), -ENOSPC);
+}
+
 static void test_lost(void)
 {
 	struct fr_lost l;
@@ -780,6 +859,7 @@ static const struct fr_test tests[] = {
 	{ "MMAP2 body, with and without build id", test_mmap2 },
 	{ "FORK/EXIT body", test_task },
 	{ "LOST body", test_lost },
+	{ "exec names: format fields, sched_process_exec, made COMMs", test_exec_comm },
 	{ "type names", test_type_name },
 	{ "id map: which event owns a record", test_idmap },
 	{ NULL, NULL },

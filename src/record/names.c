@@ -1,0 +1,110 @@
+/* src/record/names.c: the sideband ring's name tracepoints (backward mode:
+ * the COMMs are in the sample rings): sched_process_exec and the execve
+ * entries turned into the COMM records the process table and the files take.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring/record.h"
+#include "src/record/internal.h"
+
+static int field_off(const struct fr_event *ev, const char *name, uint16_t size, bool data_loc,
+		     uint16_t *off)
+{
+	struct fr_tp_field f;
+	int err = fr_event__field(ev, name, &f);
+
+	if (err)
+		return err;
+	if (f.data_loc != data_loc || (!data_loc && f.size != size))
+		return -EBADMSG;
+	*off = f.offset;
+	return 0;
+}
+
+/* sched:sched_process_exec gives names; syscalls:sys_enter_execve(at) the
+ * times their images begin. */
+int fr_names__init(struct fr_names *n, const struct fr_evlist *el)
+{
+	memset(n, 0, sizeof(*n));
+	for (size_t i = 0; i < fr_evlist__nr_name_tracepoints(el); i++) {
+		const struct fr_event *ev = fr_evlist__name_tracepoint(el, i);
+		int err;
+
+		if (!strcmp(ev->name, "sched:sched_process_exec")) {
+			n->exec_id = (uint16_t)ev->attr.config;
+			if ((err = field_off(ev, "pid", 4, false, &n->exec.pid_off)) ||
+			    (err = field_off(ev, "old_pid", 4, false, &n->exec.old_pid_off)) ||
+			    (err = field_off(ev, "filename", 4, true, &n->exec.file_off)))
+				return err;
+			n->on = true;
+		} else if (n->nr_enter < 2) {
+			n->enter_ids[n->nr_enter++] = (uint16_t)ev->attr.config;
+			if ((err = field_off(ev, "common_pid", 4, false, &n->common_pid_off)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The two COMMs of an exec: the table's, flagged exec at its execve entry
+ * when that was seen (the image begins there: the table moves the mappings
+ * made since into it), else a plain rename at the exec's end; and the
+ * file's, a rename at the exec's end, in its ring's time order (the kernel's
+ * own exec COMM is in the sample ring). */
+static int exec_comms(struct fr_names *n, const uint8_t *raw, uint32_t size, uint64_t t,
+		      uint64_t st, uint64_t *table, uint64_t *file, size_t cap)
+{
+	struct fr_exec_start *s;
+	uint32_t pid, old_pid;
+	char comm[16];
+	bool start;
+
+	if (fr_record__exec_name(raw, size, &n->exec, &pid, &old_pid, comm))
+		return -EBADMSG;
+	s = &n->starts[old_pid % FR_NAMES_SLOTS];
+	start = s->tid == old_pid && s->time && s->time <= t;
+	if (fr_record__make_comm(table, cap, pid, pid, comm, start ? PERF_RECORD_MISC_COMM_EXEC : 0,
+				 st, start ? s->time : t) < 0 ||
+	    fr_record__make_comm(file, cap, pid, pid, comm, 0, st, t) < 0)
+		return -EBADMSG;
+	if (start)
+		*s = (struct fr_exec_start){ 0, 0 };
+	return 1;
+}
+
+int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint64_t st,
+		     uint64_t *table, uint64_t *file, size_t cap)
+{
+	const uint8_t *raw;
+	uint32_t size, tid;
+	uint16_t type;
+	uint64_t t;
+	int ret;
+
+	if (!n->on || fr_record__time_raw(h, &t, &raw, &size)) {
+		n->bad++;
+		return 0;
+	}
+	memcpy(&type, raw, 2);
+	for (size_t i = 0; i < n->nr_enter; i++) {
+		if (type != n->enter_ids[i])
+			continue;
+		if ((size_t)n->common_pid_off + 4 > size) {
+			n->bad++;
+			return 0;
+		}
+		memcpy(&tid, raw + n->common_pid_off, 4);
+		n->starts[tid % FR_NAMES_SLOTS] = (struct fr_exec_start){ tid, t };
+		return 0;
+	}
+	ret = type == n->exec_id ? exec_comms(n, raw, size, t, st, table, file, cap) : -EBADMSG;
+	if (ret < 0) {
+		n->bad++;
+		return 0;
+	}
+	return ret;
+}
