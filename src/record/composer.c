@@ -55,6 +55,9 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 	fr_composer__meta(c, "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	fr_composer__meta(c, "name", "%s", s->o.name);
 	fr_composer__meta(c, "mode", "%s", s->src->ops->name);
+	/* where the COMMs are: the sample rings with the name tracepoints, else
+	 * the sideband ring (doc/recording.md) */
+	fr_composer__meta(c, "comms", "%s", s->names.on ? "sample rings" : "sideband ring");
 	fr_composer__meta(c, "target", "%s", s->o.target_desc ? s->o.target_desc : "");
 	fr_composer__meta(c, "cmdline", "%s", s->o.cmdline ? s->o.cmdline : "");
 	fr_composer__meta(c, "trigger", "%s", trigger);

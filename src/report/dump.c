@@ -249,7 +249,7 @@ static void print_header(struct fr_reader *rd, const char *path)
 	static const char *keys[] = { "flightrec_version", "kernel_release", "machine", "hostname",
 				      "clock", "nr_cpus_online", "name", "target", "trigger",
 				      "snapshot_time_ns", "realtime_offset_ns", FR_META_CLOCK_START,
-				      FR_META_CLOCK_SNAPSHOT, "pinned_copy", "mode",
+				      FR_META_CLOCK_SNAPSHOT, "pinned_copy", "mode", "comms",
 				      "window_time_ns" };
 
 	fputs("# file: ", stdout);

@@ -20,6 +20,7 @@ pid=$(awk '$4=="COMM" && $NF=="exec=1" && $6=="comm=prctl_loop" {split($3,a,"/")
 samples=$(awk -v p="$pid" '$4=="SAMPLE" && $6=="syscalls:sys_enter_prctl" && $8=="option=0x0000000f" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}' "$T/big.txt")
 # the renames (the name after exec, from sched_process_exec, is not one)
 comms=$(awk -v p="$pid" '$4=="COMM" && $NF=="exec=0" && $6!="comm=prctl_loop" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}' "$T/big.txt")
+grep -q '^# comms: sample rings$' "$T/big.txt" || fail "the file does not say its COMMs are in the sample rings: $(grep '^# comms' "$T/big.txt")"
 [ "$samples" -eq 111 ] || fail "256 pages: $samples sys_enter_prctl samples, expected 111"
 [ "$comms" -eq 111 ] || fail "256 pages: $comms COMM records, expected 111"
 pass "256 pages: $samples samples, $comms COMM records from pid $pid"
