@@ -30,6 +30,21 @@ f=$(ls "$T"/u/*.frec) || fail "no file in frtest's directory"
 grep -q 'hot_a' "$T/rep.txt" && grep -q 'hot_b' "$T/rep.txt" || fail "report lacks the helper's functions: $(cat "$T/rep.txt")"
 pass "frtest: record -F 999 -- cpuburn_fp 50 (perf_event_paranoid=$par): $(grep -c . "$T/rep.txt") report lines, hot_a and hot_b"
 
+# --backward as frtest: the name tracepoints cannot be opened (tracefs is
+# root's), so the COMMs stay on the sideband ring, and the file names and
+# symbolizes the command as before
+mkdir -p "$T/ub"
+chown frtest "$T/ub"
+(cd "$T/ub" && as_user "$F" record --backward -F 999 -o "$T/ub" -- "$HELPERS/cpuburn_fp" 30) >/dev/null 2>"$T/recb.err" ||
+	fail "record --backward as frtest exited $?: $(cat "$T/recb.err")"
+f=$(ls "$T"/ub/*.frec) || fail "no --backward file in frtest's directory"
+"$F" dump "$f" >"$T/ub.txt" || fail "dump of the --backward file exited $?"
+grep -q '^# comms: sideband ring$' "$T/ub.txt" || fail "--backward as frtest: $(grep '^# comms' "$T/ub.txt")"
+grep -q ' COMM .*comm=cpuburn_fp exec=1' "$T/ub.txt" || fail "--backward as frtest: no exec COMM of the command"
+(cd "$T/ub" && as_user "$F" report "$f") >"$T/repb.txt" 2>&1 || fail "report of the --backward file exited $?"
+grep -q 'hot_a' "$T/repb.txt" || fail "--backward as frtest: report lacks hot_a: $(cat "$T/repb.txt")"
+pass "frtest: record --backward: the COMMs on the sideband ring (no name tracepoints for a user), hot_a named"
+
 # the run dir fell back to one of frtest's own (no XDG_RUNTIME_DIR)
 rd=/tmp/flightrec-$(id -u frtest)
 [ -d "$rd" ] && [ "$(stat -c %U:%a "$rd")" = frtest:700 ] || fail "run dir $rd: $(ls -ld "$rd" 2>&1)"
