@@ -21,6 +21,7 @@
  * after it, every record older than the mark is overwritten. Kept from
  * MARK_MS apart; when full, every other one goes and the spacing doubles, so
  * they reach back as far as the ring does, however slowly it fills. */
+#define TICK_MS 1000
 #define NR_MARKS 32
 #define MARK_MS 100
 /* a record is published within this of its timestamp (as the table feed's slack) */
@@ -340,7 +341,10 @@ static int bw_tick(struct fr_source *src, const char **due, int *wait_ms)
 	uint64_t now = fr_session_now(CLOCK_MONOTONIC);
 
 	(void)due;
-	(void)wait_ms;
+	/* once a second at least: the marks, and the sideband drained (the
+	 * renames that woke the loop are in the sample rings now) */
+	if (*wait_ms < 0 || *wait_ms > TICK_MS)
+		*wait_ms = TICK_MS;
 	for (size_t ci = 0; b->marks && ci < fr_evlist__nr_cpus(s->el); ci++) {
 		struct cpu_marks *m = &b->marks[ci];
 		struct mark k = { .time = now };
