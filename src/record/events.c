@@ -158,6 +158,16 @@ void fr_record__off_cpu_events(struct fr_record_opts *o)
 	}
 }
 
+/* sched_process_exec has what src/record/names.c reads. */
+static bool exec_fields_ok(const struct fr_event *ev)
+{
+	struct fr_tp_field f;
+
+	return !fr_event__field(ev, "pid", &f) && f.size == 4 && !f.data_loc &&
+	       !fr_event__field(ev, "old_pid", &f) && f.size == 4 && !f.data_loc &&
+	       !fr_event__field(ev, "filename", &f) && f.data_loc;
+}
+
 int fr_record__add_name_tracepoints(struct fr_evlist *el)
 {
 	static const char *const names[] = { "sched:sched_process_exec", "syscalls:sys_enter_execve",
@@ -169,6 +179,10 @@ int fr_record__add_name_tracepoints(struct fr_evlist *el)
 
 		if (err && !k)
 			return err;
+		if (!err && !k && !exec_fields_ok(ev)) {
+			fr_event__delete(ev);
+			return -EPROTO;   /* a kernel whose format differs: the sideband COMMs */
+		}
 		if (!err && (err = fr_evlist__add_name_tracepoint(el, ev)) && !k)
 			return err;
 	}

@@ -41,10 +41,10 @@ int fr_names__init(struct fr_names *n, const struct fr_evlist *el)
 			    (err = field_off(ev, "filename", 4, true, &n->exec.file_off)))
 				return err;
 			n->on = true;
-		} else if (n->nr_enter < 2) {
+		} else if (n->nr_enter < 2 &&
+			   !field_off(ev, "common_pid", 4, false, &n->common_pid_off)) {
+			/* without it an entry is left out (counted): names stay right */
 			n->enter_ids[n->nr_enter++] = (uint16_t)ev->attr.config;
-			if ((err = field_off(ev, "common_pid", 4, false, &n->common_pid_off)))
-				return err;
 		}
 	}
 	return 0;
