@@ -62,12 +62,15 @@ wl_unit() {
 # perf-offcpu, perf-offcpu-overwrite) record the same whatever the workload,
 # as users profile wall-clock time: cpu-clock at 999 Hz with call chains, and
 # every context switch with its stack plus the wakeups: flightrec --off-cpu,
-# perf -e sched:sched_switch,sched:sched_wakeup -g (per command also
+# perf -e sched:sched_switch,sched:sched_wakeup -g, every switch and no
+# cpu-clock (per command also
 # --switch-events, the task's own switch-in, as --off-cpu records it).
 offcpu_cfg() {
 	case $1 in
 	offcpu-*) ev=cpu-clock opts="-F 999 -g --off-cpu" ;;
-	perf-offcpu*) ev=cpu-clock,sched:sched_switch,sched:sched_wakeup opts="-F 999 -g" ;;
+	# perf's -F would sample the tracepoints at 999 Hz too (freq=1 on every
+	# event): the switches alone, each one, as the reference is
+	perf-offcpu*) ev=sched:sched_switch,sched:sched_wakeup opts="-g" ;;
 	*) return 1 ;;
 	esac
 }
