@@ -158,14 +158,16 @@ void fr_record__off_cpu_events(struct fr_record_opts *o)
 	}
 }
 
-/* sched_process_exec has what src/record/names.c reads. */
-static bool exec_fields_ok(const struct fr_event *ev)
+int fr_record__exec_fields(const struct fr_event *ev, struct fr_exec_fields *out)
 {
-	struct fr_tp_field f;
+	struct fr_tp_field pid, old, file;
 
-	return !fr_event__field(ev, "pid", &f) && f.size == 4 && !f.data_loc &&
-	       !fr_event__field(ev, "old_pid", &f) && f.size == 4 && !f.data_loc &&
-	       !fr_event__field(ev, "filename", &f) && f.data_loc;
+	if (fr_event__field(ev, "pid", &pid) || fr_event__field(ev, "old_pid", &old) ||
+	    fr_event__field(ev, "filename", &file) || pid.size != 4 || pid.data_loc ||
+	    old.size != 4 || old.data_loc || !file.data_loc)
+		return -EPROTO;
+	*out = (struct fr_exec_fields){ pid.offset, old.offset, file.offset };
+	return 0;
 }
 
 int fr_record__add_name_tracepoints(struct fr_evlist *el)
@@ -179,9 +181,9 @@ int fr_record__add_name_tracepoints(struct fr_evlist *el)
 
 		if (err && !k)
 			return err;
-		if (!err && !k && !exec_fields_ok(ev)) {
+		if (!err && !k && (err = fr_record__exec_fields(ev, &(struct fr_exec_fields){ 0 }))) {
 			fr_event__delete(ev);
-			return -EPROTO;   /* a kernel whose format differs: the sideband COMMs */
+			return err;   /* a kernel whose format differs: the sideband COMMs */
 		}
 		if (!err && (err = fr_evlist__add_name_tracepoint(el, ev)) && !k)
 			return err;

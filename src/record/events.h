@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "ring/evlist.h"
+#include "ring/record.h"
 #include "src/record/record.h"
 
 #define FR_RECORD_SB_PAGES 256   /* 1 MiB sideband ring per CPU: a COMM storm fits */
@@ -31,6 +32,9 @@ void fr_record__off_cpu_events(struct fr_record_opts *o);
  * there), else -errno and nothing added (no tracefs, not allowed): the COMMs
  * then stay on the sideband ring. Says nothing. */
 int fr_record__add_name_tracepoints(struct fr_evlist *el);
+/* sched:sched_process_exec's fields names.c reads (pid, old_pid, filename),
+ * from its format: 0, or -EPROTO where a field is missing or of another kind. */
+int fr_record__exec_fields(const struct fr_event *ev, struct fr_exec_fields *out);
 /* /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel's default) if unreadable. */
 int fr_record__paranoid(void);
 

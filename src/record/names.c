@@ -9,21 +9,8 @@
 #include <string.h>
 
 #include "ring/record.h"
+#include "src/record/events.h"
 #include "src/record/internal.h"
-
-static int field_off(const struct fr_event *ev, const char *name, uint16_t size, bool data_loc,
-		     uint16_t *off)
-{
-	struct fr_tp_field f;
-	int err = fr_event__field(ev, name, &f);
-
-	if (err)
-		return err;
-	if (f.data_loc != data_loc || (!data_loc && f.size != size))
-		return -EBADMSG;
-	*off = f.offset;
-	return 0;
-}
 
 /* sched:sched_process_exec gives names; syscalls:sys_enter_execve(at) the
  * times their images begin. */
@@ -32,18 +19,18 @@ int fr_names__init(struct fr_names *n, const struct fr_evlist *el)
 	memset(n, 0, sizeof(*n));
 	for (size_t i = 0; i < fr_evlist__nr_name_tracepoints(el); i++) {
 		const struct fr_event *ev = fr_evlist__name_tracepoint(el, i);
+		struct fr_tp_field f;
 		int err;
 
 		if (!strcmp(ev->name, "sched:sched_process_exec")) {
 			n->exec_id = (uint16_t)ev->attr.config;
-			if ((err = field_off(ev, "pid", 4, false, &n->exec.pid_off)) ||
-			    (err = field_off(ev, "old_pid", 4, false, &n->exec.old_pid_off)) ||
-			    (err = field_off(ev, "filename", 4, true, &n->exec.file_off)))
+			if ((err = fr_record__exec_fields(ev, &n->exec)))
 				return err;
 			n->on = true;
-		} else if (n->nr_enter < 2 &&
-			   !field_off(ev, "common_pid", 4, false, &n->common_pid_off)) {
-			/* without it an entry is left out (counted): names stay right */
+		} else if (n->nr_enter < 2 && !fr_event__field(ev, "common_pid", &f) &&
+			   f.size == 4 && !f.data_loc) {
+			/* without it the entries are left out: names stay right */
+			n->common_pid_off = f.offset;
 			n->enter_ids[n->nr_enter++] = (uint16_t)ev->attr.config;
 		}
 	}
@@ -85,26 +72,18 @@ int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint
 	uint64_t t;
 	int ret;
 
-	if (!n->on || fr_record__time_raw(h, &t, &raw, &size)) {
-		n->bad++;
+	if (!n->on || fr_record__time_raw(h, &t, &raw, &size))
 		return 0;
-	}
 	memcpy(&type, raw, 2);
 	for (size_t i = 0; i < n->nr_enter; i++) {
 		if (type != n->enter_ids[i])
 			continue;
-		if ((size_t)n->common_pid_off + 4 > size) {
-			n->bad++;
+		if ((size_t)n->common_pid_off + 4 > size)
 			return 0;
-		}
 		memcpy(&tid, raw + n->common_pid_off, 4);
 		n->starts[tid % FR_NAMES_SLOTS] = (struct fr_exec_start){ tid, t };
 		return 0;
 	}
 	ret = type == n->exec_id ? exec_comms(n, raw, size, t, st, table, file, cap) : -EBADMSG;
-	if (ret < 0) {
-		n->bad++;
-		return 0;
-	}
-	return ret;
+	return ret < 0 ? 0 : ret;
 }

@@ -26,8 +26,8 @@
  * Never: src/report/, src/cli.h or the cmd_*.c front doors. Says things to
  * the user only through fr_err/fr_info (src/util.h).
  */
-#ifndef FR_RECORD_H
-#define FR_RECORD_H
+#ifndef FR_RECORD_RECORD_H
+#define FR_RECORD_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
