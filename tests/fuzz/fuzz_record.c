@@ -83,6 +83,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		touch(m.filename, strlen(m.filename));
 	if (!fr_record__lost(h, &l))
 		sink += l.lost;
+	{
+		/* a name tracepoint's sample (TIME|RAW), its exec fields at
+		 * offsets the input chose, and the COMM made of it */
+		struct fr_exec_fields f = { (uint16_t)st, (uint16_t)(st >> 16), (uint16_t)(st >> 32) };
+		const uint8_t *raw;
+		uint32_t rsize, pid, old_pid;
+		uint64_t rec[16];
+		char comm[16];
+
+		if (!fr_record__time_raw(h, &v, &raw, &rsize)) {
+			touch(raw, rsize);
+			if (!fr_record__exec_name(raw, rsize, &f, &pid, &old_pid, comm)) {
+				if (strlen(comm) > 15)
+					abort();
+				if (fr_record__make_comm(rec, sizeof(rec), pid, old_pid, comm, 0, regs, v) < 0)
+					abort();   /* 15 bytes and every trailer field fit */
+				if (fr_record__comm((void *)rec, &c) || strcmp(c.comm, comm))
+					abort();
+			}
+		}
+	}
 	sink += fr_record__id_size(st);
 	free(h);
 	return 0;
