@@ -334,17 +334,11 @@ static int bw_snapshot(struct fr_source *src, const struct fr_trigger *tr, char 
 }
 
 /* Note each ring's write counter now and then (one load per CPU). */
-static int bw_tick(struct fr_source *src, const char **due, int *wait_ms)
+static void take_marks(struct backward *b)
 {
-	struct backward *b = bw_of(src);
-	struct fr_session *s = src->s;
+	struct fr_session *s = b->src.s;
 	uint64_t now = fr_session_now(CLOCK_MONOTONIC);
 
-	(void)due;
-	/* once a second at least: the marks, and the sideband drained (the
-	 * renames that woke the loop are in the sample rings now) */
-	if (*wait_ms < 0 || *wait_ms > TICK_MS)
-		*wait_ms = TICK_MS;
 	for (size_t ci = 0; b->marks && ci < fr_evlist__nr_cpus(s->el); ci++) {
 		struct cpu_marks *m = &b->marks[ci];
 		struct mark k = { .time = now };
@@ -364,6 +358,16 @@ static int bw_tick(struct fr_source *src, const char **due, int *wait_ms)
 		}
 		m->m[m->nr++] = k;
 	}
+}
+
+static int bw_tick(struct fr_source *src, const char **due, int *wait_ms)
+{
+	(void)due;
+	/* once a second at least: the marks, and the sideband drained (the
+	 * renames that woke the loop are in the sample rings now) */
+	if (*wait_ms < 0 || *wait_ms > TICK_MS)
+		*wait_ms = TICK_MS;
+	take_marks(bw_of(src));
 	return 0;
 }
 
@@ -396,7 +400,7 @@ static uint64_t bw_oldest_time(struct fr_source *src)
 
 	if (!b->streams)
 		return 0;
-	bw_tick(src, NULL, NULL);
+	take_marks(b);
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(src->s->el); ci++) {
 		uint64_t t = cpu_oldest(b, ci);
 
