@@ -342,6 +342,18 @@ static int sched_switch(struct fr_json *j, struct jthread *t, const struct fr_rs
 	}
 	c->tid = (uint32_t)fl->next_pid + 1;
 	c->since = s->time;
+	/* the thread that enters was not running: frames of a sample it left
+	 * open (one taken after its switch-out was recorded, as in do_exit)
+	 * end before its running time begins, so they nest */
+	if (fl->next_pid > 0 && (uint32_t)fl->next_pid != t->tid - 1) {
+		struct jthread *u = find_thread(j, (uint32_t)fl->next_pid);
+
+		if (u && u->nr_open) {
+			uint64_t end = u->end < s->time ? u->end : s->time - 1;
+
+			close_frames(j, u, 0, end > u->start ? end : u->start);
+		}
+	}
 	return 0;
 }
 

@@ -31,6 +31,16 @@ node "$VIEWER" "$T/trace.json" 'run>hot_a' >"$T/viewer.out" 2>&1 ||
 grep -q '^ok: [0-9]* samples load' "$T/viewer.out" || fail "viewer said: $(cat "$T/viewer.out")"
 pass "json: $(cut -c1-160 "$T/viewer.out")"
 
+# a sample taken after its thread's switch-out was recorded (do_exit, on
+# a CPU the thread then left): its frames end before the thread's next
+# running time begins (tests/fixtures/switch_after_sample.frec, recorded as
+# below, where the viewer found them open across it)
+"$FLIGHTREC" report -q --format=json -o "$T/late.json" "$FIXTURES/switch_after_sample.frec" ||
+	fail "--format=json of switch_after_sample.frec exited $?"
+node "$VIEWER" "$T/late.json" >"$T/viewer.out" 2>&1 ||
+	fail "switch_after_sample.frec: the trace does not nest: $(cat "$T/viewer.out")"
+pass "json, a sample after its thread's switch-out: $(cut -c1-80 "$T/viewer.out")"
+
 # with sched:sched_switch the running time holds the frames (a part that
 # needs tracefs: said and left out where the kernel refuses it)
 mkdir -p "$T/sched"
