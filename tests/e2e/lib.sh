@@ -97,7 +97,10 @@ chunks() {
 # CHROMIUM. Usage: chrome OUT ARGS...
 chrome() {
 	out=$1; shift
+	# --virtual-time-budget: the page's scripts run to idle before the
+	# screenshot or the DOM is taken (a loaded machine drew half a page)
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--virtual-time-budget=10000 \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$(mktemp -d "$T/chrome.XXXXXX")" "$@" >"$out" 2>>"$T/chrome.err"
 }

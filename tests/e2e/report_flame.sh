@@ -31,8 +31,16 @@ for page in flame.svg page.html; do
 		fail "chromium --screenshot of $page exited $?: $(tail -3 "$T/chrome.err")"
 	[ -s "$T/$page.png" ] || fail "no screenshot of $page"
 	ink=$(inked "$T/$page.png") || fail "could not read the screenshot of $page"
-	# a drawn flame graph colours a good part of a 1200x800 page
-	[ "$ink" -gt 50000 ] || fail "the screenshot of $page is (nearly) blank: $ink inked pixels"
+	# a drawn flame graph colours a good part of a 1200x800 page; a machine
+	# loaded by the tests beside this one once got a screenshot of the page
+	# half drawn (44433 pixels): taken again once, said
+	if [ "$ink" -le 50000 ]; then
+		echo "note: $page: $ink inked pixels, the screenshot taken again: $(tail -2 "$T/chrome.err")"
+		chrome /dev/null --screenshot="$T/$page.png" --window-size=1200,800 "file://$T/$page" ||
+			fail "chromium --screenshot of $page exited $?: $(tail -3 "$T/chrome.err")"
+		ink=$(inked "$T/$page.png") || fail "could not read the screenshot of $page"
+	fi
+	[ "$ink" -gt 50000 ] || fail "the screenshot of $page is (nearly) blank: $ink inked pixels: $(tail -3 "$T/chrome.err")"
 	pass "$page renders: $ink of 960000 pixels inked"
 done
 
