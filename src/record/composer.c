@@ -202,9 +202,45 @@ static int make_path(struct fr_session *s, char *path, size_t len)
 	return 0;
 }
 
+/* A snapshot's file unnamed (O_TMPFILE in the output directory), given its
+ * name when complete: a recorder killed while it writes leaves nothing. The
+ * writer owns fd; tmp_fd is kept to link it. Where the file system or a
+ * missing /proc refuses, the caller falls back to NAME.frec.part. */
+static int open_tmpfile(struct fr_composer *c)
+{
+	int fd, keep, err;
+
+	if (access("/proc/self/fd", X_OK))
+		return -errno;
+	fd = open(c->s->o.outdir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	err = keep < 0 ? -errno : fr_writer__fdopen(fd, c->s->o.zstd_level, &c->w);
+	if (err) {
+		close(fd);
+		if (keep >= 0)
+			close(keep);
+		return err;
+	}
+	c->tmp_fd = keep;
+	c->path[0] = '\0';
+	return 0;
+}
+
+/* The complete snapshot under its name; -EEXIST if the name was taken. */
+static int link_tmpfile(struct fr_composer *c)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->tmp_fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, c->final, AT_SYMLINK_FOLLOW) ? -errno : 0;
+}
+
 /* Name and create the file O_EXCL (a name taken: the next sequence number):
- * NAME.frec.part, renamed when complete, or NAME.frec itself for a streamed
- * file without --switch-output. */
+ * a snapshot unnamed until complete (open_tmpfile) or NAME.frec.part,
+ * renamed when complete; NAME.frec itself for a streamed file without
+ * --switch-output. */
 static int create_file(struct fr_composer *c)
 {
 	struct fr_session *s = c->s;
@@ -221,7 +257,7 @@ static int create_file(struct fr_composer *c)
 		if (!err && c->streaming) {
 			c->fd = open(c->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
 			err = c->fd < 0 ? -errno : 0;
-		} else if (!err) {
+		} else if (!err && open_tmpfile(c)) {
 			err = fr_writer__open(c->path, s->o.zstd_level, &c->w);
 		}
 	} while (err == -EEXIST && ++tries < 100);
@@ -283,6 +319,7 @@ int fr_composer__open(struct fr_session *s, bool streaming, const char *trigger,
 		return -ENOMEM;
 	c->s = s;
 	c->fd = -1;
+	c->tmp_fd = -1;
 	c->streaming = streaming;
 	c->t0 = t0;
 	c->cs = calloc(ncpu, sizeof(*c->cs));
@@ -426,6 +463,8 @@ static void free_composer(struct fr_composer *c)
 			fr_writer__close(c->sbw[ci]);
 	if (c->fd >= 0)
 		close(c->fd);
+	if (c->tmp_fd >= 0)
+		close(c->tmp_fd);
 	free(c->sbw);
 	free(c->sb_nr);
 	free(c->sb_lost);
@@ -471,13 +510,15 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
-	if (!err && c->final[0] && rename(c->path, c->final))
+	if (!err && c->tmp_fd >= 0)
+		err = link_tmpfile(c);
+	else if (!err && c->final[0] && rename(c->path, c->final))
 		err = -errno;
-	if (err && !c->streaming)
+	if (err && !c->streaming && c->path[0])
 		unlink(c->path);   /* a failed snapshot leaves nothing */
 	/* a streamed file that failed stays as written: it reads up to its
 	 * last good chunk */
-	snprintf(path, len, "%s", err ? c->path : name);
+	snprintf(path, len, "%s", err && c->path[0] ? c->path : name);
 	if (!stat(path, &sb))
 		st->bytes = (uint64_t)sb.st_size;
 	if (!err) {

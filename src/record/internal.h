@@ -147,6 +147,7 @@ struct fr_composer {
 	struct fr_session *s;
 	struct fr_writer *w;        /* header, meta, events, blobs, END */
 	int fd;                     /* streaming: the O_APPEND file, else -1 */
+	int tmp_fd;                 /* a snapshot in an O_TMPFILE, linked at final when complete, else -1 */
 	bool streaming;
 	bool ksyms_done;            /* the KSYMS blob is written */
 	uint64_t t0;                /* when it began (CLOCK_MONOTONIC) */

@@ -37,6 +37,8 @@ struct fwd_cpu {
 	uint64_t ok_time;           /* the newest record time when a write last succeeded */
 	uint64_t hole_from;         /* writes failing: the hole began after this time */
 	uint64_t lost_said;         /* the writer's drop count when the last episode ended */
+	uint64_t lost_noted;        /* the drops whose hole record reached the file */
+	uint64_t holes_dropped;     /* hole records refused themselves (not the workload's) */
 	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
 	struct fr_keep_chunk pend;  /* --keep: what the chunk in progress holds */
 };
@@ -122,9 +124,10 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 /* The records an episode of refused writes dropped, as a PERF_RECORD_LOST
  * in the CPU's sample stream (doc/format.md §4: the readers count it as they
  * count the kernel's): {id, lost} and the sample event's sample_id_all
- * trailer, whose time is where the hole began. Written into the chunk after
- * the first one that succeeded again (refused too, it is lost: the CPU
- * stats at the end count every drop, and readers take the larger count). */
+ * trailer, whose time is where the hole began. Written and flushed at once
+ * after the first chunk that succeeded again; refused too, its count stays
+ * due and goes into the hole record of the next episode's end (the CPU
+ * stats at the end count every drop too, and readers take the larger). */
 static int note_hole(struct fwd_cpu *c, uint64_t lost)
 {
 	const struct fr_event *ev = fr_evlist__event(c->f->el, 0);
@@ -154,8 +157,9 @@ static int note_hole(struct fwd_cpu *c, uint64_t lost)
 	}
 	h->type = PERF_RECORD_LOST;
 	h->size = (uint16_t)(n * 8);
-	if (fr_writer__record(c->app, h))
-		return -EIO;
+	if (fr_writer__record(c->app, h) || fr_writer__flush(c->app) ||
+	    fr_writer__dropped(c->app, &(uint64_t){ 0 }, NULL))
+		return -EIO;   /* an appender drops a refused chunk and says so here */
 	if (c->f->keep)
 		keep_note(c, c->hole_from, lost);
 	return 0;
@@ -174,10 +178,17 @@ static void watch_writes(struct fwd_cpu *c)
 		fr_err("forward", "CPU %u: writing the file: %s: dropping records until writes "
 		       "succeed again", c->st.cpu, strerror(-err));
 	} else if (!err && c->said_err) {
+		uint64_t real = lost - c->holes_dropped;
+
 		fr_info("forward: CPU %u: writes resumed (%llu records lost meanwhile)", c->st.cpu,
-			(unsigned long long)(lost - c->lost_said));
-		if (!note_hole(c, lost - c->lost_said))
-			c->lost_said = lost;
+			(unsigned long long)(real - c->lost_said));
+		c->lost_said = real;
+		if (!note_hole(c, real - c->lost_noted)) {
+			c->lost_noted = real;
+		} else {   /* the hole record refused: a new episode began */
+			c->holes_dropped++;
+			err = fr_writer__dropped(c->app, &lost, NULL);
+		}
 	}
 	if (!err)
 		c->ok_time = c->st.last_time;

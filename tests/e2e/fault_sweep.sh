@@ -228,7 +228,10 @@ for f in "$T"/bs/*; do
 	drc=$?
 	[ $drc -le 1 ] || fail "kill -9 mid-snapshot: $f: dump exited $drc: $(cat "$T/kd.err")"
 done
-pass "backward kill -9 mid-snapshot: each client got a readable file or one line; $(ls "$T/bs" | wc -l) files read"
+# snapshots are written unnamed until complete: a kill leaves no partial file
+set -- "$T"/bs/*.part
+[ -e "$1" ] && fail "kill -9 mid-snapshot left a partial file: $*"
+pass "backward kill -9 mid-snapshot: each client got a readable file or one line; $(ls "$T/bs" | wc -l) files read, no partial file"
 
 # 10. --keep, SIGSTOP with small rings: its readers stop, the kernel drops
 # records; after SIGCONT a snapshot counts them (lost:), dump exits 1, and
@@ -270,5 +273,7 @@ for f in "$T"/ks/*; do
 	drc=$?
 	[ $drc -le 1 ] || fail "--keep kill -9 mid-snapshot: $f: dump exited $drc: $(cat "$T/kkd.err")"
 done
-pass "--keep kill -9 mid-snapshot: each client got a readable file or one line; $(ls "$T/ks" | wc -l) files read"
+set -- "$T"/ks/*.part
+[ -e "$1" ] && fail "--keep kill -9 mid-snapshot left a partial file: $*"
+pass "--keep kill -9 mid-snapshot: each client got a readable file or one line; $(ls "$T/ks" | wc -l) files read, no partial file"
 exit 0
