@@ -27,6 +27,7 @@ struct str {
 
 struct fr_strpool {
 	struct block *blocks;
+	struct block *spare;    /* arena blocks emptied by fr_strpool__clear */
 	struct str *v;
 	size_t nr, cap;
 	struct fr_hmap index;   /* bytes -> v[] */
@@ -43,19 +44,46 @@ struct fr_strpool *fr_strpool__new(void)
 	return p;
 }
 
+static void free_blocks(struct block *b)
+{
+	while (b) {
+		struct block *next = b->next;
+
+		free(b);
+		b = next;
+	}
+}
+
 void fr_strpool__delete(struct fr_strpool *p)
 {
 	if (!p)
 		return;
+	free_blocks(p->blocks);
+	free_blocks(p->spare);
+	free(p->v);
+	fr_hmap__exit(&p->index);
+	free(p);
+}
+
+void fr_strpool__clear(struct fr_strpool *p)
+{
 	while (p->blocks) {
 		struct block *b = p->blocks;
 
 		p->blocks = b->next;
-		free(b);
+		if (b->size == BLOCK_SIZE) {   /* big strings' blocks are not kept */
+			/* zeroed: a pointer kept past the clear reads "", not a
+			 * string interned later in its place */
+			memset(b->data, 0, b->used);
+			b->used = 0;
+			b->next = p->spare;
+			p->spare = b;
+		} else {
+			free(b);
+		}
 	}
-	free(p->v);
-	fr_hmap__exit(&p->index);
-	free(p);
+	p->nr = 0;
+	fr_hmap__clear(&p->index);
 }
 
 static char *alloc_str(struct fr_strpool *p, size_t len)
@@ -66,9 +94,12 @@ static char *alloc_str(struct fr_strpool *p, size_t len)
 	if (!b || b->size - b->used < len + 1) {
 		size_t size = len + 1 > BLOCK_SIZE / 4 ? len + 1 : BLOCK_SIZE;
 
-		b = malloc(sizeof(*b) + size);
-		if (!b)
+		if (size == BLOCK_SIZE && p->spare) {
+			b = p->spare;
+			p->spare = b->next;
+		} else if (!(b = malloc(sizeof(*b) + size))) {
 			return NULL;
+		}
 		b->used = 0;
 		b->size = size;
 		if (size == BLOCK_SIZE || !p->blocks) {

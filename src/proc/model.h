@@ -42,6 +42,7 @@ struct fr_proctable {
 	size_t nr_dsos, cap_dsos;
 	struct fr_hmap didx;      /* (path, build id) -> dsos[] */
 	struct fr_strpool *strs;  /* comms and paths */
+	struct fr_strpool *spare; /* the pool before the last repool, emptied */
 	size_t interned;          /* strings asked for since the pool was built */
 	size_t nr_comms;          /* names held by every thread */
 	size_t nr_images, nr_exited;

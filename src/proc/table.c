@@ -50,6 +50,7 @@ void fr_proctable__delete(struct fr_proctable *pt)
 	fr_hmap__exit(&pt->tidx);
 	fr_hmap__exit(&pt->didx);
 	fr_strpool__delete(pt->strs);
+	fr_strpool__delete(pt->spare);
 	free(pt);
 }
 
@@ -242,7 +243,7 @@ int fr_proctable__comm(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 		return -ENOMEM;
 	t->pid = pid;
 	err = add_comm(pt, t, time, c, exec ? UINT64_MAX : g ? g->p.start_time : 0);
-	if (!err && pt->pol.max_comms && pt->interned > 4 * (pt->nr_comms + pt->nr_dsos) + 65536)
+	if (!err && pt->pol.max_comms && pt->interned > 2 * (pt->nr_comms + pt->nr_dsos) + 4096)
 		err = repool(pt);   /* a rename storm: the pool keeps what is held */
 	return err;
 }
@@ -459,10 +460,12 @@ static bool gone(const struct gen *g, uint64_t before)
 
 /* Every string held interned again into a new pool, and only the files
  * still mapped kept (their indexes change): the pool and the files hold what
- * the model holds, not what it once did. */
+ * the model holds, not what it once did. The two pools take turns: the one
+ * left is emptied and kept, so a rename storm's repools reuse their memory
+ * (no allocation, no index growing again, no fresh pages). */
 static int repool(struct fr_proctable *pt)
 {
-	struct fr_strpool *np = fr_strpool__new();
+	struct fr_strpool *np = pt->spare ? pt->spare : fr_strpool__new();
 	uint32_t *remap = calloc(pt->nr_dsos ? pt->nr_dsos : 1, sizeof(*remap));
 	size_t w = 0;
 
@@ -501,14 +504,17 @@ static int repool(struct fr_proctable *pt)
 		for (size_t g = 0; g < pt->procs[i].n; g++)
 			for (size_t k = 0; k < pt->procs[i].gens[g]->n; k++)
 				pt->procs[i].gens[g]->maps[k].dso = remap[pt->procs[i].gens[g]->maps[k].dso];
-	fr_strpool__delete(pt->strs);
+	fr_strpool__clear(pt->strs);
+	pt->spare = pt->strs;
 	pt->strs = np;
 	pt->interned = 0;
 	pt->version++;
 	free(remap);
 	return 0;
 fail:
-	fr_strpool__delete(np);
+	if (np)
+		fr_strpool__clear(np);
+	pt->spare = np;
 	free(remap);
 	return -ENOMEM;
 }

@@ -366,6 +366,36 @@ static void test_rename_storm(void)
 	fr_proctable__delete(pt);
 }
 
+/* Many repools (the two string pools taking turns, the emptied one reused):
+ * every name held and every mapped file's path still reads right, so nothing
+ * points into a pool after it was emptied. */
+static void test_rename_storm_repools(void)
+{
+	struct fr_proctable *pt = rec_table();
+	const struct fr_proc *p;
+	struct mapv v;
+	char name[16], want[16];
+	size_t n;
+
+	add_proc(pt, 9, 1, "start");
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, mmap2(9, 0x4000, 0x1000, "/usr/lib/libstorm.so", PROT_EXEC, 2, 0), ST), 0);
+	for (int i = 1; i <= 100000; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		CU_ASSERT_EQUAL_FATAL(fr_proctable__record(pt, comm(9, 9, name, (uint64_t)i * 10, 0), ST), 0);
+	}
+	p = find(pt, 9, 2000000);
+	CU_ASSERT_FATAL(p != NULL);
+	n = nr_comms(pt, p);
+	CU_ASSERT(n >= 2048 && n <= 4096);
+	for (int i = 100000 - (int)n + 2; i <= 100000; i++) {
+		snprintf(want, sizeof(want), "r%d", i);
+		CU_ASSERT_STRING_EQUAL_FATAL(comm_of(pt, p, (uint64_t)i * 10 + 5), want);
+	}
+	CU_ASSERT_FATAL(maps_of(pt, p, &v) == 1);
+	CU_ASSERT_STRING_EQUAL(file_of(pt, v.m[0])->path, "/usr/lib/libstorm.so");
+	fr_proctable__delete(pt);
+}
+
 /* ---- the report's rules as it feeds them (moved from the symbolizer's suite) ---- */
 
 static void test_maps_time(void)
@@ -718,6 +748,7 @@ static const struct fr_test tests[] = {
 	{ "scan /proc/self", test_scan_self },
 	{ "build id read from the ELF file", test_build_id_fallback },
 	{ "a rename storm keeps a bounded history", test_rename_storm },
+	{ "a rename storm's repools keep every name and path", test_rename_storm_repools },
 	{ "an exec learnt after its mappings", test_exec_late },
 	{ "maps over time", test_maps_time },
 	{ "maps: the time span of an answer", test_maps_span },
