@@ -386,26 +386,6 @@ static int check_max_rate(uint64_t freq)
 	return -ERANGE;
 }
 
-/* Without --name, a command's recorder is cmd-BASENAME-PID and a -p one
- * pid-PID (the first target), so they run beside a system-wide 'default'. */
-static void auto_name(struct fr_record_opts *o)
-{
-	static char name[65];
-	const char *base = o->cmd ? strrchr(o->cmd[0], '/') : NULL;
-	size_t n;
-
-	base = o->cmd ? (base ? base + 1 : o->cmd[0]) : NULL;
-	if (base)
-		snprintf(name, sizeof(name), "cmd-%.40s-%d", base, (int)getpid());
-	else
-		snprintf(name, sizeof(name), "pid-%.40s", o->pids);
-	for (n = 0; name[n]; n++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
-			    name[n]))
-			name[n] = '_';
-	o->name = name;
-}
-
 /* Every -p target must exist now: one line, before anything is opened. */
 static int check_pids(const char *arg)
 {
@@ -515,11 +495,9 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		o->forward = true;   /* a command or pids: the whole run, as perf keeps it */
 	if (o->freq && check_max_rate(o->freq))
 		return FR_EXIT_USAGE;
-	if (!o->name && (o->cmd || o->pids))
-		auto_name(o);
-	else if (!o->name)
-		o->name = "default";
-	if (!fr_control__valid_name(o->name)) {
+	if (!o->name && !o->cmd && !o->pids)
+		o->name = "default";   /* a command's or pids' recorder is named in run.c */
+	if (o->name && !fr_control__valid_name(o->name)) {
 		fr_err(o->name, "bad recorder name: use 1-64 of [A-Za-z0-9_.-]");
 		return FR_EXIT_USAGE;
 	}

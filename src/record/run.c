@@ -282,6 +282,25 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	return FR_EXIT_OK;
 }
 
+/* Without --name, a command's recorder is cmd-BASENAME-PID (the command's
+ * pid: it is forked first) and a -p one pid-PID (the first target), so they
+ * run beside a system-wide 'default'; what a name may not hold becomes _. */
+static const char *auto_name(const struct fr_record_opts *o, pid_t child, char *name, size_t len)
+{
+	const char *base = o->cmd ? strrchr(o->cmd[0], '/') : NULL;
+
+	base = o->cmd ? (base ? base + 1 : o->cmd[0]) : NULL;
+	if (base)
+		snprintf(name, len, "cmd-%.40s-%d", base, (int)child);
+	else
+		snprintf(name, len, "pid-%.40s", o->pids);
+	for (size_t n = 0; name[n]; n++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
+			    name[n]))
+			name[n] = '_';
+	return name;
+}
+
 int fr_record__run(struct fr_record_opts *op)
 {
 	struct fr_record_opts o = *op;
@@ -299,7 +318,7 @@ int fr_record__run(struct fr_record_opts *op)
 	int *pids = NULL, ret, err;
 	size_t nr_pids = 0;
 	sigset_t mask, old;
-	char desc[512];
+	char desc[512], name[65];
 	bool ended = false, masked = false, pages_given, named;
 
 	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
@@ -350,6 +369,8 @@ int fr_record__run(struct fr_record_opts *op)
 			goto out;
 		snprintf(desc, sizeof(desc), "cgroup %s", o.cgroup);
 	}
+	if (!o.name)
+		o.name = auto_name(&o, ch.pid, name, sizeof(name));
 	if (o.exec_on_snapshot && !(hooks = fr_hooks__new(o.exec_on_snapshot))) {
 		ret = FR_EXIT_ERROR;
 		goto out;

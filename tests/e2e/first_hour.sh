@@ -74,8 +74,14 @@ for _ in $(seq 1 100); do ls "$FLIGHTREC_RUN_DIR"/cmd-sleep-*.sock >/dev/null 2>
 $F snapshot >"$T/s.out" 2>"$T/s.err"; rc=$?
 [ $rc -eq 64 ] || fail "snapshot with two recorders exited $rc: $(cat "$T/s.err")"
 grep -q '^  default (pid' "$T/s.err" && grep -q '^  cmd-sleep-[0-9]* (pid' "$T/s.err" || fail "no list: $(cat "$T/s.err")"
+# cmd-BASENAME-PID names the command's pid, not the recorder's
+npid=$(sed -n 's/^  cmd-sleep-\([0-9]*\) (pid \([0-9]*\).*/\1/p' "$T/s.err")
+[ -n "$npid" ] && [ "$npid" != "$cpid" ] && [ "$(cat "/proc/$npid/comm" 2>/dev/null)" = sleep ] ||
+	fail "cmd-sleep-${npid:-?}: not the command's pid (the recorder is $cpid): $(cat "$T/s.err")"
 wait $cpid || fail "record -- sleep beside record -a exited $?: $(cat "$T/c.err")"
-pass "record -- CMD beside record -a: own name; snapshot lists both (64)"
+set -- "$T"/m/flightrec-cmd-sleep-"$npid"-*.frec
+[ -f "$1" ] || fail "no file named flightrec-cmd-sleep-$npid-*: $(ls "$T/m")"
+pass "record -- CMD beside record -a: own name cmd-sleep-$npid (the command's pid); snapshot lists both (64)"
 kill -TERM $apid; wait $apid
 
 # --max-files holds for the final snapshot too
