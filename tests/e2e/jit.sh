@@ -2,8 +2,9 @@
 # tests/e2e/jit.sh: JIT code named from perf maps and jitdumps with real
 # runtimes: node --perf-basic-prof (its function under "[JIT] tid PID", from
 # the local /tmp/perf-PID.map; then with the map removed: from the file's
-# PERFMAP blob where the recorder wrote one, else from `flightrec archive -o
-# X.tar` + `report --symdir`, named in >= 95% of the samples it had); node
+# PERFMAP blob, and in a copy of the file whose PERFMAP blobs are damaged
+# (said, exit 1) from `flightrec archive -o X.tar` + `report --symdir`, named
+# in >= 95% of the samples it had); node
 # --perf-prof (its jit-PID.dump, removed before the report: >= 95% of the
 # samples in JIT code named, the function among them); and a JVM compiled
 # with javac (-XX:+DumpPerfMapAtExit: the map written at exit, copied by the
@@ -42,30 +43,48 @@ JS
 	mv "/tmp/perf-$pid.map" "$T/perf-$pid.map.away" || fail "no /tmp/perf-$pid.map"
 	"$FLIGHTREC" report --sort pid,dso,sym "$f" >"$T/n3.txt" || fail "report (map removed) exited $?"
 	got=$(count "$T/n3.txt" hotLoopAlpha)
-	if "$HELPERS/frblobs" "$f" | grep -q "^perfmap pid=$pid "; then
-		[ "$((got * 100))" -ge "$((with * 95))" ] ||
-			fail "node, map removed: the file's PERFMAP blob names $got of $with samples"
-		pass "node, map removed: the file's copy names $got of $with samples"
-	else
-		echo "note: the recorder wrote no PERFMAP blob (not wired yet): the map-removed check from the file's copy is not run"
-		grep -q '^# [0-9]* frames in anonymous memory (JIT code) not named' "$T/n3.txt" ||
-			fail "node, map removed: no note of unnamed JIT frames: $(tail -5 "$T/n3.txt")"
-		pass "node, map removed, no copy in the file: the unnamed JIT frames are counted in a note"
-		# archive carries the local map: named from --symdir with /tmp's map gone
-		mv "$T/perf-$pid.map.away" "/tmp/perf-$pid.map"
-		"$FLIGHTREC" archive --cache "$T/cache" -o "$T/objs.tar" "$f" 2>"$T/archive.err" ||
-			fail "archive exited $?: $(cat "$T/archive.err")"
-		mkdir -p "$T/objs" && tar -C "$T/objs" -xf "$T/objs.tar" || fail "tar -x failed"
-		[ -f "$T/objs/jit/perf-$pid.map" ] ||
-			fail "the tarball lacks jit/perf-$pid.map: $(tar -tf "$T/objs.tar")"
-		mv "/tmp/perf-$pid.map" "$T/perf-$pid.map.away"
-		"$FLIGHTREC" report --sort pid,dso,sym --symdir "$T/objs" "$f" >"$T/n2.txt" ||
-			fail "report --symdir exited $?"
-		got=$(count "$T/n2.txt" hotLoopAlpha)
-		[ "$((got * 100))" -ge "$((with * 95))" ] ||
-			fail "node, map removed, --symdir: $got of $with samples"
-		pass "node, map removed: archive + --symdir name $got of $with samples"
-	fi
+	"$HELPERS/frblobs" "$f" | grep -q "^perfmap pid=$pid " || fail "node: the file has no PERFMAP blob of pid $pid"
+	[ "$((got * 100))" -ge "$((with * 95))" ] ||
+		fail "node, map removed: the file's PERFMAP blob names $got of $with samples"
+	pass "node, map removed: the file's copy names $got of $with samples"
+
+	# a copy of the file whose PERFMAP blobs are damaged (their zstd
+	# checksums flipped): skipped and said; without /tmp's map the JIT
+	# frames are counted unnamed; archive carries the local map and report
+	# --symdir names them from it
+	python3 - "$f" "$T/nomap.frec" <<'PY' || fail "could not damage the PERFMAP blobs"
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off, n = 32, 0
+while off + 32 <= len(d):
+    magic, typ, flags, stream, kind, comp, raw = struct.unpack_from('<IHHIIQQ', d, off)
+    if magic != 0x4b434652:
+        break
+    if typ == 6 and kind == 5:
+        d[off + 32 + comp - 1] ^= 0xff
+        n += 1
+    off += 32 + comp
+open(sys.argv[2], 'wb').write(d)
+sys.exit(0 if n else 1)
+PY
+	"$FLIGHTREC" report --sort pid,dso,sym "$T/nomap.frec" >"$T/n4.txt" 2>"$T/n4.err"; rc=$?
+	[ "$rc" -eq 1 ] && grep -q 'BLOB PERFMAP.*checksum' "$T/n4.err" ||
+		fail "node, PERFMAP damaged: report exited $rc: $(cat "$T/n4.err")"
+	grep -q '^# [0-9]* frames in anonymous memory (JIT code) not named' "$T/n4.txt" ||
+		fail "node, no map anywhere: no note of unnamed JIT frames: $(tail -5 "$T/n4.txt")"
+	pass "node, PERFMAP damaged and no map: said ($(head -1 "$T/n4.err" | cut -c1-60)...), unnamed JIT frames counted"
+	mv "$T/perf-$pid.map.away" "/tmp/perf-$pid.map"
+	"$FLIGHTREC" archive --cache "$T/cache" -o "$T/objs.tar" "$T/nomap.frec" 2>"$T/archive.err"; rc=$?
+	[ "$rc" -le 1 ] || fail "archive exited $rc: $(cat "$T/archive.err")"
+	mkdir -p "$T/objs" && tar -C "$T/objs" -xf "$T/objs.tar" || fail "tar -x failed"
+	[ -f "$T/objs/jit/perf-$pid.map" ] ||
+		fail "the tarball lacks jit/perf-$pid.map: $(tar -tf "$T/objs.tar")"
+	mv "/tmp/perf-$pid.map" "$T/perf-$pid.map.away"
+	"$FLIGHTREC" report --sort pid,dso,sym --symdir "$T/objs" "$T/nomap.frec" >"$T/n2.txt" 2>/dev/null
+	got=$(count "$T/n2.txt" hotLoopAlpha)
+	[ "$((got * 100))" -ge "$((with * 95))" ] ||
+		fail "node, map removed, PERFMAP damaged, --symdir: $got of $with samples"
+	pass "node, map removed, PERFMAP damaged: archive + --symdir name $got of $with samples"
 	mv "$T/perf-$pid.map.away" "/tmp/perf-$pid.map"
 	rm -f "/tmp/perf-$pid.map"
 
