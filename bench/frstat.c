@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 #define EXIT_USAGE 64
 #define MAX_TOKEN 128
 
@@ -93,15 +95,8 @@ static void add_value(struct sample_set *s, double x)
 {
 	double d;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		double *n = realloc(s->v, cap * sizeof(*n));
-
-		if (!n)
-			die("out of memory");
-		s->v = n;
-		s->cap = cap;
-	}
+	if (fr_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v), 16))
+		die("out of memory");
 	s->v[s->n++] = x;
 	d = x - s->mean;
 	s->mean += d / (double)s->n;
@@ -228,31 +223,145 @@ static void print_row(const struct table *t, const struct sample_set *s, const c
 	print_opt(hf, cf, COL_CI, csv, "\n");
 }
 
+/* ---- paired: configurations against a reference, round by round ---- */
+
+/* One "KEY ROUND CONFIG VALUE" line. */
+struct obs {
+	char key[MAX_TOKEN], config[MAX_TOKEN];
+	long round;
+	double v;
+};
+
+static void read_obs(struct obs **o, size_t *n, size_t *cap, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL, *tok[5], *save, *end;
+	size_t lcap = 0, lineno = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		exit(2);
+	}
+	while (getline(&line, &lcap, f) >= 0) {
+		struct obs x;
+		int k = 0;
+
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		save = NULL;
+		for (char *p = strtok_r(line, " \t", &save); p && k < 5; p = strtok_r(NULL, " \t", &save))
+			tok[k++] = p;
+		if (k == 0)
+			continue;
+		errno = 0;
+		if (k != 4 || strlen(tok[0]) >= MAX_TOKEN || strlen(tok[2]) >= MAX_TOKEN ||
+		    (x.round = strtol(tok[1], &end, 10), errno || *end || end == tok[1]) ||
+		    (x.v = strtod(tok[3], &end), errno || *end || end == tok[3] || !isfinite(x.v))) {
+			fprintf(stderr, "%s: %s:%zu: expected KEY ROUND CONFIG VALUE\n", prog, path,
+				lineno);
+			exit(2);
+		}
+		strcpy(x.key, tok[0]);
+		strcpy(x.config, tok[2]);
+		if (fr_grow(o, cap, *n + 1, sizeof(**o), 256))
+			die("out of memory");
+		(*o)[(*n)++] = x;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+}
+
+static const struct obs *find_obs(const struct obs *o, size_t n, const char *key, long round,
+				  const char *config)
+{
+	for (size_t i = 0; i < n; i++)
+		if (o[i].round == round && !strcmp(o[i].key, key) && !strcmp(o[i].config, config))
+			return &o[i];
+	return NULL;
+}
+
+/* Per KEY and CONFIG: in each round that has it, REF and BASE, the
+ * difference CONFIG - REF in points of that round's BASE; their median, and
+ * their mean with its Student's t 95% interval (paired: what moves a whole
+ * round, as this host's slow and fast modes do, cancels). */
+static int paired(int nfiles, char **files, const char *ref, const char *base)
+{
+	struct obs *o = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!nfiles)
+		read_obs(&o, &n, &cap, "-");
+	for (int i = 0; i < nfiles; i++)
+		read_obs(&o, &n, &cap, files[i]);
+	printf("%-24s %-24s %3s %10s %10s %9s\n", "key", "config - ref (pt of base)", "n",
+	       "median", "mean", "ci95");
+	for (size_t i = 0; i < n; i++) {
+		struct sample_set d = { 0 };
+		bool seen = false;
+
+		if (!strcmp(o[i].config, ref) || !strcmp(o[i].config, base))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(o[j].key, o[i].key) && !strcmp(o[j].config, o[i].config);
+		if (seen)
+			continue;
+		for (size_t j = i; j < n; j++) {
+			const struct obs *r, *b;
+
+			if (strcmp(o[j].key, o[i].key) || strcmp(o[j].config, o[i].config))
+				continue;
+			r = find_obs(o, n, o[j].key, o[j].round, ref);
+			b = find_obs(o, n, o[j].key, o[j].round, base);
+			if (r && b && b->v != 0)
+				add_value(&d, (o[j].v - r->v) / b->v * 100);
+		}
+		if (d.n < 2) {
+			free(d.v);
+			continue;
+		}
+		qsort(d.v, d.n, sizeof(*d.v), cmp_double);
+		d.median = d.n % 2 ? d.v[d.n / 2] : (d.v[d.n / 2 - 1] + d.v[d.n / 2]) / 2;
+		printf("%-24s %-24s %3zu %+10.2f %+10.2f %9.2f\n", o[i].key, o[i].config, d.n,
+		       d.median, d.mean, t_quantile(d.n - 1) * sqrt(variance(&d) / (double)d.n));
+		free(d.v);
+	}
+	free(o);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-c] [-b BASELINE] [-f FLOOR] [FILE...]\n"
+		"       %s -p REF [-b BASELINE] [FILE...]\n"
 		"Reads 'KEY CONFIG VALUE' or 'CONFIG VALUE' lines (stdin without FILE).\n"
 		"-c: CSV with columns key,config,n,median,mean,stddev,min,max,ratio_median,\n"
 		"    diff_pct,diff_ci95_pct,excess_median_pct,excess_pct,excess_ci95_pct\n"
-		"    (diff: mean vs the BASELINE config of the same key; excess: vs FLOOR)\n", prog);
+		"    (diff: mean vs the BASELINE config of the same key; excess: vs FLOOR)\n"
+		"-p REF: reads 'KEY ROUND CONFIG VALUE' lines; per key and config, round by\n"
+		"    round, (CONFIG - REF) in points of BASELINE: median, mean, Student's t\n"
+		"    95%% half interval\n", prog, prog);
 	exit(EXIT_USAGE);
 }
 
 int main(int argc, char **argv)
 {
 	struct table t = { 0 };
-	const char *base = "baseline", *floor_cfg = "floor";
+	const char *base = "baseline", *floor_cfg = "floor", *ref = NULL;
 	bool csv = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "cb:f:h")) != -1) {
+	while ((c = getopt(argc, argv, "cb:f:p:h")) != -1) {
 		switch (c) {
 		case 'c': csv = true; break;
 		case 'b': base = optarg; break;
 		case 'f': floor_cfg = optarg; break;
+		case 'p': ref = optarg; break;
 		default: usage();
 		}
 	}
+	if (ref)
+		return paired(argc - optind, argv + optind, ref, base);
 	if (optind == argc)
 		read_file(&t, "-");
 	for (int i = optind; i < argc; i++)

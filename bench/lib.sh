@@ -70,6 +70,10 @@ offcpu_cfg() {
 	offcpu-*) ev=cpu-clock opts="-F 999 -g --off-cpu" ;;
 	# perf's -F would sample the tracepoints at 999 Hz too (freq=1 on every
 	# event): the switches alone, each one, as the issue's reference is
+	# perf-offcpuclk*: the same, plus cpu-clock at 999 Hz as flightrec
+	# records it (perf's per-event freq term): flightrec's recording, like
+	# for like
+	perf-offcpuclk*) ev=sched:sched_switch,sched:sched_wakeup,cpu-clock/freq=999/ opts="-g" ;;
 	perf-offcpu*) ev=sched:sched_switch,sched:sched_wakeup opts="-g" ;;
 	*) return 1 ;;
 	esac
@@ -148,7 +152,7 @@ rec_start() {
 	local -a evargs=()
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
-	offcpu_cfg "$cfg" && cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpu/perf}
+	offcpu_cfg "$cfg" && cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf} cfg=${cfg/perf-offcpu/perf}
 	REC_PID=""
 	mkdir -p "$d"
 	case $cfg in
@@ -252,7 +256,7 @@ rec_cmd() {
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
 	offcpu_cfg "$cfg" && { [ "${cfg#perf}" != "$cfg" ] && opts="$opts --switch-events"
-			      cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpu/perf}; }
+			      cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf} cfg=${cfg/perf-offcpu/perf}; }
 	read -r -a wcmd <<<"$(wl_cmd "$wl")"
 	REC_PID=""
 	REC_DONE=1
