@@ -234,7 +234,12 @@ static int link_tmpfile(struct fr_composer *c)
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->tmp_fd);
-	return linkat(AT_FDCWD, proc, AT_FDCWD, c->final, AT_SYMLINK_FOLLOW) ? -errno : 0;
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, c->final, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno == EEXIST || errno == ENOSPC || errno == EDQUOT)
+		return -errno;
+	/* /proc refused it: the descriptor itself (needs CAP_DAC_READ_SEARCH) */
+	return linkat(c->tmp_fd, "", AT_FDCWD, c->final, AT_EMPTY_PATH) ? -errno : 0;
 }
 
 /* Name and create the file O_EXCL (a name taken: the next sequence number):
