@@ -68,6 +68,9 @@ wl_unit() {
 offcpu_cfg() {
 	case $1 in
 	offcpu-*) ev=cpu-clock opts="-F 999 -g --off-cpu" ;;
+	# offcpusw-*: --off-cpu with -e sched:sched_switch, so no cpu-clock:
+	# perf-offcpu's events exactly (plus, per command, the switch-ins)
+	offcpusw-*) ev=sched:sched_switch opts="-g --off-cpu" ;;
 	# perf's -F would sample the tracepoints at 999 Hz too (freq=1 on every
 	# event): the switches alone, each one, as the issue's reference is
 	# perf-offcpuclk*: the same, plus cpu-clock at 999 Hz as flightrec
@@ -152,7 +155,8 @@ rec_start() {
 	local -a evargs=()
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
-	offcpu_cfg "$cfg" && cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf} cfg=${cfg/perf-offcpu/perf}
+	offcpu_cfg "$cfg" && cfg=${cfg/offcpusw-/} cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf} \
+		cfg=${cfg/perf-offcpu/perf}
 	REC_PID=""
 	mkdir -p "$d"
 	case $cfg in
@@ -256,7 +260,8 @@ rec_cmd() {
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
 	offcpu_cfg "$cfg" && { [ "${cfg#perf}" != "$cfg" ] && opts="$opts --switch-events"
-			      cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf} cfg=${cfg/perf-offcpu/perf}; }
+			      cfg=${cfg/offcpusw-/} cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf}
+			      cfg=${cfg/perf-offcpu/perf}; }
 	read -r -a wcmd <<<"$(wl_cmd "$wl")"
 	REC_PID=""
 	REC_DONE=1
@@ -331,7 +336,7 @@ rec_stop() {
 		floor | minfloor | floor-nodrain | floor-sb* | floorc | floorc-*)
 			lost=$(grep -o '[0-9]* samples lost' "$d/err" | cut -d' ' -f1)
 			;;
-		backward | forward | forward-any | forward-own | keep | *-old | offcpu-*)
+		backward | forward | forward-any | forward-own | keep | *-old | offcpu-* | offcpusw-*)
 			samples=$(num_before "$d/err" samples)
 			sb=$(num_before "$d/err" sideband)
 			lost=$(num_before "$d/err" lost)
