@@ -85,6 +85,7 @@ struct fr_symbolizer {
 	size_t arena_n, arena_cap;
 	struct fr_kallsyms *ks;
 	const struct fr_sym *unk_user, *unk_kernel;
+	size_t nr_jit_syms;            /* of syms, those with a jit class */
 	const char *kernel_dso;
 	struct kslot *kcache;          /* by kindex */
 	size_t kcap, kused;
@@ -129,9 +130,20 @@ static const struct fr_sym *intern_sym(struct fr_symbolizer *s, const char *name
 		free(sym);
 		return NULL;
 	}
-	*sym = (struct fr_sym){ name, dso, dso_short, kernel, inlined, unknown };
+	*sym = (struct fr_sym){ name, dso, dso_short, kernel, inlined, unknown, 0 };
+	if (!kernel && unknown && (!strcmp(dso, "//anon") || !strncmp(dso, "/memfd:", 7) ||
+				   !strncmp(dso, "[anon", 5)))
+		sym->jit = FR_SYM_JIT_UNNAMED;
+	else if (!kernel && !unknown && !strncmp(dso, "[JIT] ", 6))
+		sym->jit = FR_SYM_JIT_NAMED;
+	s->nr_jit_syms += sym->jit != 0;
 	s->syms[s->nr_syms++] = sym;
 	return sym;
+}
+
+size_t fr_symbolizer__nr_jit_syms(const struct fr_symbolizer *s)
+{
+	return s->nr_jit_syms;
 }
 
 int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer **out)

@@ -27,7 +27,13 @@ struct fr_sym {
 	bool kernel;
 	bool inlined;          /* an inline instance (DW_TAG_inlined_subroutine) */
 	bool unknown;          /* no symbol covers the address */
+	uint8_t jit;           /* FR_SYM_JIT_*: what the JIT count makes of it, set once */
 };
+
+/* fr_sym.jit: a user-space frame unnamed in anonymous memory (//anon,
+ * /memfd:..., [anon...]: JIT code without a map), or named in a "[JIT] "
+ * object (from a perf map or jitdump); else 0. */
+enum { FR_SYM_JIT_UNNAMED = 1, FR_SYM_JIT_NAMED = 2 };
 
 /* One frame: a function and where in it. An address inside inlined code gives
  * several frames, innermost first, all with the same addr. */
@@ -55,6 +61,8 @@ struct fr_symbolizer_opts {
 
 int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer **out);
 void fr_symbolizer__delete(struct fr_symbolizer *s);
+/* How many of its symbols have a jit class (fr_sym.jit != 0). */
+size_t fr_symbolizer__nr_jit_syms(const struct fr_symbolizer *s);
 /* Add a KSYMS blob (several may be added). */
 int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_t len);
 /* The vdso image saved at record time (VDSO blob): [vdso] mappings resolve

@@ -120,6 +120,7 @@ static const struct fr_sym *sym_of(struct fr_jit *j, uint32_t pid, const char *k
 	s->pid = pid;
 	s->sym.name = shown_name(j, key);
 	s->sym.dso = s->sym.dso_short = fr_strpool__str(j->strs, dso);
+	s->sym.jit = FR_SYM_JIT_NAMED;
 	if (!s->sym.name || !s->sym.dso || fr_hmap__add(&j->index, h, (uint32_t)j->n)) {
 		free(s);
 		return NULL;
@@ -194,18 +195,17 @@ int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f)
 
 void fr_jit__count(struct fr_jit *j, const struct fr_frame *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct fr_sym *s = f[i].sym;
-		const char *d = s->dso;
+	for (size_t i = 0; i < n; i++) {   /* classed once, when the symbol was made */
+		uint8_t c = f[i].sym->jit;
 
-		if (s->kernel)
-			continue;
-		if (s->unknown && (!strcmp(d, "//anon") || !strncmp(d, "/memfd:", 7) ||
-				   !strncmp(d, "[anon", 5)))
-			j->unnamed++;
-		else if (!s->unknown && d[0] == '[' && !strncmp(d, "[JIT] ", 6))
-			j->named++;
+		j->unnamed += c == FR_SYM_JIT_UNNAMED;
+		j->named += c == FR_SYM_JIT_NAMED;
 	}
+}
+
+size_t fr_jit__nr_syms(const struct fr_jit *j)
+{
+	return j->n;
 }
 
 void fr_jit__stats(const struct fr_jit *j, uint64_t *named, uint64_t *unnamed)

@@ -17,19 +17,19 @@
 /* The outermost frame of an off-CPU stack names its state, so that off-CPU
  * stacks stand apart from on-CPU ones under each thread. */
 static const struct fr_sym state_sym[FR_WAIT_NR] = {
-	[FR_WAIT_S] = { "[off-cpu: sleeping (S)]", "[off-cpu]", "[off-cpu]", true, false, false },
+	[FR_WAIT_S] = { "[off-cpu: sleeping (S)]", "[off-cpu]", "[off-cpu]", true, false, false, 0 },
 	[FR_WAIT_D] = { "[off-cpu: blocked, uninterruptible (D)]", "[off-cpu]", "[off-cpu]", true,
-			false, false },
+			false, false, 0 },
 	[FR_WAIT_R] = { "[off-cpu: preempted, runnable (R)]", "[off-cpu]", "[off-cpu]", true,
-			false, false },
+			false, false, 0 },
 };
 /* The leaf of a wait whose switch-out was not seen. */
 static const struct fr_sym before_sym = { "[began before the window: stack not recorded]",
-					  "[off-cpu]", "[off-cpu]", true, false, false };
+					  "[off-cpu]", "[off-cpu]", true, false, false, 0 };
 static const struct fr_sym newborn_sym = { "[new thread: runnable until its first run]",
-					   "[off-cpu]", "[off-cpu]", true, false, false };
+					   "[off-cpu]", "[off-cpu]", true, false, false, 0 };
 static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", "[off-cpu]",
-					   true, false, false };
+					   true, false, false, 0 };
 
 enum tstate { T_FRESH, T_RUN, T_OFF, T_DEAD };
 

@@ -94,6 +94,8 @@ void fr_jit__delete(struct fr_jit *j);
 int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f);
 /* Count a sample's frames for fr_jit__stats. */
 void fr_jit__count(struct fr_jit *j, const struct fr_frame *f, size_t n);
+/* How many "[JIT] " symbols j has made (0: fr_jit__count finds none of them). */
+size_t fr_jit__nr_syms(const struct fr_jit *j);
 void fr_jit__stats(const struct fr_jit *j, uint64_t *named, uint64_t *unnamed);
 /* The local maps read so far: the i-th one's pid and path (i < the count
  * returned). */

@@ -65,8 +65,9 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		return 0;
 	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))
 		return 0;
-	if (!fr_report_opts__selects(o, s.pid, s.tid, o->nr_comms ? fr_resolver__comm(rp->res, s.tid,
-									    r->time) : NULL))
+	if ((o->nr_pids || o->nr_tids || o->nr_comms) &&   /* no filter: no call per sample */
+	    !fr_report_opts__selects(o, s.pid, s.tid, o->nr_comms ? fr_resolver__comm(rp->res, s.tid,
+									      r->time) : NULL))
 		return 0;
 	err = fr_resolver__sample(rp->res, r, &s, rp->need_stack, &rs);
 	if (err)

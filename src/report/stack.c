@@ -429,6 +429,8 @@ int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
 	if (!err && !n && (a->sample_type & PERF_SAMPLE_IP))
 		err = add_addr(r, out, &n, s->ip, mode == PERF_RECORD_MISC_KERNEL, false);
 	out->nr_frames = n;
-	fr_jit__count(r->jit, out->frames, n);
+	/* only where a frame can be counted: no such symbol made, none to count */
+	if (fr_jit__nr_syms(r->jit) || fr_symbolizer__nr_jit_syms(r->sym))
+		fr_jit__count(r->jit, out->frames, n);
 	return err;
 }

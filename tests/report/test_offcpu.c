@@ -17,13 +17,13 @@
 #include "src/report/offcpu.h"
 #include "tests/report/golden.h"
 
-static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
-static const struct fr_sym s_sleep = { "sleep_here", "/usr/bin/app", "app", false, false, false };
+static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false, 0 };
+static const struct fr_sym s_sleep = { "sleep_here", "/usr/bin/app", "app", false, false, false, 0 };
 static const struct fr_sym s_sched = { "schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
-				       false, false };
-static const struct fr_sym s_read = { "read_here", "/usr/bin/app", "app", false, false, false };
+				       false, false, 0 };
+static const struct fr_sym s_read = { "read_here", "/usr/bin/app", "app", false, false, false, 0 };
 static const struct fr_sym s_io = { "io_schedule", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
-				    false, false };
+				    false, false, 0 };
 static const struct fr_frame st_sleep[] = { { &s_sched, NULL, 0, 1, 0, 0 },
 					    { &s_sleep, NULL, 0, 2, 0, 0 },
 					    { &s_main, NULL, 0, 3, 0, 0 } };

@@ -22,16 +22,16 @@
 #include "src/report/tpdecode.h"
 #include "tests/report/golden.h"
 
-static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false };
-static const struct fr_sym s_run = { "run", "/usr/bin/app", "app", false, false, false };
-static const struct fr_sym s_hot = { "hot", "/usr/bin/app", "app", false, false, false };
-static const struct fr_sym s_mix = { "mix", "/usr/bin/app", "app", false, true, false };
-static const struct fr_sym s_read = { "read", "/lib/libc.so.6", "libc.so.6", false, false, false };
+static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false, 0 };
+static const struct fr_sym s_run = { "run", "/usr/bin/app", "app", false, false, false, 0 };
+static const struct fr_sym s_hot = { "hot", "/usr/bin/app", "app", false, false, false, 0 };
+static const struct fr_sym s_mix = { "mix", "/usr/bin/app", "app", false, true, false, 0 };
+static const struct fr_sym s_read = { "read", "/lib/libc.so.6", "libc.so.6", false, false, false, 0 };
 static const struct fr_sym s_ksys = { "ksys_read", "[kernel.kallsyms]", "[kernel.kallsyms]", true,
-				      false, false };
+				      false, false, 0 };
 static const struct fr_sym s_odd = { "odd;name\nx \"q\" \xc3\xa9\xff", "/usr/bin/app", "app",
-				     false, false, false };
-static const struct fr_sym s_unk = { "[unknown]", "[unknown]", "[unknown]", false, false, true };
+				     false, false, false, 0 };
+static const struct fr_sym s_unk = { "[unknown]", "[unknown]", "[unknown]", false, false, true, 0 };
 
 static struct fr_file_event ev_clock, ev_tp;
 
@@ -363,7 +363,7 @@ static void test_folded(void)
 static void test_script(void)
 {
 	static const struct fr_sym s_nosym = { "app+0x1400", "/usr/bin/app", "app", false, false,
-					       true };
+					       true, 0 };
 	static const struct fr_frame st_nosym[] = { F(s_nosym, 0x555500001400, 0, 0x1400),
 						     F(s_main, 0x55550000108c, 0x1c, 0x108c) };
 	struct fr_file_event ev_flat = ev_clock;
