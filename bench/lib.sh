@@ -67,17 +67,19 @@ wl_unit() {
 # --switch-events, the task's own switch-in, as --off-cpu records it).
 offcpu_cfg() {
 	case $1 in
-	offcpu-*) ev=cpu-clock opts="-F 999 -g --off-cpu" ;;
+	offcpu-*) ev=cpu-clock opts="-F 999 -g --off-cpu" base=${1#offcpu-} ;;
 	# offcpusw-*: --off-cpu with -e sched:sched_switch, so no cpu-clock:
 	# perf-offcpu's events exactly (plus, per command, the switch-ins)
-	offcpusw-*) ev=sched:sched_switch opts="-g --off-cpu" ;;
-	# perf's -F would sample the tracepoints at 999 Hz too (freq=1 on every
-	# event): the switches alone, each one, as the issue's reference is
-	# perf-offcpuclk*: the same, plus cpu-clock at 999 Hz as flightrec
+	offcpusw-*) ev=sched:sched_switch opts="-g --off-cpu" base=${1#offcpusw-} ;;
+	# perf-offcpuclk*: perf-offcpu's, plus cpu-clock at 999 Hz as flightrec
 	# records it (perf's per-event freq term): flightrec's recording, like
 	# for like
-	perf-offcpuclk*) ev=sched:sched_switch,sched:sched_wakeup,cpu-clock/freq=999/ opts="-g" ;;
-	perf-offcpu*) ev=sched:sched_switch,sched:sched_wakeup opts="-g" ;;
+	perf-offcpuclk*)
+		ev=sched:sched_switch,sched:sched_wakeup,cpu-clock/freq=999/ opts="-g"
+		base=perf${1#perf-offcpuclk} ;;
+	# perf's -F would sample the tracepoints at 999 Hz too (freq=1 on every
+	# event): the switches alone, each one, as the issue's reference is
+	perf-offcpu*) ev=sched:sched_switch,sched:sched_wakeup opts="-g" base=perf${1#perf-offcpu} ;;
 	*) return 1 ;;
 	esac
 }
@@ -151,12 +153,11 @@ ACK_FD=""
 # empty for baseline/ftrace); 1 the configuration is not available (reason in
 # DIR/na); 2 it failed (DIR/err says why).
 rec_start() {
-	local cfg=$1 wl=$2 rcpu=$3 d=$4 ev opts e line
+	local cfg=$1 wl=$2 rcpu=$3 d=$4 ev opts e line base
 	local -a evargs=()
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
-	offcpu_cfg "$cfg" && cfg=${cfg/offcpusw-/} cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf} \
-		cfg=${cfg/perf-offcpu/perf}
+	offcpu_cfg "$cfg" && cfg=$base
 	REC_PID=""
 	mkdir -p "$d"
 	case $cfg in
@@ -255,13 +256,12 @@ rec_start() {
 # The recorder CPU figure of this set includes the workload (its child).
 # 0 started; 1 not available here (DIR/na); 2 failed.
 rec_cmd() {
-	local cfg=$1 wl=$2 d=$3 ev opts bin=$FLIGHTREC mode
+	local cfg=$1 wl=$2 d=$3 ev opts bin=$FLIGHTREC mode base
 	local -a wcmd rextra=()
 	ev=$(wl_events "$wl")
 	opts=$(wl_opts "$wl")
 	offcpu_cfg "$cfg" && { [ "${cfg#perf}" != "$cfg" ] && opts="$opts --switch-events"
-			      cfg=${cfg/offcpusw-/} cfg=${cfg/offcpu-/} cfg=${cfg/perf-offcpuclk/perf}
-			      cfg=${cfg/perf-offcpu/perf}; }
+			      cfg=$base; }
 	read -r -a wcmd <<<"$(wl_cmd "$wl")"
 	REC_PID=""
 	REC_DONE=1

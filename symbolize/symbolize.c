@@ -131,11 +131,10 @@ static const struct fr_sym *intern_sym(struct fr_symbolizer *s, const char *name
 		return NULL;
 	}
 	*sym = (struct fr_sym){ name, dso, dso_short, kernel, inlined, unknown, 0 };
+	/* JIT code without a map (named JIT symbols are the report's own) */
 	if (!kernel && unknown && (!strcmp(dso, "//anon") || !strncmp(dso, "/memfd:", 7) ||
 				   !strncmp(dso, "[anon", 5)))
 		sym->jit = FR_SYM_JIT_UNNAMED;
-	else if (!kernel && !unknown && !strncmp(dso, "[JIT] ", 6))
-		sym->jit = FR_SYM_JIT_NAMED;
 	s->nr_jit_syms += sym->jit != 0;
 	s->syms[s->nr_syms++] = sym;
 	return sym;

@@ -31,8 +31,8 @@ struct fr_sym {
 };
 
 /* fr_sym.jit: a user-space frame unnamed in anonymous memory (//anon,
- * /memfd:..., [anon...]: JIT code without a map), or named in a "[JIT] "
- * object (from a perf map or jitdump); else 0. */
+ * /memfd:..., [anon...]: JIT code without a map; set by the symbolizer), or
+ * named from a perf map or jitdump (set by the report's JIT names); else 0. */
 enum { FR_SYM_JIT_UNNAMED = 1, FR_SYM_JIT_NAMED = 2 };
 
 /* One frame: a function and where in it. An address inside inlined code gives
@@ -61,7 +61,7 @@ struct fr_symbolizer_opts {
 
 int fr_symbolizer__new(const struct fr_symbolizer_opts *o, struct fr_symbolizer **out);
 void fr_symbolizer__delete(struct fr_symbolizer *s);
-/* How many of its symbols have a jit class (fr_sym.jit != 0). */
+/* How many of its symbols are FR_SYM_JIT_UNNAMED. */
 size_t fr_symbolizer__nr_jit_syms(const struct fr_symbolizer *s);
 /* Add a KSYMS blob (several may be added). */
 int fr_symbolizer__add_kallsyms(struct fr_symbolizer *s, const void *blob, size_t len);

@@ -228,18 +228,14 @@ static int open_tmpfile(struct fr_composer *c)
 	return 0;
 }
 
-/* The complete snapshot under its name; -EEXIST if the name was taken. */
+/* The complete snapshot under its name (through /proc, which open_tmpfile
+ * found: no privilege needed); -EEXIST if the name was taken. */
 static int link_tmpfile(struct fr_composer *c)
 {
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->tmp_fd);
-	if (!linkat(AT_FDCWD, proc, AT_FDCWD, c->final, AT_SYMLINK_FOLLOW))
-		return 0;
-	if (errno == EEXIST || errno == ENOSPC || errno == EDQUOT)
-		return -errno;
-	/* /proc refused it: the descriptor itself (needs CAP_DAC_READ_SEARCH) */
-	return linkat(c->tmp_fd, "", AT_FDCWD, c->final, AT_EMPTY_PATH) ? -errno : 0;
+	return linkat(AT_FDCWD, proc, AT_FDCWD, c->final, AT_SYMLINK_FOLLOW) ? -errno : 0;
 }
 
 /* Name and create the file O_EXCL (a name taken: the next sequence number):
