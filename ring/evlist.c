@@ -40,6 +40,8 @@ struct fr_evlist {
 	char *trig_filter;
 	struct fr_event *name_tps[FR_EVLIST_MAX_NAME_TPS]; /* into the sideband rings */
 	size_t nr_name_tps;            /* > 0: the COMMs go into the sample rings */
+	bool names_all;                /* a per-task target's name tracepoints see
+	                                * every task (opened per CPU, pid -1) */
 	int *cpus;
 	size_t nr_cpus;
 	struct cpu_rings *rings;
@@ -301,6 +303,21 @@ static int target_tids(const struct fr_target *t, pid_t **out)
 	return (int)n;
 }
 
+/* Every task's (names_all): enabled at once (no exec enables them, and a
+ * CHILD's evlist is not enabled); else the target's, as its samples. */
+static void setup_name_attrs(struct fr_evlist *el, const struct fr_target *t)
+{
+	bool per_task = t->kind == FR_TARGET_PIDS || t->kind == FR_TARGET_CHILD;
+
+	for (size_t k = 0; k < el->nr_name_tps; k++) {
+		struct perf_event_attr *x = &el->name_tps[k]->attr;
+
+		x->inherit = per_task && !el->names_all;
+		x->enable_on_exec = t->kind == FR_TARGET_CHILD && !el->names_all;
+		x->disabled = !el->names_all;
+	}
+}
+
 static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 			       const struct fr_evlist_opts *o)
 {
@@ -343,9 +360,8 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		x->freq = 0;
 		x->watermark = 0;
 		x->wakeup_events = 0;
-		x->inherit = per_task;
-		x->enable_on_exec = t->kind == FR_TARGET_CHILD;
 	}
+	setup_name_attrs(el, t);
 	if (o->sb_in_samples && el->nr_events) {
 		struct perf_event_attr *a = &el->events[0]->attr, *sb = &el->sb_event.attr;
 
@@ -364,6 +380,32 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		a->watermark = 0;
 		a->wakeup_events = 1;
 	}
+}
+
+/* The name tracepoints on CPU index ci: every task's (names_all, once per
+ * CPU), or those of task tid. Every task's refused on the first CPU (no
+ * CAP_PERFMON, perf_event_paranoid > 0): each task's from here on. */
+static int open_names(struct fr_evlist *el, pid_t tid, size_t ci, const struct fr_evlist_opts *o,
+		      struct fr_open_error *oe, const struct fr_target *t)
+{
+	size_t x = 0;
+	int err;
+
+	if (el->names_all && ci == 0) {
+		err = open_attach(el, -3, &el->name_tps[0]->attr, -1, ci, o, oe, t);
+		if (err == -EACCES || err == -EPERM) {
+			el->names_all = false;
+			setup_name_attrs(el, t);
+		} else if (err) {
+			return err;
+		} else {
+			x = 1;
+		}
+	}
+	for (err = 0; !err && x < el->nr_name_tps; x++)
+		err = open_attach(el, -3 - (int)x, &el->name_tps[x]->attr,
+				  el->names_all ? -1 : tid, ci, o, oe, t);
+	return err;
 }
 
 /* The copy threads, started now so that the first snapshot is as fast as
@@ -420,6 +462,12 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 		return oe->err;
 	}
 	el->read_lost = true;
+	/* per task, the name tracepoints go on each CPU for every task: each
+	 * event in a task's context is offered each of its COMMs (a rename
+	 * storm's cost grows with them); the session drops other processes'
+	 * execs. Where that is not allowed, they go with the task. */
+	el->names_all = (t->kind == FR_TARGET_PIDS || t->kind == FR_TARGET_CHILD) &&
+			el->nr_name_tps && !o->sb_in_samples;
 	setup_sideband_attr(el, o);
 	setup_sample_attrs(el, t, o);
 	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++) {
@@ -428,9 +476,8 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe, t);
 			if (!err && !o->sb_in_samples)
 				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe, t);
-			for (size_t x = 0; !err && !o->sb_in_samples && x < el->nr_name_tps; x++)
-				err = open_attach(el, -3 - (int)x, &el->name_tps[x]->attr, tids[k],
-						  ci, o, oe, t);
+			if (!err && !o->sb_in_samples && (k == 0 || !el->names_all))
+				err = open_names(el, tids[k], ci, o, oe, t);
 			if (!err && el->trig_event)
 				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe, t);
 		}
@@ -500,6 +547,11 @@ int fr_evlist__add_name_tracepoint(struct fr_evlist *el, struct fr_event *ev)
 	}
 	el->name_tps[el->nr_name_tps++] = ev;
 	return 0;
+}
+
+bool fr_evlist__names_all(const struct fr_evlist *el)
+{
+	return el->names_all;
 }
 
 size_t fr_evlist__nr_name_tracepoints(const struct fr_evlist *el)

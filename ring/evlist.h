@@ -107,6 +107,12 @@ int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char
 int fr_evlist__add_name_tracepoint(struct fr_evlist *el, struct fr_event *ev);
 size_t fr_evlist__nr_name_tracepoints(const struct fr_evlist *el);
 const struct fr_event *fr_evlist__name_tracepoint(const struct fr_evlist *el, size_t i);
+/* After open: a per-task target's name tracepoints were opened on each CPU
+ * for every task (pid -1: a task's context holds fewer events, and each of
+ * its COMMs is offered to each of them); their records of processes outside
+ * the target are the reader's to drop. False where they follow the target's
+ * tasks (the kernel refused every task's) or the target is not per task. */
+bool fr_evlist__names_all(const struct fr_evlist *el);
 const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el);
 size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max);
 int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t cpu_idx,

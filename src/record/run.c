@@ -425,6 +425,10 @@ int fr_record__run(struct fr_record_opts *op)
 	so.keep_bytes = o.keep_bytes;
 	so.exclude_self = !o.include_self &&
 			  (t.kind == FR_TARGET_SYSTEM || t.kind == FR_TARGET_CGROUP);
+	if (t.kind == FR_TARGET_PIDS || t.kind == FR_TARGET_CHILD) {
+		so.target_pids = t.pids;
+		so.nr_target_pids = t.nr_pids;
+	}
 	err = fr_session__new(el, &so, &s);
 	el = NULL;
 	if (err) {

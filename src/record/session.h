@@ -32,6 +32,10 @@ struct fr_session_opts {
 	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
 	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
 	bool exclude_self;         /* leave out tracepoint records of the recorder's threads */
+	const pid_t *target_pids;  /* a per-task target's first processes (the child, -p's):
+	                            * where its name tracepoints see every task, the
+	                            * execs of other processes are dropped */
+	size_t nr_target_pids;
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */

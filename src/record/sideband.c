@@ -219,6 +219,7 @@ size_t fr_sb_store__mem(const struct sb_store *st)
 struct pend_ref {
 	uint64_t time;
 	size_t off;
+	bool name;                 /* fed only for a process of the target */
 };
 
 struct fr_sideband {
@@ -234,6 +235,9 @@ struct fr_sideband {
 	size_t pend_len, pend_cap;
 	struct pend_ref *refs;
 	size_t nr_refs, refs_cap;
+	uint32_t *target;          /* a per-task target's first pids, sorted */
+	size_t nr_target;
+	bool filter_names;
 };
 
 int fr_sideband__new(size_t ncpu, uint64_t sample_type, size_t cap, struct fr_sideband **out)
@@ -269,6 +273,7 @@ void fr_sideband__delete(struct fr_sideband *sb)
 	fr_perfmaps__delete(sb->perfmaps);
 	free(sb->pend);
 	free(sb->refs);
+	free(sb->target);
 	free(sb);
 }
 
@@ -279,7 +284,7 @@ static bool anon_name(const char *path)
 			!strncmp(path, "/memfd:", 7));
 }
 
-int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
+static int pend(struct fr_sideband *sb, const struct perf_event_header *h, bool name)
 {
 	uint64_t t = 0;
 
@@ -296,10 +301,65 @@ int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
 	if (fr_grow(&sb->pend, &sb->pend_cap, sb->pend_len + h->size, 1, 65536) ||
 	    fr_grow(&sb->refs, &sb->refs_cap, sb->nr_refs + 1, sizeof(*sb->refs), 256))
 		return -ENOMEM;
-	sb->refs[sb->nr_refs++] = (struct pend_ref){ t, sb->pend_len };
+	sb->refs[sb->nr_refs++] = (struct pend_ref){ t, sb->pend_len, name };
 	memcpy(sb->pend + sb->pend_len, h, h->size);
 	sb->pend_len += h->size;
 	return 0;
+}
+
+int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
+{
+	return pend(sb, h, false);
+}
+
+int fr_sideband__pend_name(struct fr_sideband *sb, const struct perf_event_header *h)
+{
+	return pend(sb, h, true);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int fr_sideband__set_target(struct fr_sideband *sb, const uint32_t *pids, size_t nr)
+{
+	uint32_t *v = nr ? malloc(nr * sizeof(*v)) : NULL;
+
+	if (nr && !v)
+		return -ENOMEM;
+	if (nr)
+		memcpy(v, pids, nr * sizeof(*v));
+	qsort(v, nr, sizeof(*v), cmp_u32);
+	free(sb->target);
+	sb->target = v;
+	sb->nr_target = nr;
+	sb->filter_names = true;
+	return 0;
+}
+
+bool fr_sideband__in_target(const struct fr_sideband *sb, uint32_t pid, uint64_t time)
+{
+	const struct fr_proc *p;
+
+	if (!sb->filter_names)
+		return true;
+	p = fr_proctable__proc_at(sb->procs, pid, time);
+	if (p)   /* an image of the pid ended before: another process's now */
+		return !p->exit_time || p->exit_time > time;
+	return sb->nr_target && bsearch(&pid, sb->target, sb->nr_target, sizeof(pid), cmp_u32);
+}
+
+/* A name pended for the target, of a process the table does not know of
+ * (by the time order: after its fork) is another process's. */
+static bool name_wanted(const struct fr_sideband *sb, const struct perf_event_header *h,
+			uint64_t time)
+{
+	struct fr_comm c;
+
+	return !fr_record__comm(h, &c) && fr_sideband__in_target(sb, c.pid, time);
 }
 
 static int cmp_pend(const void *a, const void *b)
@@ -333,7 +393,7 @@ static void keep_pending(struct fr_sideband *sb, size_t from)
 		const struct perf_event_header *h = (const void *)(sb->pend + sb->refs[i].off);
 
 		memcpy(tmp + len, h, h->size);
-		sb->refs[i - from] = (struct pend_ref){ sb->refs[i].time, len };
+		sb->refs[i - from] = (struct pend_ref){ sb->refs[i].time, len, sb->refs[i].name };
 		len += h->size;
 	}
 	memcpy(sb->pend, tmp, len);
@@ -355,10 +415,18 @@ void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark)
 		sorted = sb->refs[i - 1].time <= sb->refs[i].time;
 	if (!sorted)
 		qsort(sb->refs, sb->nr_refs, sizeof(*sb->refs), cmp_pend);
-	for (i = 0; i < sb->nr_refs && sb->refs[i].time <= watermark; i++)
-		fr_proctable__record_at(sb->procs, (const void *)(sb->pend + sb->refs[i].off),
-					sb->sample_type, sb->refs[i].time);
+	for (i = 0; i < sb->nr_refs && sb->refs[i].time <= watermark; i++) {
+		const struct perf_event_header *h = (const void *)(sb->pend + sb->refs[i].off);
+
+		if (!sb->refs[i].name || name_wanted(sb, h, sb->refs[i].time))
+			fr_proctable__record_at(sb->procs, h, sb->sample_type, sb->refs[i].time);
+	}
 	keep_pending(sb, i);
+}
+
+const struct fr_proctable *fr_sideband__procs(const struct fr_sideband *sb)
+{
+	return sb->procs;
 }
 
 int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h)

@@ -7,6 +7,7 @@
 #ifndef FR_RECORD_SIDEBAND_H
 #define FR_RECORD_SIDEBAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -48,10 +49,24 @@ void fr_sideband__delete(struct fr_sideband *sb);
  * ignored) waits for the next feed: a process may exec on one CPU and exit
  * on another. */
 int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h);
+/* A per-task target whose name tracepoints see every task
+ * (fr_evlist__names_all): pids are its first processes (the child, the -p
+ * pids). From then on a name pended with fr_sideband__pend_name (a COMM
+ * made from them) is fed only for a process of the target: one of pids, or
+ * one the table knows at the name's time (its fork, in time order, came
+ * first), alive then (a pid reused after its image ended is another's). */
+int fr_sideband__set_target(struct fr_sideband *sb, const uint32_t *pids, size_t nr);
+int fr_sideband__pend_name(struct fr_sideband *sb, const struct perf_event_header *h);
+/* pid at time is of the target, as far as the table knows it now (true
+ * without a target set). */
+bool fr_sideband__in_target(const struct fr_sideband *sb, uint32_t pid, uint64_t time);
 /* Feed the table, in time order across CPUs, the pending records up to
  * watermark; newer ones wait for the next feed. */
 void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark);
 /* Keep a drained record in CPU ci's store (beyond cap the oldest go). */
+/* The process table as fed so far (read only). */
+struct fr_proctable;
+const struct fr_proctable *fr_sideband__procs(const struct fr_sideband *sb);
 int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h);
 struct sb_store *fr_sideband__cpu(struct fr_sideband *sb, size_t ci);
 /* A COMM record of a task that predates the recording (synth.c). */
