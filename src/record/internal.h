@@ -115,7 +115,6 @@ struct fr_session {
 	size_t nr_files, files_cap;
 	uint32_t self_pid;          /* the recorder's pid when its tracepoint records are left out, or 0 */
 	struct fr_names names;      /* the sideband's name tracepoints, if any */
-	bool names_all;             /* ... see every task, of a per-task target */
 };
 
 /* session.c */

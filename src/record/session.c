@@ -42,22 +42,6 @@ static int build_id_map(struct fr_session *s)
 	return 0;
 }
 
-/* The name tracepoints see every task: the sideband keeps the target's. */
-static int set_target(struct fr_session *s, const pid_t *pids, size_t nr)
-{
-	uint32_t *v = nr ? malloc(nr * sizeof(*v)) : NULL;
-	int err;
-
-	if (nr && !v)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++)
-		v[i] = (uint32_t)pids[i];
-	err = fr_sideband__set_target(s->sb, v, nr);
-	free(v);
-	s->names_all = true;
-	return err;
-}
-
 int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		    struct fr_session **out)
 {
@@ -90,8 +74,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->src->ops = ops;
 	s->src->s = s;
 	err = fr_names__init(&s->names, el);
-	if (!err && fr_evlist__names_all(el))
-		err = set_target(s, o->target_pids, o->nr_target_pids);
+	if (!err && fr_evlist__names_all(el))   /* they see every task: keep the target's */
+		err = fr_sideband__set_target(s->sb, o->target_pids, o->nr_target_pids);
 	if (err) {
 		fr_session__delete(s);
 		return err;
@@ -233,15 +217,6 @@ int fr_session_decode_sample(struct fr_session *s, const struct perf_event_heade
 	return err;
 }
 
-static bool known_now(const struct fr_session *s, const struct perf_event_header *comm)
-{
-	uint64_t st = fr_evlist__sideband_event(s->el)->attr.sample_type, t = UINT64_MAX;
-	struct fr_comm c;
-
-	fr_record__time(comm, st, &t);
-	return !fr_record__comm(comm, &c) && fr_sideband__in_target(s->sb, c.pid, t);
-}
-
 static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 {
 	struct fr_session *s = ctx;
@@ -252,16 +227,13 @@ static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 		if (fr_names__sample(&s->names, h, fr_evlist__sideband_event(s->el)->attr.sample_type,
 				     table, file, sizeof(table)) <= 0)
 			return 0;
-		if (s->names_all) {
-			/* the table decides in time order, after the forks; the
-			 * file's COMM only for a process it knows now (else the
-			 * file has the name from the table, PROCS) */
-			err = fr_sideband__pend_name(s->sb, (const void *)table);
-			if (err || !known_now(s, (const void *)file))
-				return err;
-		} else {
-			err = fr_sideband__pend(s->sb, (const void *)table);
-		}
+		/* where the tracepoints see every task, the table decides in
+		 * time order, after the forks, and the file gets the COMM only
+		 * of a process the table knows now (else the file has the name
+		 * from the table, PROCS); without a target, every one */
+		err = fr_sideband__pend_name(s->sb, (const void *)table);
+		if (err || !fr_sideband__name_in_target(s->sb, (const void *)file))
+			return err;
 		h = (const void *)file;
 	} else {
 		err = fr_sideband__pend(s->sb, h);

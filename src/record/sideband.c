@@ -324,15 +324,16 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int fr_sideband__set_target(struct fr_sideband *sb, const uint32_t *pids, size_t nr)
+int fr_sideband__set_target(struct fr_sideband *sb, const pid_t *pids, size_t nr)
 {
 	uint32_t *v = nr ? malloc(nr * sizeof(*v)) : NULL;
 
 	if (nr && !v)
 		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		v[i] = (uint32_t)pids[i];
 	if (nr)
-		memcpy(v, pids, nr * sizeof(*v));
-	qsort(v, nr, sizeof(*v), cmp_u32);
+		qsort(v, nr, sizeof(*v), cmp_u32);
 	free(sb->target);
 	sb->target = v;
 	sb->nr_target = nr;
@@ -354,12 +355,15 @@ bool fr_sideband__in_target(const struct fr_sideband *sb, uint32_t pid, uint64_t
 
 /* A name pended for the target, of a process the table does not know of
  * (by the time order: after its fork) is another process's. */
-static bool name_wanted(const struct fr_sideband *sb, const struct perf_event_header *h,
-			uint64_t time)
+bool fr_sideband__name_in_target(const struct fr_sideband *sb, const struct perf_event_header *h)
 {
+	uint64_t t = UINT64_MAX;
 	struct fr_comm c;
 
-	return !fr_record__comm(h, &c) && fr_sideband__in_target(sb, c.pid, time);
+	if (!sb->filter_names)
+		return true;
+	fr_record__time(h, sb->sample_type, &t);
+	return !fr_record__comm(h, &c) && fr_sideband__in_target(sb, c.pid, t);
 }
 
 static int cmp_pend(const void *a, const void *b)
@@ -418,7 +422,7 @@ void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark)
 	for (i = 0; i < sb->nr_refs && sb->refs[i].time <= watermark; i++) {
 		const struct perf_event_header *h = (const void *)(sb->pend + sb->refs[i].off);
 
-		if (!sb->refs[i].name || name_wanted(sb, h, sb->refs[i].time))
+		if (!sb->refs[i].name || fr_sideband__name_in_target(sb, h))
 			fr_proctable__record_at(sb->procs, h, sb->sample_type, sb->refs[i].time);
 	}
 	keep_pending(sb, i);

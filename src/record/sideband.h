@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 
 #include "src/file/file.h"
@@ -55,18 +56,20 @@ int fr_sideband__pend(struct fr_sideband *sb, const struct perf_event_header *h)
  * made from them) is fed only for a process of the target: one of pids, or
  * one the table knows at the name's time (its fork, in time order, came
  * first), alive then (a pid reused after its image ended is another's). */
-int fr_sideband__set_target(struct fr_sideband *sb, const uint32_t *pids, size_t nr);
+int fr_sideband__set_target(struct fr_sideband *sb, const pid_t *pids, size_t nr);
 int fr_sideband__pend_name(struct fr_sideband *sb, const struct perf_event_header *h);
 /* pid at time is of the target, as far as the table knows it now (true
- * without a target set). */
+ * without a target set); and the same for a COMM record h (its pid, at its
+ * time), as the feed asks of the names pended. */
 bool fr_sideband__in_target(const struct fr_sideband *sb, uint32_t pid, uint64_t time);
+bool fr_sideband__name_in_target(const struct fr_sideband *sb, const struct perf_event_header *h);
 /* Feed the table, in time order across CPUs, the pending records up to
  * watermark; newer ones wait for the next feed. */
 void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark);
-/* Keep a drained record in CPU ci's store (beyond cap the oldest go). */
 /* The process table as fed so far (read only). */
 struct fr_proctable;
 const struct fr_proctable *fr_sideband__procs(const struct fr_sideband *sb);
+/* Keep a drained record in CPU ci's store (beyond cap the oldest go). */
 int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h);
 struct sb_store *fr_sideband__cpu(struct fr_sideband *sb, size_t ci);
 /* A COMM record of a task that predates the recording (synth.c). */

@@ -59,7 +59,7 @@ static void expect_comm(const struct fr_sideband *sb, uint32_t pid, uint64_t t, 
 		CU_ASSERT_STRING_EQUAL(got, want);
 }
 
-static const uint32_t child = 100;
+static const pid_t child = 100;
 
 /* The command itself: known from its pid alone, no record before. */
 static void test_target_pid_named(void)
