@@ -7,15 +7,24 @@
 # once per worker, seen with strace where installed).
 . "$TESTLIB"
 
-mkdir -p "$T/out"
-# two CPU-bound processes sampled every 50 us: ~40k samples per second
-record_fg -q -c 50000 -g -e cpu-clock -m 64M --backward -o "$T/out" -- \
-	sh -c "$HELPERS/cpuburn_fp 400 & $HELPERS/cpuburn_fp 400; wait" >/dev/null ||
-	fail "record exited $?: $(cat "$T/record.err")"
-set -- "$T"/out/*.frec
-F=$1
-size=$(stat -c %s "$F")
-[ "$size" -ge 1048576 ] || fail "the profile is $size bytes: too small for the parallel report"
+# two CPU-bound processes sampled every 50 us: ~40k samples per second. The
+# rounds are fixed work, so a fast machine makes a smaller file: the rounds
+# double until the file is big enough for the parallel report (three tries)
+rounds=600
+for try in 1 2 3; do
+	rm -rf "$T/out"
+	mkdir -p "$T/out"
+	record_fg -q -c 50000 -g -e cpu-clock -m 64M --backward -o "$T/out" -- \
+		sh -c "$HELPERS/cpuburn_fp $rounds & $HELPERS/cpuburn_fp $rounds; wait" >/dev/null ||
+		fail "record exited $?: $(cat "$T/record.err")"
+	set -- "$T"/out/*.frec
+	F=$1
+	size=$(stat -c %s "$F")
+	[ "$size" -ge 1048576 ] && break
+	echo "note: $rounds rounds made $size bytes, under 1 MiB: again with twice the rounds"
+	rounds=$((rounds * 2))
+done
+[ "$size" -ge 1048576 ] || fail "the profile is $size bytes after $try tries: too small for the parallel report"
 cpus=$("$FLIGHTREC" dump "$F" | awk '$4 == "SAMPLE" {c[$2]=1} END {print length(c)}')
 [ "$cpus" -ge 2 ] || fail "samples from $cpus CPU(s): both CPUs were expected"
 
