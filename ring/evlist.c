@@ -52,6 +52,7 @@ struct fr_evlist {
 	bool read_lost;
 	struct fr_copier *copier;   /* backward rings only */
 	bool backward;              /* the sample rings overwrite */
+	bool sb_in_samples;         /* no sideband ring: the first sample event carries it */
 };
 
 struct fr_evlist *fr_evlist__new(void)
@@ -484,6 +485,7 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	}
 	free(tids);
 	el->backward = o->backward;
+	el->sb_in_samples = o->sb_in_samples;
 	if (!err && o->backward)
 		err = start_copier(el, oe);
 	if (err && oe->event >= 0 && el->events[oe->event]->kind == FR_EVENT_HARDWARE &&
@@ -547,6 +549,11 @@ int fr_evlist__add_name_tracepoint(struct fr_evlist *el, struct fr_event *ev)
 	}
 	el->name_tps[el->nr_name_tps++] = ev;
 	return 0;
+}
+
+bool fr_evlist__sideband_in_samples(const struct fr_evlist *el)
+{
+	return el->sb_in_samples;
 }
 
 bool fr_evlist__names_all(const struct fr_evlist *el)

@@ -38,7 +38,9 @@ struct fr_evlist_opts {
 	bool user_only;      /* the sideband event excludes the kernel too */
 	bool sb_in_samples;  /* no sideband ring: the first sample event carries the
 	                      * COMM/MMAP2/TASK records in its own ring, as perf
-	                      * --overwrite does (bench/floor --minimal measures it) */
+	                      * --overwrite does: a task's context holds one event
+	                      * fewer (forward and --keep per task; bench/floor
+	                      * --minimal measures it) */
 };
 
 /* Where the COMM records go is decided by the name tracepoints: without
@@ -113,6 +115,10 @@ const struct fr_event *fr_evlist__name_tracepoint(const struct fr_evlist *el, si
  * the target are the reader's to drop. False where they follow the target's
  * tasks (the kernel refused every task's) or the target is not per task. */
 bool fr_evlist__names_all(const struct fr_evlist *el);
+/* Opened with sb_in_samples: the sample rings carry the COMM, MMAP2 and task
+ * records (with the first sample event's sample_id_all trailer), there is no
+ * sideband ring to drain. */
+bool fr_evlist__sideband_in_samples(const struct fr_evlist *el);
 const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el);
 size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max);
 int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t cpu_idx,

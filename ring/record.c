@@ -188,6 +188,37 @@ int fr_record__time(const struct perf_event_header *h, uint64_t st, uint64_t *ti
 	return 0;
 }
 
+bool fr_record__is_process(uint32_t type)
+{
+	return type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
+	       type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT;
+}
+
+int fr_record__retrail_time(const struct perf_event_header *h, uint64_t st, void *buf,
+			    size_t cap)
+{
+	size_t n = id_trailer_size(st), body;
+	struct perf_event_header out;
+	uint64_t time;
+	int err;
+
+	if (h->type == PERF_RECORD_SAMPLE || h->size % 8)
+		return -EINVAL;
+	err = fr_record__time(h, st, &time);
+	if (err)
+		return err;
+	body = h->size - n;   /* header and body: fr_record__time checked n fits */
+	if (body + 8 > cap)
+		return -ENOSPC;
+	out = *h;
+	out.size = (uint16_t)(body + 8);
+	memcpy(buf, &out, sizeof(out));
+	memcpy((uint8_t *)buf + sizeof(out), (const uint8_t *)h + sizeof(out),
+	       body - sizeof(out));
+	memcpy((uint8_t *)buf + body, &time, 8);
+	return (int)(body + 8);
+}
+
 int fr_record__pid(const struct perf_event_header *h, uint64_t st, uint32_t *pid)
 {
 	size_t off = sizeof(*h);

@@ -76,6 +76,18 @@ int fr_record__comm(const struct perf_event_header *h, struct fr_comm *c);
 int fr_record__make_comm(void *buf, size_t cap, uint32_t pid, uint32_t tid, const char *comm,
 			 uint16_t misc, uint64_t st, uint64_t time);
 
+/* COMM, MMAP, MMAP2, FORK or EXIT: the records the process model takes (a
+ * sample ring holds them where the recorder asked it to, as perf does). */
+bool fr_record__is_process(uint32_t type);
+
+/* A non-sample record of another event's sample_id_all trailer (sample_type
+ * st, which has TIME) rewritten into buf as the sideband event's: the same
+ * header and body, then the time alone (PERF_SAMPLE_TIME). Returns the new
+ * size; -EINVAL for a sample or a size not a multiple of 8, -ENOENT without
+ * TIME, -EBADMSG when the trailer does not fit, -ENOSPC when buf is too small. */
+int fr_record__retrail_time(const struct perf_event_header *h, uint64_t st, void *buf,
+			    size_t cap);
+
 /* A sample of sample_type TIME|RAW (the sideband's name tracepoints): its
  * time and raw data (common_type in its first two bytes, common_pid at 4).
  * 0, or -EBADMSG. */

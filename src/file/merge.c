@@ -41,14 +41,6 @@ static bool record_time(const struct fr_file_event *ev, const struct perf_event_
 	return fr_record__time(h, ev->attr.sample_type, t) == 0;
 }
 
-/* The records the process model takes (a sample ring holds them when the
- * recorder asked it to, as perf --overwrite does). */
-static bool process_record(uint32_t type)
-{
-	return type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
-	       type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT;
-}
-
 /* Decode a stream's chunk and check every record before any is delivered. */
 static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_ref *ref)
 {
@@ -113,7 +105,7 @@ static int stream_next(struct fr_reader *r, struct stream *s)
 	s->rec.h = h;
 	/* a sample ring's COMMs (backward mode, as perf --overwrite writes
 	 * them) are sideband to every reader */
-	s->rec.kind = s->kind == FR_STREAM_SAMPLES && process_record(h->type) ? FR_STREAM_SIDEBAND
+	s->rec.kind = s->kind == FR_STREAM_SAMPLES && fr_record__is_process(h->type) ? FR_STREAM_SIDEBAND
 									   : (enum fr_stream_kind)s->kind;
 	s->rec.event = record_event(r, s, h);
 	s->rec.time = 0;

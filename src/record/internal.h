@@ -19,6 +19,7 @@
 #include "symbolize/kallsyms.h"
 
 struct fr_composer;
+struct fr_sbq;
 
 /* A source of sample streams: how the rings' samples reach a file. One per
  * session, chosen at its creation; its private state follows the struct
@@ -55,6 +56,10 @@ struct fr_source_ops {
 	uint64_t (*oldest_time)(struct fr_source *src);
 	/* A drained sideband record of CPU ci (may be NULL: kept in the store). */
 	int (*sideband)(struct fr_source *src, size_t ci, const struct perf_event_header *h);
+	/* The sideband in the sample rings (fr_evlist__sideband_in_samples):
+	 * read every ring now, so that the session's queues hold what the
+	 * kernel wrote before (NULL: the source has no readers). */
+	int (*read)(struct fr_source *src);
 	/* Periodic work after each drain (may be NULL): *due gets "size" or
 	 * "time" when a new file is due, *wait_ms how soon to tick again (-1:
 	 * not needed). */
@@ -115,6 +120,9 @@ struct fr_session {
 	size_t nr_files, files_cap;
 	uint32_t self_pid;          /* the recorder's pid when its tracepoint records are left out, or 0 */
 	struct fr_names names;      /* the sideband's name tracepoints, if any */
+	struct fr_sbq *sbq;         /* per CPU: the sideband records the readers took
+				     * out of the sample rings until the next drain
+				     * (fr_evlist__sideband_in_samples), or NULL */
 };
 
 /* session.c */
@@ -132,7 +140,8 @@ int fr_session_decode_sample(struct fr_session *s, const struct perf_event_heade
 			     const struct fr_event *ev, struct fr_sample *smp);
 /* The forward readers (readers.h) of a source: appending to a dup of fd
  * (O_APPEND), or into keep's window; each record's time taken and kernel
- * addresses noted, the recorder's own records left out. */
+ * addresses noted, the recorder's own records left out, the sideband records
+ * of a sample ring taken into the session's queues (drained with the rest). */
 int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
 			     struct fr_forward **out);
 /* Wait for kallsyms: join the loading thread, or load it now if nobody did. */

@@ -100,7 +100,7 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	uint64_t t = 0, lost = 0;
 	int err;
 
-	if (c->f->record_fn(c->f->ctx, h, &t))
+	if (c->f->record_fn(c->f->ctx, ci, h, &t))
 		return 0;   /* left out (the recorder's own) */
 	if (h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
@@ -338,7 +338,9 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 	return 0;
 }
 
-int fr_forward__sync(struct fr_forward *f, uint64_t *drops)
+/* Every started ring read by the caller; flush: the chunks in progress
+ * written out too, and per CPU the drops so far in drops (may be NULL). */
+static int read_all(struct fr_forward *f, bool flush, uint64_t *drops)
 {
 	int err = 0;
 
@@ -354,7 +356,7 @@ int fr_forward__sync(struct fr_forward *f, uint64_t *drops)
 			e = 0;
 			c->st.flags |= FR_CPU_CORRUPT;
 		}
-		if (!e)
+		if (!e && flush)
 			e = fr_writer__flush(c->app);
 		if (drops)
 			fr_writer__dropped(c->app, &drops[i], NULL);
@@ -363,6 +365,16 @@ int fr_forward__sync(struct fr_forward *f, uint64_t *drops)
 			err = e;
 	}
 	return err;
+}
+
+int fr_forward__sync(struct fr_forward *f, uint64_t *drops)
+{
+	return read_all(f, true, drops);
+}
+
+int fr_forward__read(struct fr_forward *f)
+{
+	return read_all(f, false, NULL);
 }
 
 int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *drops,

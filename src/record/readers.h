@@ -16,11 +16,13 @@ struct fr_keep;
 
 struct fr_forward;
 
-/* Called by the reader threads for every record (must be thread-safe):
- * sets *time (0 if none), for the per-CPU time range (the session also notes
- * the record's kernel addresses there); returns 1 when the record is left out
- * of the file (the recorder's own), else 0. */
-typedef int (*fr_record_fn)(void *ctx, const struct perf_event_header *h, uint64_t *time);
+/* Called by the reader threads for every record of CPU index ci (must be
+ * thread-safe): sets *time (0 if none), for the per-CPU time range (the
+ * session also notes the record's kernel addresses there); returns 1 when
+ * the record is left out of the sample stream (the recorder's own, or a
+ * sideband record the session took), else 0. */
+typedef int (*fr_record_fn)(void *ctx, size_t ci, const struct perf_event_header *h,
+			    uint64_t *time);
 
 /* Start one thread per CPU of el, each appending to a dup of fd (opened
  * O_APPEND). A thread writes its chunk in progress at least every flush_ms,
@@ -46,5 +48,9 @@ int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *dro
  * chunks in progress to the window now (the threads wait meanwhile); drops:
  * per CPU, records the window refused (no memory) so far, or NULL. */
 int fr_forward__sync(struct fr_forward *f, uint64_t *drops);
+/* Read what is in every ring now (the threads wait meanwhile), writing
+ * nothing out: every record the kernel wrote before the call has been
+ * through record_fn when it returns. */
+int fr_forward__read(struct fr_forward *f);
 
 #endif

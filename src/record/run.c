@@ -382,6 +382,12 @@ int fr_record__run(struct fr_record_opts *op)
 	fit_mlock(&o, pages_given, &eo.sb_pages);
 	eo.data_pages = o.data_pages;
 	eo.backward = !o.forward && !o.keep_ns;   /* --keep drains forward rings */
+	/* per task the sideband records go where perf puts them, in the sample
+	 * rings, when those are read as they fill (forward, --keep): a task's
+	 * context holds one event fewer, and each context switch visits each
+	 * (doc/design-notes.md); backward rings overwrite, so there it has a
+	 * ring of its own */
+	eo.sb_in_samples = !eo.backward && (t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS);
 	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
 			      : fr_source__backward();
 	named = fr_source__names_in_samples(so.source) && !fr_record__add_name_tracepoints(el);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "ring/record.h"
 #include "src/record/internal.h"
 
@@ -40,6 +41,62 @@ static int build_id_map(struct fr_session *s)
 	}
 	fr_idmap__sort(s->ids);
 	return 0;
+}
+
+/* Per CPU, with the sideband in the sample rings: the COMM, MMAP2 and task
+ * records a reader took out of its ring, rewritten as the sideband event's
+ * (fr_record__retrail_time), in the ring's order, until the loop drains them
+ * as it drains a sideband ring. The reader appends, the loop takes. */
+struct fr_sbq {
+	pthread_mutex_t lock;
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+static int sbq_new(struct fr_session *s)
+{
+	size_t n = fr_evlist__nr_cpus(s->el);
+
+	s->sbq = calloc(n, sizeof(*s->sbq));
+	if (!s->sbq)
+		return -ENOMEM;
+	for (size_t ci = 0; ci < n; ci++)
+		pthread_mutex_init(&s->sbq[ci].lock, NULL);
+	return 0;
+}
+
+static void sbq_delete(struct fr_session *s)
+{
+	if (!s->sbq)
+		return;
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
+		pthread_mutex_destroy(&s->sbq[ci].lock);
+		free(s->sbq[ci].buf);
+	}
+	free(s->sbq);
+	s->sbq = NULL;
+}
+
+/* A reader's sideband record into its CPU's queue: 0, or -errno (no memory,
+ * a record without its trailer: it stays in the sample stream, where a
+ * reader of the file takes it as sideband still). */
+static int sbq_take(struct fr_session *s, size_t ci, const struct perf_event_header *h,
+		    const struct fr_event *ev)
+{
+	struct fr_sbq *q = &s->sbq[ci];
+	int n;
+
+	if (!ev || ci >= fr_evlist__nr_cpus(s->el))
+		return -EINVAL;
+	pthread_mutex_lock(&q->lock);
+	n = fr_grow(&q->buf, &q->cap, q->len + h->size + 8, 1, 16384);
+	if (!n)
+		n = fr_record__retrail_time(h, ev->attr.sample_type, q->buf + q->len,
+					    q->cap - q->len);
+	if (n > 0)
+		q->len += (size_t)n;
+	pthread_mutex_unlock(&q->lock);
+	return n < 0 ? n : 0;
 }
 
 int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
@@ -74,6 +131,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->src->ops = ops;
 	s->src->s = s;
 	err = fr_names__init(&s->names, el);
+	if (!err && fr_evlist__sideband_in_samples(el))
+		err = sbq_new(s);
 	if (!err && fr_evlist__names_all(el))   /* they see every task: keep the target's */
 		err = fr_sideband__set_target(s->sb, o->target_pids, o->nr_target_pids);
 	if (err) {
@@ -111,6 +170,7 @@ void fr_session__delete(struct fr_session *s)
 		s->src->ops->destroy(s->src);
 	free(s->src);
 	fr_sideband__delete(s->sb);
+	sbq_delete(s);
 	fr_idmap__delete(s->ids);
 	for (size_t i = 0; i < s->nr_files; i++)
 		free(s->files[i]);
@@ -261,6 +321,36 @@ static void maybe_gc(struct fr_session *s)
 
 /* Not at a snapshot's drain: the file's stream may reach back further than
  * the source's oldest time now (the file's write collects the table). */
+/* The queues' records through drain_cb, CPU by CPU in their rings' order
+ * (the readers read the rings first: what the kernel wrote before the drain
+ * began is in them). */
+static int drain_queues(struct fr_session *s)
+{
+	int err = s->src->ops->read ? s->src->ops->read(s->src) : 0;
+
+	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
+		struct fr_sbq *q = &s->sbq[ci];
+		uint8_t *buf;
+		size_t len;
+
+		pthread_mutex_lock(&q->lock);
+		buf = q->buf;
+		len = q->len;
+		q->buf = NULL;
+		q->len = q->cap = 0;
+		pthread_mutex_unlock(&q->lock);
+		for (size_t off = 0; off < len;) {
+			const struct perf_event_header *h = (const void *)(buf + off);
+			int e = drain_cb(s, ci, h);
+
+			err = err ? err : e;
+			off += h->size;   /* sized by fr_record__retrail_time: >= 16 */
+		}
+		free(buf);
+	}
+	return err;
+}
+
 int fr_session__drain(struct fr_session *s)
 {
 	uint64_t start = fr_session_now(CLOCK_MONOTONIC);
@@ -269,6 +359,8 @@ int fr_session__drain(struct fr_session *s)
 	/* a corrupt ring was skipped to its head (flagged): not a failure */
 	if (err == -EBADMSG)
 		err = 0;
+	if (!err && s->sbq)
+		err = drain_queues(s);
 	/* once the events are disabled nothing older can come: feed it all */
 	fr_sideband__feed(s->sb, s->stopped ? UINT64_MAX : start - FEED_SLACK_NS);
 	return err;
@@ -284,7 +376,11 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
 		return err;
 	maybe_gc(s);
 	fr_sideband__perfmaps_tick(s->sb, fr_session_now(CLOCK_MONOTONIC));
-	return s->src->ops->tick ? s->src->ops->tick(s->src, due, wait_ms) : 0;
+	err = s->src->ops->tick ? s->src->ops->tick(s->src, due, wait_ms) : 0;
+	/* no sideband ring wakes the loop: the queues are drained this often */
+	if (s->sbq && (*wait_ms < 0 || *wait_ms > s->o.flush_ms))
+		*wait_ms = s->o.flush_ms;
+	return err;
 }
 
 int fr_session__stop(struct fr_session *s)
@@ -330,14 +426,18 @@ uint64_t fr_session__bytes(const struct fr_session *s)
 }
 
 /* The readers' per-record hook (reader threads): the record's time, and its
- * kernel addresses noted for the KSYMS blob; 1 when it is left out. */
-static int reader_record(void *ctx, const struct perf_event_header *h, uint64_t *time)
+ * kernel addresses noted for the KSYMS blob; 1 when it is left out (the
+ * recorder's own) or taken into the CPU's sideband queue. */
+static int reader_record(void *ctx, size_t ci, const struct perf_event_header *h,
+			 uint64_t *time)
 {
 	struct fr_session *s = ctx;
 	const struct fr_event *ev = fr_session_record_event(s, h);
 	struct fr_sample smp;
 
 	if (fr_session_own_record(s, h, ev))
+		return 1;
+	if (s->sbq && fr_record__is_process(h->type) && !sbq_take(s, ci, h, ev))
 		return 1;
 	if (h->type == PERF_RECORD_SAMPLE && s->ksyms &&
 	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))

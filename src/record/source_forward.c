@@ -168,6 +168,14 @@ static uint64_t fw_oldest_time(struct fr_source *src)
 	return before;
 }
 
+/* Between files the readers are stopped: their last drain read everything. */
+static int fw_read(struct fr_source *src)
+{
+	struct forward *f = fw_of(src);
+
+	return f->readers ? fr_forward__read(f->readers) : 0;
+}
+
 static int fw_sideband(struct fr_source *src, size_t ci, const struct perf_event_header *h)
 {
 	struct forward *f = fw_of(src);
@@ -287,6 +295,7 @@ static const struct fr_source_ops forward_ops = {
 	.stream_into = fw_stream_into,
 	.oldest_time = fw_oldest_time,
 	.sideband = fw_sideband,
+	.read = fw_read,
 	.tick = fw_tick,
 	.stop = fw_stop,
 	.bytes = fw_bytes,

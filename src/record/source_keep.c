@@ -141,6 +141,13 @@ static void kp_destroy(struct fr_source *src)
 	free(k->drops);
 }
 
+static int kp_read(struct fr_source *src)
+{
+	struct keep *k = kp_of(src);
+
+	return k->readers ? fr_forward__read(k->readers) : 0;
+}
+
 static const struct fr_source_ops keep_ops = {
 	.name = "keep",
 	.ksyms_first = true,
@@ -150,6 +157,7 @@ static const struct fr_source_ops keep_ops = {
 	.snapshot = kp_snapshot,
 	.stream_into = kp_stream_into,
 	.oldest_time = kp_oldest_time,
+	.read = kp_read,
 	.destroy = kp_destroy,
 };
 

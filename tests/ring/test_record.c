@@ -685,6 +685,51 @@ static void test_task(void)
 	CU_ASSERT_EQUAL(fr_record__task(h, &t), -EBADMSG);
 }
 
+/* A sample event's sideband record rewritten as the sideband event's (the
+ * time alone after the body), for each trailer; what cannot be. */
+static void test_retrail_time(void)
+{
+	static const uint64_t sts[] = {
+		PERF_SAMPLE_TIME,
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER,
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER,
+	};
+	uint64_t out[64], t = 0;
+	struct perf_event_header *h, *o = (void *)out;
+	struct fr_task tk;
+	struct fr_mmap2 m;
+	struct rb b;
+
+	for (size_t i = 0; i < sizeof(sts) / sizeof(sts[0]); i++) {
+		h = task_record(&b, PERF_RECORD_EXIT, sts[i]);
+		CU_ASSERT_EQUAL_FATAL(fr_record__retrail_time(h, sts[i], out, sizeof(out)),
+				      8 + 24 + 8);
+		CU_ASSERT(o->type == PERF_RECORD_EXIT && o->size == 40 && o->misc == h->misc);
+		CU_ASSERT(fr_record__task(o, &tk) == 0 && tk.pid == 700 && tk.ptid == 703);
+		CU_ASSERT(fr_record__time(o, PERF_SAMPLE_TIME, &t) == 0 && t == 123456789);
+	}
+	CU_ASSERT(fr_record__is_process(PERF_RECORD_MMAP2) && fr_record__is_process(PERF_RECORD_FORK) &&
+		  fr_record__is_process(PERF_RECORD_COMM) && !fr_record__is_process(PERF_RECORD_SWITCH) &&
+		  !fr_record__is_process(PERF_RECORD_SAMPLE) && !fr_record__is_process(PERF_RECORD_LOST));
+	h = mmap2_record(&b, true, sts[2]);
+	CU_ASSERT_EQUAL_FATAL(fr_record__retrail_time(h, sts[2], out, sizeof(out)),
+			      (int)(h->size - fr_record__id_size(sts[2]) + 8));
+	CU_ASSERT_EQUAL(fr_record__mmap2(o, &m), 0);
+	CU_ASSERT(fr_record__time(o, PERF_SAMPLE_TIME, &t) == 0 && t == 123456789);
+	/* no room, no time, a sample, a trailer that does not fit */
+	CU_ASSERT_EQUAL(fr_record__retrail_time(h, sts[2], out, h->size - fr_record__id_size(sts[2])),
+			-ENOSPC);
+	h = task_record(&b, PERF_RECORD_FORK, PERF_SAMPLE_TID);
+	CU_ASSERT_EQUAL(fr_record__retrail_time(h, PERF_SAMPLE_TID, out, sizeof(out)), -ENOENT);
+	h = task_record(&b, PERF_RECORD_SAMPLE, sts[1]);
+	CU_ASSERT_EQUAL(fr_record__retrail_time(h, sts[1], out, sizeof(out)), -EINVAL);
+	h = task_record(&b, PERF_RECORD_FORK, 0);
+	CU_ASSERT_EQUAL(fr_record__retrail_time(h, sts[2], out, sizeof(out)), -EBADMSG);
+	h->size -= 4;
+	CU_ASSERT_EQUAL(fr_record__retrail_time(h, PERF_SAMPLE_TIME, out, sizeof(out)), -EINVAL);
+}
+
 /* A COMM made as the kernel writes it; sched_process_exec's raw data to
  * the name the kernel gave; a format's field lines. */
 static void test_exec_comm(void)
@@ -858,6 +903,7 @@ static const struct fr_test tests[] = {
 	{ "COMM body", test_comm },
 	{ "MMAP2 body, with and without build id", test_mmap2 },
 	{ "FORK/EXIT body", test_task },
+	{ "sideband record retrailed with the time alone", test_retrail_time },
 	{ "LOST body", test_lost },
 	{ "exec names: format fields, sched_process_exec, made COMMs", test_exec_comm },
 	{ "type names", test_type_name },
