@@ -104,6 +104,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	}
+	{
+		/* a sample ring's sideband record retrailed: within its buffer,
+		 * the same body, and the time that fr_record__time gave */
+		size_t cap = (size_t)(regs % 65544);
+		uint8_t *out = malloc(cap ? cap : 1);
+		uint64_t t1, t2;
+		int r;
+
+		if (out) {
+			r = fr_record__retrail_time(h, st, out, cap);
+			if (r > 0) {
+				const struct perf_event_header *o = (const void *)out;
+
+				if ((size_t)r > cap || o->size != r || o->type != h->type ||
+				    fr_record__time(h, st, &t1) || fr_record__time(o, PERF_SAMPLE_TIME, &t2) ||
+				    t1 != t2 || memcmp(out + 8, (const uint8_t *)h + 8, (size_t)r - 16))
+					abort();
+			}
+			free(out);
+		}
+	}
 	sink += fr_record__id_size(st);
 	free(h);
 	return 0;
