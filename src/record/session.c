@@ -319,14 +319,16 @@ static void maybe_gc(struct fr_session *s)
  * it read them (a writer publishes within microseconds of its timestamp). */
 #define FEED_SLACK_NS 1000000ull
 
-/* Not at a snapshot's drain: the file's stream may reach back further than
- * the source's oldest time now (the file's write collects the table). */
 /* The queues' records through drain_cb, CPU by CPU in their rings' order
- * (the readers read the rings first: what the kernel wrote before the drain
- * began is in them). */
+ * (the rings read first: what the kernel wrote before the drain began is in
+ * them). A ring that could not be read now is its reader's to say (its
+ * error stops it and reaches the source's stop), not the loop's. */
 static int drain_queues(struct fr_session *s)
 {
-	int err = s->src->ops->read ? s->src->ops->read(s->src) : 0;
+	int err = 0;
+
+	if (s->src->ops->read)
+		(void)s->src->ops->read(s->src);
 
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
 		struct fr_sbq *q = &s->sbq[ci];
@@ -351,6 +353,8 @@ static int drain_queues(struct fr_session *s)
 	return err;
 }
 
+/* Not at a snapshot's drain: the file's stream may reach back further than
+ * the source's oldest time now (the file's write collects the table). */
 int fr_session__drain(struct fr_session *s)
 {
 	uint64_t start = fr_session_now(CLOCK_MONOTONIC);
