@@ -319,6 +319,24 @@ bool fr_event__has_pmu(void)
 	return true;
 }
 
+int fr_event__bpf_output(const char *name, struct fr_event **out)
+{
+	struct fr_event *ev = calloc(1, sizeof(*ev));
+
+	if (!ev || !(ev->name = strdup(name))) {
+		free(ev);
+		return -ENOMEM;
+	}
+	base_attr(&ev->attr);
+	ev->kind = FR_EVENT_SOFTWARE;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+	ev->attr.sample_period = 1;
+	ev->attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	*out = ev;
+	return 0;
+}
+
 void fr_event__delete(struct fr_event *ev)
 {
 	if (!ev)

@@ -50,6 +50,10 @@ struct fr_event {
  */
 int fr_event__resolve(const char *spec, struct fr_event **out);
 void fr_event__delete(struct fr_event *ev);
+/* A software event that BPF programs write samples into (bpf_perf_event_output,
+ * PERF_COUNT_SW_BPF_OUTPUT), every one kept: sample_type TID|TIME|CALLCHAIN|RAW,
+ * the callchain taken by the perf core where the program runs. 0 or -ENOMEM. */
+int fr_event__bpf_output(const char *name, struct fr_event **out);
 
 /* Record user space only (exclude_kernel, exclude_hv, and no kernel part of
  * callchains): for an event the kernel refused kernel samples of. */

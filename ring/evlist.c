@@ -616,6 +616,14 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
 	return ret;
 }
 
+int fr_evlist__event_fd(const struct fr_evlist *el, size_t ev, size_t cpu_idx)
+{
+	for (size_t i = 0; i < el->nr_fds; i++)
+		if (el->fds[i].event == (int)ev && el->fds[i].cpu_idx == cpu_idx)
+			return el->fds[i].fd;
+	return -1;
+}
+
 int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx)
 {
 	return cpu_idx < el->nr_cpus ? el->rings[cpu_idx].sample_leader : -1;

@@ -84,6 +84,8 @@ int fr_evlist__disable(struct fr_evlist *el);
 
 size_t fr_evlist__nr_cpus(const struct fr_evlist *el);
 int fr_evlist__cpu(const struct fr_evlist *el, size_t idx);
+/* The first fd of event ev on CPU index cpu_idx (after open), or -1. */
+int fr_evlist__event_fd(const struct fr_evlist *el, size_t ev, size_t cpu_idx);
 /* Kernel ids of event i's fds (PERF_EVENT_IOC_ID), for the file. */
 const uint64_t *fr_evlist__ids(const struct fr_evlist *el, size_t i, size_t *nr);
 

@@ -41,6 +41,7 @@ enum {
 	OPT_SWITCH_OUTPUT,
 	OPT_KEEP,
 	OPT_OFF_CPU,
+	OPT_OFF_CPU_THRESH,
 };
 
 static const struct argp_option record_options[] = {
@@ -103,6 +104,10 @@ static const struct argp_option record_options[] = {
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0, "also every context switch with its switch-out stack "
 	  "(sched:sched_switch; a task's own switch-in per -p or command) and sched:sched_wakeup, "
 	  "for off-CPU time and scheduler delay (report --off-cpu)", 0 },
+	{ "off-cpu-thresh", OPT_OFF_CPU_THRESH, "DURATION", 0, "system-wide, every context switch "
+	  "and wakeup without a stack, and from BPF the stack of every wait of DURATION or more "
+	  "(10ms: the service's default), shorter waits' stacks sampled in proportion to their "
+	  "length (at most 4s)", 0 },
 	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
 	  "system-wide tracepoints (left out by default)", 0 },
 	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
@@ -292,6 +297,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 	case 'G': o->cgroup = arg; break;
 	case OPT_INCLUDE_SELF: o->include_self = true; break;
 	case OPT_OFF_CPU: o->off_cpu = true; break;
+	case OPT_OFF_CPU_THRESH:
+		if (fr_parse__duration(arg, &o->off_cpu_thresh_ns) || o->off_cpu_thresh_ns < 1000 ||
+		    o->off_cpu_thresh_ns > 4000000000ull)
+			usage_error(st, o, "--off-cpu-thresh", "expected a duration from 1us to 4s, like 10ms");
+		o->off_cpu = true;
+		break;
 	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
 	case OPT_SWITCH_OUTPUT:
 		if (parse_switch(arg, o))
@@ -484,6 +495,16 @@ static int validate(struct fr_record_opts *o, char *outdir)
 	}
 	if (o->freq && o->period) {
 		fr_err("record", "-F and -c exclude each other");
+		return FR_EXIT_USAGE;
+	}
+	if (o->off_cpu_thresh_ns && (o->cmd || o->pids || o->cgroup)) {
+		fr_err("--off-cpu-thresh", "the stacks of waits are recorded system-wide only (-a); "
+		       "per command, -p or -G, --off-cpu records every switch with its stack");
+		return FR_EXIT_USAGE;
+	}
+	if (o->off_cpu_thresh_ns && o->nr_events > FR_RECORD_MAX_EVENTS - 4) {
+		fr_err("--off-cpu-thresh", "adds sched:sched_switch, sched:sched_wakeup and "
+		       "offcpu-stack: at most 60 -e events");
 		return FR_EXIT_USAGE;
 	}
 	if (o->cgroup && (o->cmd || o->pids)) {

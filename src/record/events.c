@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ring/event.h"
+#include "src/record/waits.h"
 #include "src/util.h"
 
 /* The user registers a remote DWARF unwinder needs: all general purpose ones
@@ -37,6 +38,39 @@ int fr_record__paranoid(void)
 		fclose(f);
 	}
 	return v;
+}
+
+static void set_callgraph(const struct fr_record_opts *o, struct fr_event *ev)
+{
+	if (o->callgraph == CG_FP)
+		ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->callgraph == CG_DWARF) {
+		/* kernel part from the callchain, user part unwound from the stack */
+		ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+					PERF_SAMPLE_STACK_USER;
+		ev->attr.exclude_callchain_user = 1;
+		ev->attr.sample_regs_user = FR_REGS_USER_MASK;
+		ev->attr.sample_stack_user = o->stack_size;
+	}
+}
+
+static bool is_off_cpu_event(const char *name)
+{
+	return !strcmp(name, "sched:sched_switch") || !strcmp(name, "sched:sched_wakeup");
+}
+
+/* --off-cpu-thresh: the event its BPF programs write the stacks of waits
+ * into (src/record/waits.c; the stacks are in the raw data). */
+static int add_wait_stacks(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
+{
+	struct fr_event *ev;
+	int err = fr_event__bpf_output(FR_WAITS_EVENT, &ev);
+
+	if (err)
+		return FR_EXIT_ERROR;
+	if (user_only)
+		fr_event__set_user_only(ev);
+	return fr_evlist__add(el, ev) ? FR_EXIT_ERROR : FR_EXIT_OK;
 }
 
 /* Resolve -e names and apply -F/-c/-g; user_only: the kernel refused kernel
@@ -79,16 +113,10 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 			return FR_EXIT_ERROR;
 		}
 		fr_event__set_sampling(ev, o->freq, o->period);
-		if (o->callgraph == CG_FP)
-			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (o->callgraph == CG_DWARF) {
-			/* kernel part from the callchain, user part unwound from the stack */
-			ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-						PERF_SAMPLE_STACK_USER;
-			ev->attr.exclude_callchain_user = 1;
-			ev->attr.sample_regs_user = FR_REGS_USER_MASK;
-			ev->attr.sample_stack_user = o->stack_size;
-		}
+		/* --off-cpu-thresh: the switches and wakeups without a stack, the
+		 * offcpu-stack event has it */
+		if (!o->off_cpu_thresh_ns || !is_off_cpu_event(o->events[i]))
+			set_callgraph(o, ev);
 		if (user_only && !ev->mod_kernel)
 			fr_event__set_user_only(ev);
 		ev->switches = o->off_cpu && !strcmp(o->events[i], "sched:sched_switch");
@@ -139,6 +167,8 @@ int fr_record__build_evlist(struct fr_record_opts *o, struct fr_evlist **el, boo
 	fr_evlist__delete(*el);
 	*el = fr_evlist__new();
 	ret = *el ? build_evlist(o, *el, user_only) : FR_EXIT_ERROR;
+	if (!ret && o->off_cpu_thresh_ns)
+		ret = add_wait_stacks(o, *el, user_only);
 	if (!ret && o->trigger)
 		ret = add_trigger(o, *el, user_only);
 	return ret;

@@ -76,6 +76,8 @@ struct fr_record_opts {
 	const char *cgroup;      /* -G: a cgroup v2 path under the cgroup2 mount */
 	bool include_self;       /* --include-self: keep the recorder's own tracepoint hits */
 	bool off_cpu;            /* --off-cpu: sched_switch (+ its task's switches) and sched_wakeup */
+	uint64_t off_cpu_thresh_ns; /* --off-cpu-thresh: the switches without stacks, the stacks of
+	                          * waits this long (shorter ones sampled) from BPF (0: off) */
 	bool quiet;              /* -q: no status lines (a loss is still said: exit 1 needs a why) */
 	const char *exec_on_snapshot; /* --exec-on-snapshot CMD */
 	/* forward: called about every second with the bytes written so far and

@@ -24,6 +24,7 @@
 #include "src/record/child.h"
 #include "src/record/control.h"
 #include "src/record/events.h"
+#include "src/record/waits.h"
 #include "src/record/hook.h"
 #include "src/record/loop.h"
 #include "src/record/session.h"
@@ -315,6 +316,7 @@ int fr_record__run(struct fr_record_opts *op)
 	struct fr_control *ctl = NULL;
 	struct fr_open_error oe;
 	struct fr_evlist *el = NULL;
+	struct fr_waits *waits = NULL;
 	int *pids = NULL, ret, err;
 	size_t nr_pids = 0;
 	sigset_t mask, old;
@@ -413,6 +415,14 @@ int fr_record__run(struct fr_record_opts *op)
 		ret = report_open_error(el, &oe);
 		goto out;
 	}
+	if (o.off_cpu_thresh_ns) {
+		err = fr_waits__open(el, o.off_cpu_thresh_ns, (int)getpid(), &waits);
+		if (err)
+			fr_err("--off-cpu-thresh", "the BPF programs could not be loaded (%s): off-CPU "
+			       "time is recorded, the stacks of waits are not", strerror(-err));
+		else
+			so.offcpu_thresh_ns = o.off_cpu_thresh_ns;
+	}
 	so.outdir = o.outdir;
 	so.name = o.name;
 	so.target_desc = desc;
@@ -469,6 +479,7 @@ out:
 		waitpid(ch.pid, NULL, 0);
 	}
 	fr_control__close(ctl);
+	fr_waits__delete(waits);   /* before the events it writes into close */
 	fr_session__delete(s);
 	fr_evlist__delete(el);
 	if (lo.sfd >= 0)

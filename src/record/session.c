@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "src/record/session.h"
+#include "src/file/waitstack.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -266,15 +267,41 @@ static void note_kernel_addrs(struct fr_session *s, const struct perf_event_head
 	}
 }
 
+/* The same of an offcpu-stack sample, whose stacks are its raw data. */
+static void note_wait_stack(struct fr_session *s, const struct fr_sample *smp)
+{
+	struct fr_wait_stack w;
+
+	if (fr_wait_stack__parse(smp->raw, smp->raw_size, &w))
+		return;
+	for (uint32_t i = 0; i < w.nr_kernel; i++) {
+		uint64_t a;
+
+		memcpy(&a, &w.kernel[i], sizeof(a));
+		if (a >= 0xffff800000000000ull && a < (uint64_t)PERF_CONTEXT_MAX)
+			fr_kallsyms__note(s->ksyms, a);
+	}
+}
+
+bool fr_session_notes_kernel(const struct fr_session *s, const struct fr_event *ev)
+{
+	return s->ksyms && ((ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ||
+			    (ev->attr.type == PERF_TYPE_SOFTWARE &&
+			     ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT));
+}
+
 int fr_session_decode_sample(struct fr_session *s, const struct perf_event_header *h,
 			     const struct fr_event *ev, struct fr_sample *smp)
 {
 	int err = fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, smp);
 
-	if (!err && s->ksyms &&
-	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+	if (err || !s->ksyms)
+		return err;
+	if (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
 		note_kernel_addrs(s, h, smp);
-	return err;
+	else if (ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
+		note_wait_stack(s, smp);
+	return 0;
 }
 
 static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
@@ -443,8 +470,7 @@ static int reader_record(void *ctx, size_t ci, const struct perf_event_header *h
 		return 1;
 	if (s->sbq && fr_record__is_process(h->type) && !sbq_take(s, ci, h, ev))
 		return 1;
-	if (h->type == PERF_RECORD_SAMPLE && s->ksyms &&
-	    (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+	if (h->type == PERF_RECORD_SAMPLE && fr_session_notes_kernel(s, ev))
 		fr_session_decode_sample(s, h, ev, &smp);
 	if (fr_record__time(h, ev->attr.sample_type, time))
 		*time = 0;

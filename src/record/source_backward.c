@@ -156,7 +156,7 @@ static int sample_pid(struct fr_session *s, const struct perf_event_header *h,
 {
 	struct fr_sample smp;
 
-	if (!s->ksyms || !(ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)))
+	if (!fr_session_notes_kernel(s, ev))
 		return fr_record__pid(h, ev->attr.sample_type, pid);
 	if (fr_session_decode_sample(s, h, ev, &smp) || !smp.has_tid)
 		return -ENOENT;

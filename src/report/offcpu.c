@@ -43,6 +43,8 @@ struct thr {
 	const char *sel_comm;
 	bool sel_known;
 	struct fr_wait w;                 /* the open wait (T_OFF) */
+	struct fr_wait done;              /* thresh: the last wait closed without a stack, */
+	bool done_open, done_sel;         /* waiting for its offcpu-stack sample */
 	const struct fr_sym *leaf;        /* a placeholder stack, or NULL: frames */
 	struct fr_frame *frames;          /* the open wait's stack, leaf first */
 	size_t nr_frames, cap_frames;
@@ -50,6 +52,7 @@ struct thr {
 
 struct fr_offcpu {
 	uint64_t t0, t1;
+	uint64_t thresh;                  /* the stacks of waits come apart (offcpu-stack) */
 	bool keep, finished;
 	struct thr *thr;
 	size_t nr_thr, cap_thr;
@@ -236,22 +239,24 @@ static void open_wait(struct thr *t, uint64_t start, enum fr_wait_state st, bool
 	t->nr_frames = 0;
 }
 
-/* The open wait's stack with its state frame outermost, into the folded sets. */
-static int fold_wait(struct fr_offcpu *oc, struct thr *t, uint64_t ns)
+/* A wait's stack (leaf, or frames leaf first) with its state frame
+ * outermost, weighing ns, into the folded sets. */
+static int fold(struct fr_offcpu *oc, struct thr *t, const struct fr_wait *w,
+		const struct fr_sym *leaf, const struct fr_frame *frames, size_t nr, uint64_t ns)
 {
 	/* room for the state frame within what outputs take */
-	size_t n = t->leaf ? 1 : t->nr_frames < FR_MAX_FRAMES ? t->nr_frames : FR_MAX_FRAMES - 1;
-	struct fr_rsample rs = { .pid = t->pid, .tid = t->tid, .time = t->w.start, .period = ns,
+	size_t n = leaf ? 1 : nr < FR_MAX_FRAMES ? nr : FR_MAX_FRAMES - 1;
+	struct fr_rsample rs = { .pid = t->pid, .tid = t->tid, .time = w->start, .period = ns,
 				 .has_stack = true };
 	int err;
 
 	if (fr_grow(&oc->scratch, &oc->cap_scratch, n + 1, sizeof(*oc->scratch), 64))
 		return -ENOMEM;
-	if (t->leaf)
-		oc->scratch[0] = (struct fr_frame){ .sym = t->leaf };
+	if (leaf)
+		oc->scratch[0] = (struct fr_frame){ .sym = leaf };
 	else
-		memcpy(oc->scratch, t->frames, n * sizeof(*oc->scratch));
-	oc->scratch[n] = (struct fr_frame){ .sym = &state_sym[t->w.state] };
+		memcpy(oc->scratch, frames, n * sizeof(*oc->scratch));
+	oc->scratch[n] = (struct fr_frame){ .sym = &state_sym[w->state] };
 	rs.frames = oc->scratch;
 	rs.nr_frames = n + 1;
 	rs.comm = t->comm ? t->comm : "[unknown]";
@@ -259,6 +264,30 @@ static int fold_wait(struct fr_offcpu *oc, struct thr *t, uint64_t ns)
 	if (!err && oc->sink)
 		err = oc->sink(oc->sink_ctx, &rs);
 	return err;
+}
+
+/* The last closed wait of t that no offcpu-stack sample came for: a long
+ * one's stack was lost (its time goes under "[stack not recorded]"); a
+ * short one was not sampled (its time is the sampled ones' to stand for). */
+static int settle(struct fr_offcpu *oc, struct thr *t)
+{
+	struct fr_wait *w = &t->done;
+	uint64_t ns = w->end - w->start;
+
+	if (!t->done_open)
+		return 0;
+	t->done_open = false;
+	if (ns < oc->thresh) {
+		if (t->done_sel) {
+			oc->tot.short_waits++;
+			oc->tot.short_ns += ns;
+		}
+		return 0;
+	}
+	if (t->done_sel)
+		oc->tot.long_lost++;
+	return t->done_sel ? fold(oc, t, w, w->cut_start ? &before_sym : &nostack_sym, NULL, 0, ns)
+			   : 0;
 }
 
 /* The thread's own sums take every wait; the totals and the stacks only
@@ -293,7 +322,17 @@ static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 			return -ENOMEM;
 		oc->waits[oc->nr_waits++] = *w;
 	}
-	return sel ? fold_wait(oc, t, ns) : 0;
+	if (oc->thresh && (t->leaf == &nostack_sym || t->leaf == &before_sym) &&
+	    w->state != FR_WAIT_R) {
+		/* its stack comes apart, after its switch-in (or never) */
+		int err = settle(oc, t);
+
+		t->done = *w;
+		t->done_open = true;
+		t->done_sel = sel;
+		return err;
+	}
+	return sel ? fold(oc, t, w, t->leaf, t->frames, t->nr_frames, ns) : 0;
 }
 
 static void run_until(struct fr_offcpu *oc, struct thr *t, uint64_t time)
@@ -357,6 +396,8 @@ int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 		return 0;
 	if (t->st == T_OFF)
 		err = close_wait(oc, t, time);
+	if (!err)
+		err = settle(oc, t);
 	run_until(oc, t, time);
 	t->st = T_DEAD;
 	t->end = time;
@@ -381,6 +422,47 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 {
 	return find(oc, tid) ? fr_offcpu__switch_in(oc, tid, time) : 0;
+}
+
+void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns)
+{
+	oc->thresh = thresh_ns;
+}
+
+uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc)
+{
+	return oc->thresh;
+}
+
+int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
+			  uint64_t thresh_ns, const struct fr_rsample *s)
+{
+	struct thr *t;
+	struct fr_wait *w;
+	uint64_t ns, weight;
+
+	if (oc->finished || !oc->thresh || !(t = find(oc, tid)) || !t->done_open)
+		return 0;
+	w = &t->done;
+	ns = w->end - w->start;
+	t->done_open = false;
+	if (!t->done_sel)
+		return 0;
+	/* kept with probability min(1, off_ns / thresh_ns): its part of the
+	 * window weighs ns / that (Horvitz-Thompson), unbiased per stack */
+	weight = ns;
+	if (off_ns < thresh_ns) {
+		weight = off_ns ? (uint64_t)((double)ns * (double)thresh_ns / (double)off_ns)
+				: thresh_ns;
+		oc->tot.short_waits++;
+		oc->tot.short_ns += ns;
+		oc->tot.short_sampled++;
+		oc->tot.short_weight_ns += weight;
+	} else {
+		oc->tot.long_stacks++;
+	}
+	return fold(oc, t, w, s && s->nr_frames ? NULL : &nostack_sym, s ? s->frames : NULL,
+		    s ? s->nr_frames : 0, weight);
 }
 
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
@@ -434,6 +516,8 @@ int fr_offcpu__finish(struct fr_offcpu *oc)
 			t->w.cut_end = true;
 			err = close_wait(oc, t, oc->t1);
 		}
+		if (!err)
+			err = settle(oc, t);
 		if (t->st == T_FRESH)   /* no switch seen: it ran all along */
 			t->st = T_RUN;
 		run_until(oc, t, oc->t1);

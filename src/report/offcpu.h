@@ -33,6 +33,10 @@ struct fr_wait {
 struct fr_offcpu_totals {
 	uint64_t waits, cut_start, cut_end, no_switch_in;
 	uint64_t off_ns[FR_WAIT_NR], delay_ns, on_ns;
+	/* the stacks of waits apart (fr_offcpu__set_thresh): long waits with a
+	 * stack, long ones whose stack was lost; short (S and D) waits, their
+	 * time, how many of them were sampled, and what those stand for */
+	uint64_t long_stacks, long_lost, short_waits, short_ns, short_sampled, short_weight_ns;
 };
 
 struct fr_offcpu;
@@ -68,6 +72,18 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
  * be a task that is not recorded). */
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The switches carry no stacks: each S or D wait's stack comes apart, after
+ * its switch-in, for every wait of thresh_ns or more and a sample of the
+ * shorter ones (record --off-cpu-thresh). A wait's stack is folded when it
+ * comes; a long wait none came for by the thread's next wait goes under
+ * "[stack not recorded]", a short one under the sampled ones' weight. */
+void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns);
+uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc);   /* 0: every stack at its switch */
+/* The stack of tid's last closed wait, from an offcpu-stack sample: its
+ * length as the kernel measured it (off_ns), the threshold it was sampled
+ * under, s->frames leaf first (none: "[stack not recorded]"). */
+int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
+			  uint64_t thresh_ns, const struct fr_rsample *s);
 /* FORK: the thread exists from time on (it is not cut at the window's start). */
 int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time);
 /* Close what is open at the window's end (t1); call once, after the last event. */
@@ -115,6 +131,9 @@ void fr_offcpu_in__delete(struct offcpu_in *in);
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
 /* After finish: the threads shown. */
 size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
+/* e is the offcpu-stack event of record --off-cpu-thresh (the stacks of
+ * waits): never an ordinary sample of the on-CPU views. */
+bool fr_offcpu_in__stack_event(const struct fr_file_event *e);
 /* The file records context switches (else --off-cpu has nothing to show). */
 bool fr_offcpu_in__usable(const struct offcpu_in *in);
 /* e is one of the events the waits are made of (not an ordinary sample). */

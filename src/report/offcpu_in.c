@@ -11,12 +11,19 @@
 
 #include "src/report/offcpu.h"
 #include "src/report/tpdecode.h"
+#include "src/file/waitstack.h"
+#include "src/util.h"
+
 
 struct offcpu_in {
 	struct fr_offcpu *oc;
 	struct fr_resolver *res;
 	struct fr_tpdecode *tp;
 	const struct fr_file_event *sw_ev, *wake_ev;
+	const struct fr_file_event *stk_ev;   /* offcpu-stack: the stacks of waits apart */
+	struct fr_file_event stk_chain;       /* the same, as an event with a callchain */
+	uint64_t chain[2 + 2 * FR_WAIT_FRAMES];
+	uint64_t stk_bad;                     /* offcpu-stack samples that did not parse */
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
 	struct fr_folded *fo;   /* the report's own outputs, or NULL */
 	struct fr_pprof *pp;
@@ -107,12 +114,23 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 			 (!strcmp(e->name, "sched:sched_wakeup") ||
 			  !strcmp(e->name, "sched:sched_waking")))
 			in->wake_ev = e;
+		else if (fr_offcpu_in__stack_event(e))
+			in->stk_ev = e;
 		if (e->attr.context_switch)
 			in->switch_recs = true;
 	}
 	if ((err = fr_offcpu__new(complete_from(rd, t0), t1, keep, &in->oc))) {
 		free(in);
 		return err;
+	}
+	if (in->stk_ev) {
+		const char *v = fr_reader__meta(rd, "offcpu_thresh_ns");
+		uint64_t thresh;
+
+		in->stk_chain = *in->stk_ev;
+		in->stk_chain.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (v && !fr_parse__u64(v, 1, UINT64_MAX, &thresh))
+			fr_offcpu__set_thresh(in->oc, thresh);
 	}
 	if (fo || pp)
 		fr_offcpu__set_sink(in->oc, sink, in);
@@ -141,6 +159,12 @@ void fr_offcpu_in__delete(struct offcpu_in *in)
 	free(in);
 }
 
+bool fr_offcpu_in__stack_event(const struct fr_file_event *e)
+{
+	return e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_BPF_OUTPUT &&
+	       !strcmp(e->name, "offcpu-stack");
+}
+
 bool fr_offcpu_in__usable(const struct offcpu_in *in)
 {
 	return in->sw_ev || in->switch_recs;
@@ -148,7 +172,7 @@ bool fr_offcpu_in__usable(const struct offcpu_in *in)
 
 bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e)
 {
-	return e && (e == in->sw_ev || e == in->wake_ev);
+	return e && (e == in->sw_ev || e == in->wake_ev || e == in->stk_ev);
 }
 
 /* A switch-in (known: of a thread seen before only). */
@@ -182,6 +206,43 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	return err;
 }
 
+/* An offcpu-stack sample: its kernel and user stacks, as one callchain the
+ * resolver reads as perf's, to the wait it ended. */
+static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s)
+{
+	struct fr_wait_stack w;
+	struct fr_rec cr = *r;
+	struct fr_sample cs = { 0 };
+	struct fr_rsample rs;
+	size_t n = 0;
+	int err;
+
+	if (fr_wait_stack__parse(s->raw, s->raw_size, &w)) {
+		in->stk_bad++;
+		return 0;
+	}
+	if (w.nr_kernel) {
+		in->chain[n++] = PERF_CONTEXT_KERNEL;
+		memcpy(in->chain + n, w.kernel, w.nr_kernel * sizeof(*in->chain));
+		n += w.nr_kernel;
+	}
+	if (w.nr_user) {
+		in->chain[n++] = PERF_CONTEXT_USER;
+		memcpy(in->chain + n, w.user, w.nr_user * sizeof(*in->chain));
+		n += w.nr_user;
+	}
+	cs.pid = w.pid;
+	cs.tid = w.tid;
+	cs.time = r->time;
+	cs.has_tid = cs.has_time = true;
+	cs.ips = in->chain;
+	cs.nr_ips = n;
+	cr.event = &in->stk_chain;
+	if ((err = fr_resolver__sample(in->res, &cr, &cs, true, &rs)))
+		return err;
+	return fr_offcpu__wait_stack(in->oc, w.tid, w.off_ns, w.thresh_ns, &rs);
+}
+
 int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 {
 	const struct fr_file_event *e = r->event;
@@ -191,6 +252,8 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s) ||
 	    !s.raw || !s.has_time)
 		return 0;   /* a record shorter than its fields: the reader checked the chunk */
+	if (e == in->stk_ev)
+		return wait_stack(in, r, &s);
 	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
 		return 0;   /* fields outside the record: nothing to trust */
 	if (e == in->sw_ev)

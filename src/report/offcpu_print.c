@@ -170,6 +170,22 @@ static void print_stack(FILE *f, const struct st *s)
 	fputc('\n', f);
 }
 
+/* record --off-cpu-thresh: which waits have their stack, and the error of
+ * the short waits' estimate (each sampled one stands for thresh: a stack's
+ * time S from short waits has variance at most thresh * S). */
+static void print_sampling(const struct fr_offcpu *oc, const struct fr_offcpu_totals *t, FILE *f)
+{
+	double th = ms(fr_offcpu__thresh(oc));
+
+	fprintf(f, "# stacks of waits (record --off-cpu-thresh %.3f ms): every S and D wait of %.3f "
+		"ms or more: %llu with their stack, %llu whose stack was not recorded\n", th, th,
+		(unsigned long long)t->long_stacks, (unsigned long long)t->long_lost);
+	fprintf(f, "# shorter waits: %llu, %.3f ms; %llu sampled (probability length / %.3f ms), "
+		"standing for %.3f ms: a stack's time S from them is within +-1.96*sqrt(%.3f ms * S) "
+		"at 95%%\n", (unsigned long long)t->short_waits, ms(t->short_ns),
+		(unsigned long long)t->short_sampled, th, ms(t->short_weight_ns), th);
+}
+
 int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_limit, FILE *f)
 {
 	struct fr_offcpu_totals t;
@@ -189,6 +205,8 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 	fprintf(f, "# off-CPU %.3f ms (S %.3f, D %.3f, R %.3f), on-CPU %.3f ms, sched delay "
 		"%.3f ms\n#\n", ms(t.off_ns[0] + t.off_ns[1] + t.off_ns[2]), ms(t.off_ns[0]),
 		ms(t.off_ns[1]), ms(t.off_ns[2]), ms(t.on_ns), ms(t.delay_ns));
+	if (fr_offcpu__thresh(oc))
+		print_sampling(oc, &t, f);
 	if ((err = print_threads(oc, f)))
 		return err;
 	err = fr_folded__for_each(fr_offcpu__folded(oc), collect, &a);

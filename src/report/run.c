@@ -197,7 +197,8 @@ static int select_events(struct report *rp)
 		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
 
 		if (e->index >= rp->nr_events || (e->flags & FR_EVENT_SIDEBAND) ||
-		    (rp->oc && fr_offcpu_in__event(rp->oc, e)))
+		    (rp->oc && fr_offcpu_in__event(rp->oc, e)) ||
+		    (fr_offcpu_in__stack_event(e) && !rp->selected[e->index]))
 			continue;
 		if (!o->nr_events)
 			rp->selected[e->index] = true;
