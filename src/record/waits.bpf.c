@@ -23,14 +23,23 @@ struct task_struct {
 	int tgid;
 	unsigned int flags;
 } __attribute__((preserve_access_index));
+struct pt_regs;
 
-/* tid -> its switch-out time (CLOCK_MONOTONIC ns); 0: running */
+/* Each thread's own: its switch-out time, and whether a wait of it waits
+ * in pending for its call to return (task local storage: no lookup by tid
+ * on the paths every switch and every system call take). */
+struct wait {
+	__u64 out;        /* switch-out time (CLOCK_MONOTONIC ns); 0: running */
+	__u32 pending;    /* pending holds its ended wait */
+	__u32 pad;
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1 << 16);
-	__type(key, __u32);
-	__type(value, __u64);
-} outs SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct wait);
+} waits SEC(".maps");
 
 /* The sample's raw data (doc/format.md "offcpu-stack"): stacks leaf first. */
 struct wait_rec {
@@ -43,7 +52,8 @@ struct wait_rec {
 	__u64 user[MAX_FRAMES];
 };
 
-/* tid -> the wait that ended, until its call returns (or it switches out) */
+/* tid -> the wait that ended, until its call returns (or it switches out):
+ * only waits whose stack is kept pass through it */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -77,32 +87,32 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	     unsigned int prev_state)
 {
 	__u32 tid = (__u32)prev->pid, ntid = (__u32)next->pid;
-	__u64 now = bpf_ktime_get_ns(), *t, d;
+	__u64 now, d;
 	struct wait_rec *r;
+	struct wait *w;
 	long n;
 
 	/* prev: a wait that ended without its call returning goes now, without
 	 * its user stack; a sleep begins (a preemption is no sleep) */
 	if (tid && (__u32)prev->tgid != self_tgid) {
-		if ((r = bpf_map_lookup_elem(&pending, &tid))) {
-			emit(ctx, r);
+		w = bpf_task_storage_get(&waits, prev, 0, (prev_state & TASK_DEAD) ? 0 :
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (w && w->pending) {
+			if ((r = bpf_map_lookup_elem(&pending, &tid)))
+				emit(ctx, r);
 			bpf_map_delete_elem(&pending, &tid);
+			w->pending = 0;
 		}
-		if (prev_state & TASK_DEAD)
-			bpf_map_delete_elem(&outs, &tid);
-		else if (!prev_state || preempt)
-			; /* runnable all along */
-		else if ((t = bpf_map_lookup_elem(&outs, &tid)))
-			*t = now;
-		else
-			bpf_map_update_elem(&outs, &tid, &now, BPF_ANY);
+		if (w && !(prev_state & TASK_DEAD))
+			w->out = prev_state && !preempt ? bpf_ktime_get_ns() : 0;
 	}
 	/* next: its sleep ends; a long one (or a short one sampled) keeps the
 	 * kernel stack it slept on */
-	if (!ntid || !(t = bpf_map_lookup_elem(&outs, &ntid)) || !*t)
+	if (!ntid || !(w = bpf_task_storage_get(&waits, next, 0, 0)) || !w->out)
 		return 0;
-	d = now > *t ? now - *t : 1;
-	*t = 0;
+	now = bpf_ktime_get_ns();
+	d = now > w->out ? now - w->out : 1;
+	w->out = 0;
 	if (d < thresh_ns && (((__u64)bpf_get_prandom_u32() * thresh_ns) >> 32) >= d)
 		return 0;
 	if (bpf_map_update_elem(&pending, &ntid, &zero, BPF_ANY) ||
@@ -117,18 +127,28 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	if (next->flags & PF_KTHREAD) {   /* no user stack to wait for */
 		emit(ctx, r);
 		bpf_map_delete_elem(&pending, &ntid);
+	} else {
+		w->pending = 1;
 	}
 	return 0;
 }
 
-SEC("raw_tracepoint/sys_exit")
-int fr_sys_exit(void *ctx)
+/* as a system call returns, in its thread's context: the user stack of the
+ * thread's ended wait (the task's storage says whether there is one) */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct wait_rec *r = bpf_map_lookup_elem(&pending, &tid);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct wait *w = bpf_task_storage_get(&waits, task, 0, 0);
+	struct wait_rec *r;
+	__u32 tid;
 	long n;
 
-	if (!r)
+	if (!w || !w->pending)
+		return 0;
+	w->pending = 0;
+	tid = (__u32)task->pid;
+	if (!(r = bpf_map_lookup_elem(&pending, &tid)))
 		return 0;
 	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
 	r->nr_user = n > 0 ? (__u32)((__u64)n >> 3) : 0;

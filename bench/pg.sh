@@ -1,0 +1,118 @@
+#!/bin/bash
+# bench/pg.sh: a real server's throughput under each recorder configuration:
+# PostgreSQL from Debian's packages in a throwaway cluster (initdb in a
+# temporary directory, a private port and socket directory, pgbench -i -s 10),
+# pgbench -c 4 -j 2 TPC-B and -S, each configuration started as a user starts
+# it (no taskset, its defaults), rounds interleaved in a rotating order.
+# Prints "WORKLOAD ROUND CONFIG TPS" lines (bench/frstat -p baseline reads
+# them) and, with --stats, the paired differences. Root (tracepoints, BPF).
+#   bench/pg.sh [--rounds N] [--seconds S] [--configs "baseline service ..."]
+#               [--workloads "tpcb select"] [--flightrec BIN] [--out DIR] [--stats]
+# Configurations (see the table in doc/benchmarks.md, "A real server"):
+#   baseline        no recorder
+#   service         the service's defaults (data/flightrec.default, as the unit runs them)
+#   offcpu          record -a -g -F 99 --off-cpu (every switch with its stack, backward)
+#   perf            perf record -a -g -e cpu-clock/freq=99/ -e sched:sched_switch (every
+#                   switch with its stack: the same events as the service, as perf has them)
+#   perf-nostack    perf record -a -e cpu-clock/freq=99,call-graph=fp/
+#                   -e sched:sched_switch/call-graph=no/ -e sched:sched_wakeup (the
+#                   service's switches and wakeups without stacks, no stacks of waits)
+#   keep-nostack    record -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup
+#                   --keep 60s, no -g on the switches (the service without its BPF programs)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+rounds=7 secs=10 configs="baseline service offcpu perf perf-nostack" workloads="tpcb select"
+fr=$top/src/flightrec out="" stats=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rounds) rounds=$2; shift ;;
+	--seconds) secs=$2; shift ;;
+	--configs) configs=$2; shift ;;
+	--workloads) workloads=$2; shift ;;
+	--flightrec) fr=$2; shift ;;
+	--out) out=$2; shift ;;
+	--stats) stats=1 ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+	*) echo "pg.sh: unknown option $1" >&2; exit 64 ;;
+	esac
+	shift
+done
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$pgbin/initdb" ] || { echo "pg.sh: PostgreSQL not installed (apt-get install postgresql postgresql-contrib)" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "pg.sh: needs root (system-wide recording)" >&2; exit 77; }
+# the service's defaults, as data/flightrec.default has them
+svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
+svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
+
+tmp=$(mktemp -d /tmp/frpg.XXXXXX)
+chmod 755 "$tmp"
+port=$((20000 + RANDOM % 20000))
+as_pg() { runuser -u postgres -- "$@"; }
+cleanup() {
+	[ -n "${rec:-}" ] && kill -INT "$rec" 2>/dev/null && wait "$rec" 2>/dev/null
+	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -m fast stop >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$tmp/data" "$tmp/sock" "$tmp/rec"
+chown postgres "$tmp/data" "$tmp/sock"
+as_pg "$pgbin/initdb" -D "$tmp/data" -A trust >/dev/null || exit 1
+as_pg "$pgbin/pg_ctl" -D "$tmp/data" -l "$tmp/data/log" -w \
+	-o "-p $port -k $tmp/sock -c listen_addresses= -c shared_buffers=128MB" start >/dev/null || exit 1
+pgb() { as_pg "$pgbin/pgbench" -h "$tmp/sock" -p "$port" "$@" postgres; }
+pgb -i -s 10 -q >/dev/null 2>&1 || { echo "pg.sh: pgbench -i failed" >&2; exit 1; }
+
+start_rec() {
+	rm -rf "$tmp/rec"/*
+	case "$1" in
+	baseline) rec=""; return 0 ;;
+	# shellcheck disable=SC2086
+	service) "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name pgb & rec=$! ;;
+	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
+	keep-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
+		--keep 60s -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
+	perf) perf record -q -a -g -e cpu-clock/freq=99/ -e sched:sched_switch -o "$tmp/rec/perf.data" \
+		>/dev/null 2>&1 & rec=$! ;;
+	perf-nostack) perf record -q -a -e cpu-clock/freq=99,call-graph=fp/ \
+		-e sched:sched_switch/call-graph=no/ -e sched:sched_wakeup/call-graph=no/ \
+		-o "$tmp/rec/perf.data" >/dev/null 2>&1 & rec=$! ;;
+	*) echo "pg.sh: unknown configuration $1" >&2; exit 64 ;;
+	esac
+	sleep 2   # started, rings mapped, BPF attached
+}
+stop_rec() {
+	[ -n "$rec" ] || return 0
+	kill -INT "$rec" 2>/dev/null
+	wait "$rec" 2>/dev/null
+	rec=""
+}
+
+set -- $configs
+nconf=$#
+results=${out:+$out/pg-runs.txt}
+[ -n "$out" ] && mkdir -p "$out" && : >"$results"
+for r in $(seq 1 "$rounds"); do
+	# rotate the order each round: no configuration always follows another
+	order=""
+	i=0
+	for c in $configs; do
+		order="$order $(echo $configs | cut -d' ' -f$(( (i + r - 1) % nconf + 1 )))"
+		i=$((i + 1))
+	done
+	for c in $order; do
+		start_rec "$c"
+		for w in $workloads; do
+			case "$w" in tpcb) a="" ;; select) a="-S" ;; *) echo "pg.sh: workload $w?" >&2; exit 64 ;; esac
+			tps=$(pgb -c 4 -j 2 -T "$secs" $a 2>/dev/null | awk '/^tps = /{print $3; exit}')
+			line="$w $r $c ${tps:-0}"
+			echo "$line"
+			[ -n "$results" ] && echo "$line" >>"$results"
+		done
+		stop_rec
+	done
+done
+if [ "$stats" = 1 ] && [ -n "$results" ] && [ -x "$here/frstat" ]; then
+	"$here/frstat" -p baseline -b baseline "$results"
+fi
