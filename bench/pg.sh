@@ -17,6 +17,8 @@
 #   perf-nostack    perf record -a -e cpu-clock/freq=99,call-graph=fp/
 #                   -e sched:sched_switch/call-graph=no/ -e sched:sched_wakeup (the
 #                   service's switches and wakeups without stacks, no stacks of waits)
+#   service-bw      the service's events in a backward window (-m 16M): no reading while recording
+#   bw-nostack      the switches and wakeups without stacks, backward (-m 16M), no BPF
 #   keep-nostack    record -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup
 #                   --keep 60s, no -g on the switches (the service without its BPF programs)
 set -u
@@ -71,6 +73,9 @@ start_rec() {
 	# shellcheck disable=SC2086
 	service) "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name pgb & rec=$! ;;
 	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
+	service-bw) "$fr" record -q -a $svc_events -m 16M -o "$tmp/rec" --name pgb & rec=$! ;;
+	bw-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
+		-m 16M -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
 	keep-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
 		--keep 60s -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
 	perf) perf record -q -a -g -e cpu-clock/freq=99/ -e sched:sched_switch -o "$tmp/rec/perf.data" \

@@ -104,10 +104,10 @@ static const struct argp_option record_options[] = {
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0, "also every context switch with its switch-out stack "
 	  "(sched:sched_switch; a task's own switch-in per -p or command) and sched:sched_wakeup, "
 	  "for off-CPU time and scheduler delay (report --off-cpu)", 0 },
-	{ "off-cpu-thresh", OPT_OFF_CPU_THRESH, "DURATION", 0, "system-wide, every context switch "
-	  "and wakeup without a stack, and from BPF the stack of every wait of DURATION or more "
-	  "(10ms: the service's default), shorter waits' stacks sampled in proportion to their "
-	  "length (at most 4s)", 0 },
+	{ "off-cpu-thresh", OPT_OFF_CPU_THRESH, "DURATION", 0, "system-wide, from BPF: every "
+	  "context switch (state, scheduler delay) without a stack, and the stack of every wait "
+	  "of DURATION or more (10ms: the service's default), shorter waits' stacks sampled in "
+	  "proportion to their length (at most 4s)", 0 },
 	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
 	  "system-wide tracepoints (left out by default)", 0 },
 	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
@@ -301,7 +301,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 		if (fr_parse__duration(arg, &o->off_cpu_thresh_ns) || o->off_cpu_thresh_ns < 1000 ||
 		    o->off_cpu_thresh_ns > 4000000000ull)
 			usage_error(st, o, "--off-cpu-thresh", "expected a duration from 1us to 4s, like 10ms");
-		o->off_cpu = true;
 		break;
 	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
 	case OPT_SWITCH_OUTPUT:
@@ -502,9 +501,13 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		       "per command, -p or -G, --off-cpu records every switch with its stack");
 		return FR_EXIT_USAGE;
 	}
-	if (o->off_cpu_thresh_ns && o->nr_events > FR_RECORD_MAX_EVENTS - 4) {
-		fr_err("--off-cpu-thresh", "adds sched:sched_switch, sched:sched_wakeup and "
-		       "offcpu-stack: at most 60 -e events");
+	if (o->off_cpu_thresh_ns && o->off_cpu) {
+		fr_err("--off-cpu-thresh", "records the switches from BPF, --off-cpu from "
+		       "sched:sched_switch with every stack: one or the other");
+		return FR_EXIT_USAGE;
+	}
+	if (o->off_cpu_thresh_ns && o->nr_events > FR_RECORD_MAX_EVENTS - 1) {
+		fr_err("--off-cpu-thresh", "adds the offcpu event: at most 63 -e events");
 		return FR_EXIT_USAGE;
 	}
 	if (o->cgroup && (o->cmd || o->pids)) {

@@ -1,6 +1,7 @@
-/* src/file/waitstack.h: the raw data of an offcpu-stack sample (record
+/* src/file/waitstack.h: the raw data of an offcpu sample (record
  * --off-cpu-thresh; written by src/record/waits.bpf.c, laid out in
- * doc/format.md "offcpu-stack"), checked before it is read (waitstack.c).
+ * doc/format.md "The offcpu event"): a context switch, or the stacks of a
+ * wait; checked before it is read (waitstack.c).
  */
 #ifndef FR_FILE_WAITSTACK_H
 #define FR_FILE_WAITSTACK_H
@@ -8,8 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define FR_OFFCPU_EVENT "offcpu"
 #define FR_WAIT_FRAMES 64     /* kernel and user frames each, at most */
 #define FR_WAIT_USER 1u       /* flags: user[] is the user stack as the wait's call returned */
+
+enum fr_offcpu_kind { FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2 };
+/* The state a switched-out task left in. */
+enum fr_switch_state { FR_SWITCH_R, FR_SWITCH_S, FR_SWITCH_D, FR_SWITCH_DEAD };
+
+/* A context switch: prev went out (or died), next came in. */
+struct fr_offcpu_switch {
+	enum fr_switch_state state;
+	uint32_t prev_tid, prev_pid, next_tid, next_pid;
+	uint32_t delay_ns;    /* next was runnable this long (woken or preempted); 0: not known */
+};
 
 struct fr_wait_stack {
 	uint64_t off_ns;      /* the wait, switch-out to switch-in, as the kernel measured it */
@@ -19,8 +32,13 @@ struct fr_wait_stack {
 	const uint64_t *kernel, *user;   /* leaf first; unaligned in the record: read with memcpy */
 };
 
-/* Read raw (raw_size bytes) into w: 0, or -EBADMSG where it is shorter than
- * its counts say, a count passes FR_WAIT_FRAMES, or tid is 0. */
+/* The kind of raw (raw_size bytes), or 0 where it is neither (too short,
+ * an unknown kind: not to be used). */
+enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size);
+/* Read a switch: 0, or -EBADMSG (short, or a state out of range). */
+int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_switch *sw);
+/* Read a wait's stacks: 0, or -EBADMSG where it is shorter than its counts
+ * say, a count passes FR_WAIT_FRAMES, or tid is 0. */
 int fr_wait_stack__parse(const void *raw, size_t raw_size, struct fr_wait_stack *w);
 
 #endif

@@ -54,13 +54,8 @@ static void set_callgraph(const struct fr_record_opts *o, struct fr_event *ev)
 	}
 }
 
-static bool is_off_cpu_event(const char *name)
-{
-	return !strcmp(name, "sched:sched_switch") || !strcmp(name, "sched:sched_wakeup");
-}
-
-/* --off-cpu-thresh: the event its BPF programs write the stacks of waits
- * into (src/record/waits.c; the stacks are in the raw data). */
+/* --off-cpu-thresh: the event its BPF programs write the switches and the
+ * stacks of waits into (src/record/waits.c; all in the raw data). */
 static int add_wait_stacks(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
 {
 	struct fr_event *ev;
@@ -113,10 +108,7 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 			return FR_EXIT_ERROR;
 		}
 		fr_event__set_sampling(ev, o->freq, o->period);
-		/* --off-cpu-thresh: the switches and wakeups without a stack, the
-		 * offcpu-stack event has it */
-		if (!o->off_cpu_thresh_ns || !is_off_cpu_event(o->events[i]))
-			set_callgraph(o, ev);
+		set_callgraph(o, ev);
 		if (user_only && !ev->mod_kernel)
 			fr_event__set_user_only(ev);
 		ev->switches = o->off_cpu && !strcmp(o->events[i], "sched:sched_switch");

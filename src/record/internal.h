@@ -135,7 +135,7 @@ const struct fr_event *fr_session_record_event(const struct fr_session *s,
 bool fr_session_own_record(const struct fr_session *s, const struct perf_event_header *h,
 			   const struct fr_event *ev);
 /* ev's samples hold kernel addresses to note for the KSYMS blob (an IP, a
- * callchain, or an offcpu-stack's raw stacks), and kallsyms is loaded. */
+ * callchain, or an offcpu sample's raw stacks), and kallsyms is loaded. */
 bool fr_session_notes_kernel(const struct fr_session *s, const struct fr_event *ev);
 /* Decode a sample for its pid and note its kernel addresses for the KSYMS
  * blob when its event records some. 0, or -errno. */

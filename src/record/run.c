@@ -417,11 +417,14 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	if (o.off_cpu_thresh_ns) {
 		err = fr_waits__open(el, o.off_cpu_thresh_ns, (int)getpid(), &waits);
-		if (err)
-			fr_err("--off-cpu-thresh", "the BPF programs could not be loaded (%s): off-CPU "
-			       "time is recorded, the stacks of waits are not", strerror(-err));
-		else
-			so.offcpu_thresh_ns = o.off_cpu_thresh_ns;
+		if (err) {
+			fr_err("--off-cpu-thresh", "the BPF programs could not be loaded: %s (they need "
+			       "CAP_BPF and CAP_PERFMON, a kernel with BTF; --off-cpu records the "
+			       "switches without BPF)", strerror(-err));
+			ret = err == -EPERM || err == -EACCES ? FR_EXIT_DENIED : FR_EXIT_ERROR;
+			goto out;
+		}
+		so.offcpu_thresh_ns = o.off_cpu_thresh_ns;
 	}
 	so.outdir = o.outdir;
 	so.name = o.name;

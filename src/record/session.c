@@ -267,7 +267,7 @@ static void note_kernel_addrs(struct fr_session *s, const struct perf_event_head
 	}
 }
 
-/* The same of an offcpu-stack sample, whose stacks are its raw data. */
+/* The same of an offcpu sample holding a wait's stacks (its raw data). */
 static void note_wait_stack(struct fr_session *s, const struct fr_sample *smp)
 {
 	struct fr_wait_stack w;

@@ -36,7 +36,7 @@ struct fr_session_opts {
 	                            * where its name tracepoints see every task, the
 	                            * execs of other processes are dropped */
 	size_t nr_target_pids;
-	uint64_t offcpu_thresh_ns; /* the offcpu-stack event's BPF programs run with it (0: none) */
+	uint64_t offcpu_thresh_ns; /* the offcpu event's BPF programs run with it (0: none) */
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */

@@ -1,20 +1,25 @@
-/* src/record/waits.bpf.c: the in-kernel half of the off-CPU stacks of
- * --off-cpu-thresh. At each context switch: the switch-out time of a thread
- * that goes to sleep; at its switch-in, for a sleep of thresh_ns or more (a
- * shorter one of d ns with probability d / thresh_ns), its kernel stack, and
- * as the sleep's system call returns, in the thread's own context, its user
- * stack: then one offcpu-stack sample with both in its raw data
- * (doc/format.md "offcpu-stack", doc/design-notes.md "Off-CPU stacks for the
- * waits that matter").
+/* src/record/waits.bpf.c: the in-kernel half of record --off-cpu-thresh:
+ * at each context switch one small sample of the offcpu event (who went
+ * out, in what state, who came in, how long it had been runnable since its
+ * wakeup), and for a sleep of thresh_ns or more (a shorter one of d ns with
+ * probability d / thresh_ns) its kernel stack at the switch-in and, as its
+ * system call returns in the thread's own context, its user stack: one more
+ * sample with both (doc/format.md "The offcpu event", doc/design-notes.md
+ * "Off-CPU time at 1%").
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#define TASK_DEAD 0x80        /* prev_state of a task's last switch */
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_DEAD 0x80        /* __state of a task's last switch */
+#define TASK_NOLOAD 0x400     /* with UNINTERRUPTIBLE: an idle wait (I), not I/O */
 #define PF_KTHREAD 0x00200000
 #define MAX_FRAMES 64
+
+enum { KIND_SWITCH = 1, KIND_STACK = 2 };
+enum { ST_R, ST_S, ST_D, ST_DEAD };
 #define F_USER 1              /* user[] holds the user stack as the wait's call returned */
 
 /* CO-RE: the fields read, placed by the kernel's BTF at load time */
@@ -25,12 +30,12 @@ struct task_struct {
 } __attribute__((preserve_access_index));
 struct pt_regs;
 
-/* Each thread's own: its switch-out time, and whether a wait of it waits
- * in pending for its call to return (task local storage: no lookup by tid
- * on the paths every switch and every system call take). */
+/* Each thread's own (task local storage: no lookup by tid on the paths
+ * every switch, wakeup and system call take). */
 struct wait {
-	__u64 out;        /* switch-out time (CLOCK_MONOTONIC ns); 0: running */
-	__u32 pending;    /* pending holds its ended wait */
+	__u64 out;        /* switch-out time of a sleep (CLOCK_MONOTONIC ns); 0: none */
+	__u64 wake;       /* its wakeup, or the switch-out of a preemption; 0: none */
+	__u32 pending;    /* pending holds its ended wait's stack */
 	__u32 pad;
 };
 
@@ -41,13 +46,24 @@ struct {
 	__type(value, struct wait);
 } waits SEC(".maps");
 
-/* The sample's raw data (doc/format.md "offcpu-stack"): stacks leaf first. */
+/* A switch: prev went out, next came in. */
+struct switch_rec {
+	__u8 kind;         /* KIND_SWITCH */
+	__u8 state;        /* prev's: ST_R preempted, ST_S, ST_D, ST_DEAD */
+	__u16 pad;
+	__u32 next_tid, next_pid;
+	__u32 delay_ns;    /* next: runnable (woken or preempted) to now, saturated; 0: not known */
+	__u32 prev_tid, prev_pid;   /* (the sample's own TID is -1 for a task that died) */
+};
+
+/* A wait's stacks, innermost first. */
 struct wait_rec {
+	__u32 kind;        /* KIND_STACK */
+	__u32 flags;
 	__u64 off_ns;      /* switch-out to switch-in, as measured here */
-	__u64 thresh_ns;   /* waits under it were sampled with probability off_ns / thresh_ns */
+	__u64 thresh_ns;   /* waits under it were kept with probability off_ns / thresh_ns */
 	__u32 tid, pid;
 	__u32 nr_kernel, nr_user;
-	__u32 flags, pad;
 	__u64 kernel[MAX_FRAMES];
 	__u64 user[MAX_FRAMES];
 };
@@ -61,7 +77,7 @@ struct {
 	__type(value, struct wait_rec);
 } pending SEC(".maps");
 
-/* the offcpu-stack event of each CPU, by CPU number */
+/* the offcpu event of each CPU, by CPU number */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -69,9 +85,11 @@ struct {
 } samples SEC(".maps");
 
 const volatile __u64 thresh_ns = 10000000;   /* at most 2^32 ns: see the sampling */
-const volatile __u32 self_tgid = 0;          /* the recorder's own threads: left out */
+const volatile __u32 self_tgid = 0;          /* the recorder's own threads: no stacks */
 
-static __always_inline void emit(void *ctx, struct wait_rec *r)
+static const struct wait_rec zero;
+
+static __always_inline void emit_stack(void *ctx, struct wait_rec *r)
 {
 	__u64 size = sizeof(*r) - sizeof(r->user) + ((__u64)(r->nr_user & (MAX_FRAMES - 1)) << 3);
 
@@ -80,44 +98,85 @@ static __always_inline void emit(void *ctx, struct wait_rec *r)
 	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, r, size);
 }
 
-static const struct wait_rec zero;
+static __always_inline __u8 state_of(_Bool preempt, unsigned int s)
+{
+	if (s & TASK_DEAD)
+		return ST_DEAD;
+	if (preempt || !s)
+		return ST_R;
+	return (s & TASK_UNINTERRUPTIBLE) && !(s & TASK_NOLOAD) ? ST_D : ST_S;
+}
+
+static __always_inline void wakeup(struct task_struct *p)
+{
+	struct wait *w = bpf_task_storage_get(&waits, p, 0, 0);
+
+	if (w && w->out && !w->wake)
+		w->wake = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(fr_wakeup, struct task_struct *p)
+{
+	wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(fr_wakeup_new, struct task_struct *p)
+{
+	wakeup(p);
+	return 0;
+}
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	__u32 tid = (__u32)prev->pid, ntid = (__u32)next->pid;
-	__u64 now, d;
+	struct switch_rec sr = { KIND_SWITCH, state_of(preempt, prev_state), 0, ntid,
+				 (__u32)next->tgid, 0, tid, (__u32)prev->tgid };
+	__u64 now = bpf_ktime_get_ns(), d = 0, out = 0;
 	struct wait_rec *r;
 	struct wait *w;
 	long n;
 
 	/* prev: a wait that ended without its call returning goes now, without
-	 * its user stack; a sleep begins (a preemption is no sleep) */
-	if (tid && (__u32)prev->tgid != self_tgid) {
-		w = bpf_task_storage_get(&waits, prev, 0, (prev_state & TASK_DEAD) ? 0 :
+	 * its user stack; a sleep (or a preemption) begins */
+	if (tid) {
+		w = bpf_task_storage_get(&waits, prev, 0, sr.state == ST_DEAD ? 0 :
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (w && w->pending) {
 			if ((r = bpf_map_lookup_elem(&pending, &tid)))
-				emit(ctx, r);
+				emit_stack(ctx, r);
 			bpf_map_delete_elem(&pending, &tid);
 			w->pending = 0;
 		}
-		if (w && !(prev_state & TASK_DEAD))
-			w->out = prev_state && !preempt ? bpf_ktime_get_ns() : 0;
+		if (w && sr.state != ST_DEAD) {
+			w->out = sr.state == ST_R ? 0 : now;
+			w->wake = sr.state == ST_R ? now : 0;
+		}
 	}
-	/* next: its sleep ends; a long one (or a short one sampled) keeps the
-	 * kernel stack it slept on */
-	if (!ntid || !(w = bpf_task_storage_get(&waits, next, 0, 0)) || !w->out)
+	/* next: runnable since its wakeup; its sleep ends */
+	w = ntid ? bpf_task_storage_get(&waits, next, 0, 0) : 0;
+	if (w) {
+		if (w->wake && now > w->wake)
+			sr.delay_ns = now - w->wake > 0xffffffffull ? 0xffffffffu : (__u32)(now - w->wake);
+		out = w->out;
+		w->out = 0;
+		w->wake = 0;
+	}
+	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, &sr, sizeof(sr));
+	/* a long sleep (or a short one sampled) keeps the kernel stack it slept on */
+	if (!out || (__u32)next->tgid == self_tgid)
 		return 0;
-	now = bpf_ktime_get_ns();
-	d = now > w->out ? now - w->out : 1;
-	w->out = 0;
+	d = now > out ? now - out : 1;
 	if (d < thresh_ns && (((__u64)bpf_get_prandom_u32() * thresh_ns) >> 32) >= d)
 		return 0;
 	if (bpf_map_update_elem(&pending, &ntid, &zero, BPF_ANY) ||
 	    !(r = bpf_map_lookup_elem(&pending, &ntid)))
 		return 0;
+	r->kind = KIND_STACK;
 	r->off_ns = d;
 	r->thresh_ns = thresh_ns;
 	r->tid = ntid;
@@ -125,9 +184,9 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	n = bpf_get_task_stack(next, r->kernel, sizeof(r->kernel), 0);
 	r->nr_kernel = n > 0 ? (__u32)((__u64)n >> 3) : 0;
 	if (next->flags & PF_KTHREAD) {   /* no user stack to wait for */
-		emit(ctx, r);
+		emit_stack(ctx, r);
 		bpf_map_delete_elem(&pending, &ntid);
-	} else {
+	} else if (w) {
 		w->pending = 1;
 	}
 	return 0;
@@ -153,7 +212,7 @@ int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
 	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
 	r->nr_user = n > 0 ? (__u32)((__u64)n >> 3) : 0;
 	r->flags = F_USER;
-	emit(ctx, r);
+	emit_stack(ctx, r);
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
 }

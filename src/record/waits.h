@@ -1,6 +1,6 @@
-/* src/record/waits.h: the off-CPU stacks of --off-cpu-thresh: BPF programs
- * that time each thread's waits and write the stack of every long wait, and
- * a sample of the short ones, into the offcpu-stack event (waits.c).
+/* src/record/waits.h: record --off-cpu-thresh: BPF programs that write each
+ * context switch, and the stacks of every long wait and a sample of the
+ * short ones, into the offcpu event (waits.c, waits.bpf.c).
  */
 #ifndef FR_RECORD_WAITS_H
 #define FR_RECORD_WAITS_H
@@ -8,16 +8,17 @@
 #include <stdint.h>
 
 #include "ring/evlist.h"
+#include "src/file/waitstack.h"
 
-#define FR_WAITS_EVENT "offcpu-stack"
+#define FR_WAITS_EVENT FR_OFFCPU_EVENT
 #define FR_WAITS_MAX_THRESH_NS (4000000000ull)   /* the sampling's 32-bit product */
 
 struct fr_waits;
 
 /* Load and attach the programs, writing into el's FR_WAITS_EVENT (opened
- * per CPU, system-wide): every wait of thresh_ns or more gives a sample
- * with the thread's stack at its switch-in, a shorter one of d ns with
- * probability d / thresh_ns; the threads of process self are left out.
+ * per CPU, system-wide): every context switch, and the stacks of every wait
+ * of thresh_ns or more, of a shorter one of d ns with probability
+ * d / thresh_ns; no stacks of process self's threads.
  * Returns 0; -ENOENT (el has no such event), -EPERM/-EACCES (BPF not
  * allowed), -EINVAL, -ENOMEM, or what the kernel or libbpf said (a kernel
  * without BTF or BPF trampolines). Nothing is printed. */

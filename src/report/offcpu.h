@@ -131,8 +131,8 @@ void fr_offcpu_in__delete(struct offcpu_in *in);
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
 /* After finish: the threads shown. */
 size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
-/* e is the offcpu-stack event of record --off-cpu-thresh (the stacks of
- * waits): never an ordinary sample of the on-CPU views. */
+/* e is the offcpu event of record --off-cpu-thresh (switches and stacks of
+ * waits, from BPF): never an ordinary sample of the on-CPU views. */
 bool fr_offcpu_in__stack_event(const struct fr_file_event *e);
 /* The file records context switches (else --off-cpu has nothing to show). */
 bool fr_offcpu_in__usable(const struct offcpu_in *in);

@@ -20,10 +20,11 @@ struct offcpu_in {
 	struct fr_resolver *res;
 	struct fr_tpdecode *tp;
 	const struct fr_file_event *sw_ev, *wake_ev;
-	const struct fr_file_event *stk_ev;   /* offcpu-stack: the stacks of waits apart */
+	const struct fr_file_event *stk_ev;   /* offcpu (record --off-cpu-thresh): the switches
+					       * and the stacks of waits, from BPF */
 	struct fr_file_event stk_chain;       /* the same, as an event with a callchain */
 	uint64_t chain[2 + 2 * FR_WAIT_FRAMES];
-	uint64_t stk_bad;                     /* offcpu-stack samples that did not parse */
+	uint64_t stk_bad;                     /* offcpu samples that did not parse */
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
 	struct fr_folded *fo;   /* the report's own outputs, or NULL */
 	struct fr_pprof *pp;
@@ -162,12 +163,12 @@ void fr_offcpu_in__delete(struct offcpu_in *in)
 bool fr_offcpu_in__stack_event(const struct fr_file_event *e)
 {
 	return e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_BPF_OUTPUT &&
-	       !strcmp(e->name, "offcpu-stack");
+	       !strcmp(e->name, FR_OFFCPU_EVENT);
 }
 
 bool fr_offcpu_in__usable(const struct offcpu_in *in)
 {
-	return in->sw_ev || in->switch_recs;
+	return in->sw_ev || in->switch_recs || in->stk_ev;
 }
 
 bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e)
@@ -206,8 +207,37 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	return err;
 }
 
-/* An offcpu-stack sample: its kernel and user stacks, as one callchain the
- * resolver reads as perf's, to the wait it ended. */
+/* An offcpu switch: the sample's task went out (or died), next came in,
+ * runnable since delay_ns before. */
+static int bpf_switch(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s)
+{
+	static const enum fr_wait_state st[] = { FR_WAIT_R, FR_WAIT_S, FR_WAIT_D };
+	struct fr_offcpu_switch sw;
+	struct fr_rsample rs = { 0 };
+	int err = 0;
+
+	if (fr_offcpu_switch__parse(s->raw, s->raw_size, &sw)) {
+		in->stk_bad++;
+		return 0;
+	}
+	if (sw.prev_tid && sw.state == FR_SWITCH_DEAD) {
+		err = fr_offcpu__task_dead(in->oc, sw.prev_tid, r->time);
+	} else if (sw.prev_tid) {
+		/* the name it has now (renames: the process model's COMMs) */
+		if (!(rs.comm = fr_resolver__comm(in->res, sw.prev_tid, r->time)))
+			return -ENOMEM;
+		err = fr_offcpu__switch_out(in->oc, sw.prev_pid, sw.prev_tid, r->time, st[sw.state],
+					    &rs);
+	}
+	if (err || !sw.next_tid)
+		return err;
+	if (sw.delay_ns && sw.delay_ns <= r->time)
+		err = fr_offcpu__wakeup(in->oc, sw.next_tid, r->time - sw.delay_ns);
+	return err ? err : fr_offcpu__switch_in(in->oc, sw.next_tid, r->time);
+}
+
+/* An offcpu wait's stacks: kernel and user, as one callchain the resolver
+ * reads as perf's, to the wait it ended. */
 static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s)
 {
 	struct fr_wait_stack w;
@@ -253,7 +283,8 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 	    !s.raw || !s.has_time)
 		return 0;   /* a record shorter than its fields: the reader checked the chunk */
 	if (e == in->stk_ev)
-		return wait_stack(in, r, &s);
+		return fr_offcpu__kind(s.raw, s.raw_size) == FR_OFFCPU_SWITCH ? bpf_switch(in, r, &s)
+									       : wait_stack(in, r, &s);
 	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
 		return 0;   /* fields outside the record: nothing to trust */
 	if (e == in->sw_ev)
@@ -313,6 +344,12 @@ int fr_offcpu_in__html(void *ctx, FILE *f, const struct fr_html_info *hi)
 
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)
 {
-	return fr_offcpu__print(in->oc, in->sw_ev ? "sched:sched_switch" : "context switch records",
-				percent_limit, f);
+	int err = fr_offcpu__print(in->oc, in->sw_ev ? "sched:sched_switch" :
+				   in->stk_ev ? "the offcpu event (BPF, record --off-cpu-thresh)" :
+				   "context switch records", percent_limit, f);
+
+	if (!err && in->stk_bad)
+		fprintf(f, "# offcpu samples not used (their raw data does not parse): %llu\n",
+			(unsigned long long)in->stk_bad);
+	return err;
 }

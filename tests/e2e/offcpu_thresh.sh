@@ -36,8 +36,8 @@ short_tid=$(awk '$1=="oct-short" {print $2}' "$T/work")
 us=$(awk '/;long_wait;/ {n += $NF} END {print n + 0}' "$T/long.folded")
 awk -v us="$us" -v ms="$long_ms" 'BEGIN {d = us / 1000 - ms; if (d < 0) d = -d; exit !(ms > 0 && d <= ms * 0.05)}' ||
 	fail "long_wait: ${us} us folded, the workload measured ${long_ms} ms: $(cat "$T/long.folded")"
-grep -q ';long_wait;nap_ns;.*nanosleep' "$T/long.folded" ||
-	fail "long_wait's stack lacks nap_ns and the kernel's nanosleep: $(cat "$T/long.folded")"
+grep -q ';run;long_wait;clock_nanosleep;.*hrtimer_nanosleep' "$T/long.folded" ||
+	fail "long_wait's stack lacks its caller run and the kernel's nanosleep: $(cat "$T/long.folded")"
 grep -q '^# stacks of waits (record --off-cpu-thresh 10.000 ms): every S and D wait of 10.000 ms or more: [4-9] with their stack, 0 whose' "$T/long.txt" ||
 	fail "the stacks line: $(grep '^# stacks' "$T/long.txt")"
 pass "long_wait: $us us in its stack (kernel and user), measured $long_ms ms"
