@@ -116,7 +116,11 @@ f=$(ls "$T/state"/*.frec 2>/dev/null | head -n 1)
 [ -n "$f" ] || fail "systemctl reload: no snapshot in $T/state: $(cat "$T/service.err")"
 "$FLIGHTREC" dump "$f" >"$T/dump.txt" || fail "dump $f exited $?"
 grep -q 'SAMPLE.*cpu-clock' "$T/dump.txt" || fail "$f holds no cpu-clock sample"
-grep -q 'SAMPLE.*sched:sched_switch' "$T/dump.txt" || fail "$f holds no sched_switch record"
+# the context switches: the offcpu event's samples (--off-cpu-thresh, from BPF)
+grep -q 'SAMPLE.*offcpu' "$T/dump.txt" || fail "$f holds no offcpu (context switch) record"
+"$FLIGHTREC" report --off-cpu -i "$f" >"$T/offcpu.txt" || fail "report --off-cpu of $f exited $?"
+grep -q '^# off-CPU: switch-out to switch-in of each thread, from the offcpu event' "$T/offcpu.txt" ||
+	fail "report --off-cpu of the service's file: $(head -20 "$T/offcpu.txt")"
 pass "reload: $(basename "$f"), $(grep -c SAMPLE "$T/dump.txt") samples"
 kill -TERM "$MAINPID"
 wait "$MAINPID"; rc=$?; BGPIDS=""
