@@ -2,10 +2,10 @@
  * at each context switch one small sample of the offcpu event (who went
  * out, in what state, who came in, how long it had been runnable since its
  * wakeup), and for a sleep of thresh_ns or more (a shorter one of d ns with
- * probability d / thresh_ns) its kernel stack at the switch-in and, as its
- * system call returns in the thread's own context, its user stack: one more
- * sample with both (doc/format.md "The offcpu event", doc/design-notes.md
- * "Off-CPU time at 1%").
+ * probability d / thresh_ns) its kernel stack at the switch-in and, as the
+ * thread returns to user space in its own context (rseq_update), its user
+ * stack: one more sample with both (doc/format.md "The offcpu event",
+ * doc/design-notes.md "Off-CPU time always on").
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -28,7 +28,6 @@ struct task_struct {
 	int tgid;
 	unsigned int flags;
 } __attribute__((preserve_access_index));
-struct pt_regs;
 
 /* Each thread's own (task local storage: no lookup by tid on the paths
  * every switch, wakeup and system call take). */
@@ -68,7 +67,8 @@ struct wait_rec {
 	__u64 user[MAX_FRAMES];
 };
 
-/* tid -> the wait that ended, until its call returns (or it switches out):
+/* tid -> the wait that ended, until it returns to user space (or switches
+ * out):
  * only waits whose stack is kept pass through it */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -85,6 +85,10 @@ struct {
 } samples SEC(".maps");
 
 const volatile __u64 thresh_ns = 10000000;   /* at most 2^32 ns: see the sampling */
+/* waits in pending: while none (most of the time), a return to user space
+ * costs one load; it may drift upwards (a task gone with one), which only
+ * costs that load's shortcut */
+__u32 nr_pending;
 const volatile __u32 self_tgid = 0;          /* the recorder's own threads: no stacks */
 
 static const struct wait_rec zero;
@@ -151,6 +155,7 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 				emit_stack(ctx, r);
 			bpf_map_delete_elem(&pending, &tid);
 			w->pending = 0;
+			__sync_fetch_and_add(&nr_pending, -1);
 		}
 		if (w && sr.state != ST_DEAD) {
 			w->out = sr.state == ST_R ? 0 : now;
@@ -188,24 +193,30 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 		bpf_map_delete_elem(&pending, &ntid);
 	} else if (w) {
 		w->pending = 1;
+		__sync_fetch_and_add(&nr_pending, 1);
 	}
 	return 0;
 }
 
-/* as a system call returns, in its thread's context: the user stack of the
- * thread's ended wait (the task's storage says whether there is one) */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(fr_sys_exit, struct pt_regs *regs, long ret)
+/* as a thread switched in returns to user space, in its own context (rseq's
+ * update, which glibc's threads register for, runs once after each switch):
+ * the user stack of the thread's ended wait (its storage says whether there
+ * is one). Once per switch, not per system call. */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(fr_resume, struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct wait *w = bpf_task_storage_get(&waits, task, 0, 0);
 	struct wait_rec *r;
+	struct wait *w;
 	__u32 tid;
 	long n;
 
+	if (!nr_pending)
+		return 0;
+	w = bpf_task_storage_get(&waits, task, 0, 0);
 	if (!w || !w->pending)
 		return 0;
 	w->pending = 0;
+	__sync_fetch_and_add(&nr_pending, -1);
 	tid = (__u32)task->pid;
 	if (!(r = bpf_map_lookup_elem(&pending, &tid)))
 		return 0;

@@ -1,6 +1,6 @@
 /* src/record/waits.c: loading waits.bpf.c's programs (libbpf skeleton),
  * pointing them at the offcpu event of each CPU, and attaching them to the
- * BTF tracepoints sched_switch, sched_wakeup(_new) and sys_exit.
+ * BTF tracepoints sched_switch, sched_wakeup(_new) and rseq_update.
  */
 #include "config.h"
 #include "src/record/waits.h"

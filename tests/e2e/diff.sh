@@ -91,11 +91,12 @@ grep -q '^# 0 of [0-9]* rows changed significantly' "$T/s.txt" ||
 grep -v '^#' "$T/s.txt" | grep -q '\*' && fail "a row is marked significant: $(cat "$T/s.txt")"
 pass "the same program twice: nothing significant"
 
-# 3. -g: whole stacks, the beta stack first
+# 3. -g: whole stacks, the beta stack first (or second after alpha's equal
+# fall, as in 1.: their z differ by noise, 16.74 and 16.41 seen)
 "$FLIGHTREC" diff -g --no-header "$T/base" "$T/heavy" >"$T/g.txt" || fail "diff -g exited $?"
-grep -v '^#' "$T/g.txt" | head -1 | grep -qE '\+[0-9.]+% +[0-9.]+\* .*;beta$' ||
-	fail "diff -g: the beta stack is not first: $(cat "$T/g.txt")"
-pass "diff -g: the stack to beta first"
+grep -v '^#' "$T/g.txt" | head -2 | grep -qE '\+[0-9.]+% +[0-9.]+\* .*;beta$' ||
+	fail "diff -g: the beta stack is not in the first two rows: $(cat "$T/g.txt")"
+pass "diff -g: the stack to beta in the first two rows"
 
 # 4. the diff flame graph: beta red, alpha blue, well-formed, search kept
 "$FLIGHTREC" diff --flamegraph "$T/d.svg" "$T/base" "$T/heavy" || fail "diff --flamegraph exited $?"
