@@ -11,7 +11,7 @@
 
 #define FR_OFFCPU_EVENT "offcpu"
 #define FR_WAIT_FRAMES 64     /* kernel and user frames each, at most */
-#define FR_WAIT_USER 1u       /* flags: user[] is the user stack as the wait's call returned */
+#define FR_WAIT_USER 1u       /* flags: user[] is the user stack as the waiter returned to user space */
 
 enum fr_offcpu_kind { FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2 };
 /* The state a switched-out task left in. */

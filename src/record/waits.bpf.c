@@ -20,7 +20,7 @@
 
 enum { KIND_SWITCH = 1, KIND_STACK = 2 };
 enum { ST_R, ST_S, ST_D, ST_DEAD };
-#define F_USER 1              /* user[] holds the user stack as the wait's call returned */
+#define F_USER 1              /* user[] holds the user stack as the waiter returned to user space */
 
 /* CO-RE: the fields read, placed by the kernel's BTF at load time */
 struct task_struct {

@@ -14,6 +14,8 @@
 #include "src/file/file.h"
 #include "src/proc/proctable.h"
 #include "src/util.h"
+#include "src/file/waitstack.h"
+#include "src/report/offcpu.h"
 #include "src/report/report.h"
 #include "src/report/tpdecode.h"
 
@@ -118,6 +120,24 @@ static void body_tid(struct fr_sample *s, uint32_t pid, uint32_t tid)
 	s->has_tid = true;
 }
 
+/* An offcpu sample's raw data (record --off-cpu-thresh, doc/format.md). */
+static void offcpu_fields(const struct fr_sample *s, char *buf, size_t len)
+{
+	static const char st[] = "RSDX";
+	struct fr_offcpu_switch sw;
+	struct fr_wait_stack w;
+
+	if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
+		snprintf(buf, len, " switch prev=%u/%u state=%c next=%u/%u delay_ns=%u", sw.prev_pid,
+			 sw.prev_tid, st[sw.state], sw.next_pid, sw.next_tid, sw.delay_ns);
+	else if (!fr_wait_stack__parse(s->raw, s->raw_size, &w))
+		snprintf(buf, len, " stack tid=%u/%u off_ns=%llu thresh_ns=%llu kernel=%u user=%u",
+			 w.pid, w.tid, (unsigned long long)w.off_ns, (unsigned long long)w.thresh_ns,
+			 w.nr_kernel, w.nr_user);
+	else
+		snprintf(buf, len, " (raw data does not parse: %u bytes)", s->raw_size);
+}
+
 /* The record's details, each body decoded once: it also names the process
  * (COMM) and fills in the pid and tid from the body where s has none. */
 static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample *s,
@@ -139,6 +159,11 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample
 		if (s->period && n >= 0 && (size_t)n < len)
 			n += snprintf(buf + n, len - (size_t)n, " period=%llu",
 				      (unsigned long long)s->period);
+		if (s->raw && fr_offcpu_in__stack_event(r->event)) {
+			if (n >= 0 && (size_t)n < len)
+				offcpu_fields(s, buf + n, len - (size_t)n);
+			break;
+		}
 		if (s->raw)   /* counts a record with a field outside it */
 			fr_tpdecode__check(c->tp, r->event->name, s->raw, s->raw_size);
 		if (s->raw && n >= 0 && (size_t)n < len)

@@ -30,6 +30,9 @@ static const struct fr_sym newborn_sym = { "[new thread: runnable until its firs
 					   "[off-cpu]", "[off-cpu]", true, false, false, 0 };
 static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", "[off-cpu]",
 					   true, false, false, 0 };
+/* record --off-cpu-thresh: a wait's stack is taken as it ends */
+static const struct fr_sym waiting_sym = { "[still waiting at the window's end: stack not taken yet]",
+					   "[off-cpu]", "[off-cpu]", true, false, false, 0 };
 
 enum tstate { T_FRESH, T_RUN, T_OFF, T_DEAD };
 
@@ -284,10 +287,10 @@ static int settle(struct fr_offcpu *oc, struct thr *t)
 		}
 		return 0;
 	}
-	if (t->done_sel)
+	if (t->done_sel && !w->cut_end)
 		oc->tot.long_lost++;
-	return t->done_sel ? fold(oc, t, w, w->cut_start ? &before_sym : &nostack_sym, NULL, 0, ns)
-			   : 0;
+	return t->done_sel ? fold(oc, t, w, w->cut_end ? &waiting_sym : w->cut_start ? &before_sym :
+				  &nostack_sym, NULL, 0, ns) : 0;
 }
 
 /* The thread's own sums take every wait; the totals and the stacks only
