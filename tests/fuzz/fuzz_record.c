@@ -1,7 +1,8 @@
-/* tests/fuzz/fuzz_record.c: the ring record decoder (ring/record.h). Input:
- * u64 sample_type, u64 regs mask, then one record (its header's size is set
- * to the bytes given, rounded down to 8, as the file reader guarantees).
- * Every pointer a parser returns must lie inside the record: touched here.
+/* tests/fuzz/fuzz_record.c: the ring record decoder (ring/record.h), and an
+ * offcpu sample's raw data (src/file/waitstack.h). Input: u64 sample_type,
+ * u64 regs mask, then one record (its header's size is set to the bytes
+ * given, rounded down to 8, as the file reader guarantees). Every pointer a
+ * parser returns must lie inside the record: touched here.
  */
 #include "config.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "ring/record.h"
+#include "src/file/waitstack.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -26,6 +28,20 @@ static void touch(const void *p, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		sink += b[i];
+}
+
+/* The raw data as an offcpu sample's (record --off-cpu-thresh). */
+static void offcpu(const struct fr_sample *s)
+{
+	struct fr_offcpu_switch sw;
+	struct fr_wait_stack w;
+
+	if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
+		sink += sw.next_tid + sw.prev_tid + sw.delay_ns + (uint64_t)sw.state;
+	if (!fr_wait_stack__parse(s->raw, s->raw_size, &w)) {
+		touch(w.kernel, (size_t)w.nr_kernel * 8);
+		touch(w.user, (size_t)w.nr_user * 8);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -58,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		touch(s.raw, s.raw_size);
 		touch(s.regs, (size_t)s.nr_regs * 8);
 		touch(s.stack, s.stack_size);
+		offcpu(&s);
 		/* the pid fast path agrees with the full decode */
 		if (h->type == PERF_RECORD_SAMPLE && s.has_tid &&
 		    (fr_record__pid(h, st, &pid) || pid != s.pid))

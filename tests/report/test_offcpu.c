@@ -5,7 +5,8 @@
  * adding up to each thread's time in the window; prev_state decoding; the
  * off-CPU stacks in ns under their state frame; the text section; the
  * threads a selection (--pid, --tid, --comm) keeps in the totals, stacks and
- * rows; the section and the folded lines of waits of every kind (golden).
+ * rows; the section and the folded lines of waits of every kind (golden);
+ * the stacks of record --off-cpu-thresh, apart and sampled.
  */
 #include "config.h"
 
@@ -401,6 +402,83 @@ static void test_golden(void)
 	free(buf);
 }
 
+/* record --off-cpu-thresh: the switches carry no stack; each S or D wait's
+ * stack comes after its switch-in. A long wait folds at its own length; a
+ * short one kept with probability d/thresh stands for its part of the
+ * window / that; a short one none came for folds nothing (counted); a long
+ * one none came for goes under "[stack not recorded]"; one still going on
+ * at the end is said as such, not lost; a stack before the next wait's
+ * close still finds its own wait (a thread that switched out again). */
+struct fold_names {
+	uint64_t sleep_ns, nostack_ns, waiting_ns, total;
+};
+
+static int fold_names_cb(void *ctx, const char *comm, const struct fr_sym *const *frames,
+			 size_t n, uint64_t weight, uint64_t samples, uint64_t period)
+{
+	struct fold_names *f = ctx;
+
+	(void)comm;
+	(void)samples;
+	(void)period;
+	f->total += weight;
+	if (n == 4 && frames[1] == &s_sleep)
+		f->sleep_ns += weight;
+	else if (n == 2 && !strcmp(frames[0]->name, "[stack not recorded]"))
+		f->nostack_ns += weight;
+	else if (n == 2 && strstr(frames[0]->name, "still waiting"))
+		f->waiting_ns += weight;
+	return 0;
+}
+
+static void test_thresh(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_offcpu_totals t;
+	struct fold_names f = { 0 };
+	struct fr_rsample stack = out_sample(15);
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	fr_offcpu__set_thresh(oc, 10 * MS);
+	/* long: 50 ms, its stack after the switch-in */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 100 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 150 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, &stack), 0);
+	/* short, sampled: 2 ms stands for 10 ms */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 202 * MS), 0);
+	/* ... whose stack comes after the thread switched out again */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 210 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 10 * MS, &stack), 0);
+	/* short, not sampled: 3 ms, no stack (the next wait's close settles it) */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 213 * MS), 0);
+	/* long, its stack lost: 20 ms */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 300 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 320 * MS), 0);
+	/* preempted: no stack ever, folded at once */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 400 * MS, FR_WAIT_R, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 401 * MS), 0);
+	/* still waiting at the end: 499 ms */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 501 * MS, FR_WAIT_D, NULL), 0);
+	/* a stack for a thread never seen: nothing */
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 99, 50 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.long_stacks, 1);
+	CU_ASSERT_EQUAL(t.long_lost, 1);
+	CU_ASSERT_EQUAL(t.short_waits, 2);
+	CU_ASSERT_EQUAL(t.short_ns, 5 * MS);
+	CU_ASSERT_EQUAL(t.short_sampled, 1);
+	CU_ASSERT_EQUAL(t.short_weight_ns, 10 * MS);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_names_cb, &f), 0);
+	CU_ASSERT_EQUAL(f.sleep_ns, 60 * MS);     /* 50 + the sampled 2 as 10 */
+	CU_ASSERT_EQUAL(f.nostack_ns, 21 * MS);   /* the lost 20, the preemption's 1 */
+	CU_ASSERT_EQUAL(f.waiting_ns, 499 * MS);
+	CU_ASSERT_EQUAL(f.total, 580 * MS);       /* the unsampled 3 ms fold nothing */
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
 static const struct fr_test tests[] = {
 	{ "prev_state to S, D, R or dead", test_state },
 	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
@@ -410,6 +488,7 @@ static const struct fr_test tests[] = {
 	{ "off-CPU stacks in ns under the state frame; the text", test_folded_and_text },
 	{ "a selection keeps its threads' waits, stacks and rows", test_select },
 	{ "the section and the folded lines (golden)", test_golden },
+	{ "--off-cpu-thresh: stacks after the switch-in, short waits sampled", test_thresh },
 	{ NULL, NULL },
 };
 

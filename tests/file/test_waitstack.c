@@ -1,0 +1,103 @@
+/* tests/file/test_waitstack.c: CUnit suite for the raw data of offcpu samples
+ * (src/file/waitstack.c): a switch and a wait's stacks read back as laid out
+ * in doc/format.md; every short, unknown or out-of-range record refused.
+ */
+#include "config.h"
+#include "src/file/waitstack.h"
+
+#include "tests/cunit.h"
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static void test_switch(void)
+{
+	unsigned char raw[28] = { 0 };
+	struct fr_offcpu_switch sw;
+
+	raw[0] = FR_OFFCPU_SWITCH;
+	raw[1] = FR_SWITCH_D;
+	put32(raw + 4, 42);
+	put32(raw + 8, 40);
+	put32(raw + 12, 1234);
+	put32(raw + 16, 7);
+	put32(raw + 20, 6);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, 24), FR_OFFCPU_SWITCH);
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_switch__parse(raw, 28, &sw), 0);   /* perf's padding */
+	CU_ASSERT_EQUAL(sw.state, FR_SWITCH_D);
+	CU_ASSERT_EQUAL(sw.next_tid, 42);
+	CU_ASSERT_EQUAL(sw.next_pid, 40);
+	CU_ASSERT_EQUAL(sw.delay_ns, 1234);
+	CU_ASSERT_EQUAL(sw.prev_tid, 7);
+	CU_ASSERT_EQUAL(sw.prev_pid, 6);
+	CU_ASSERT_EQUAL(fr_offcpu_switch__parse(raw, 23, &sw), -EBADMSG);   /* short */
+	raw[1] = 4;   /* no such state */
+	CU_ASSERT_EQUAL(fr_offcpu_switch__parse(raw, 24, &sw), -EBADMSG);
+	raw[0] = 9;   /* no such kind */
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, 24), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(NULL, 24), 0);
+}
+
+static void test_stack(void)
+{
+	unsigned char raw[40 + 64 * 8 + 3 * 8 + 4] = { 0 };
+	struct fr_wait_stack w;
+	uint64_t v;
+
+	put32(raw, FR_OFFCPU_STACK);
+	put32(raw + 4, FR_WAIT_USER);
+	put64(raw + 8, 50000000);
+	put64(raw + 16, 10000000);
+	put32(raw + 24, 15);
+	put32(raw + 28, 14);
+	put32(raw + 32, 2);
+	put32(raw + 36, 3);
+	put64(raw + 40, 0xffffffff81000010ull);
+	put64(raw + 48, 0xffffffff81000020ull);
+	put64(raw + 552, 0x401000);
+	put64(raw + 568, 0x401100);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, sizeof(raw)), FR_OFFCPU_STACK);
+	CU_ASSERT_EQUAL_FATAL(fr_wait_stack__parse(raw, sizeof(raw), &w), 0);
+	CU_ASSERT_EQUAL(w.off_ns, 50000000);
+	CU_ASSERT_EQUAL(w.thresh_ns, 10000000);
+	CU_ASSERT_EQUAL(w.tid, 15);
+	CU_ASSERT_EQUAL(w.pid, 14);
+	CU_ASSERT_EQUAL(w.nr_kernel, 2);
+	CU_ASSERT_EQUAL(w.nr_user, 3);
+	memcpy(&v, &w.kernel[1], 8);
+	CU_ASSERT_EQUAL(v, 0xffffffff81000020ull);
+	memcpy(&v, &w.user[2], 8);
+	CU_ASSERT_EQUAL(v, 0x401100);
+	/* shorter than nr_user says */
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, 552 + 2 * 8, &w), -EBADMSG);
+	/* no user stack taken: its frames are not used */
+	put32(raw + 4, 0);
+	CU_ASSERT_EQUAL_FATAL(fr_wait_stack__parse(raw, sizeof(raw), &w), 0);
+	CU_ASSERT_EQUAL(w.nr_user, 0);
+	/* counts past 64, tid 0, a header alone */
+	put32(raw + 32, 65);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw), &w), -EBADMSG);
+	put32(raw + 32, 2);
+	put32(raw + 36, 65);
+	put32(raw + 4, FR_WAIT_USER);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw), &w), -EBADMSG);
+	put32(raw + 36, 0);
+	put32(raw + 24, 0);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw), &w), -EBADMSG);
+	put32(raw + 24, 15);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, 40, &w), -EBADMSG);
+	/* a switch is not a stack, nor the other way */
+	CU_ASSERT_EQUAL(fr_offcpu_switch__parse(raw, sizeof(raw), &(struct fr_offcpu_switch){ 0 }),
+			-EBADMSG);
+}
+
+static const struct fr_test tests[] = {
+	{ "a switch read back; short, unknown, out of range refused", test_switch },
+	{ "a wait's stacks read back; bad counts and sizes refused", test_stack },
+	{ NULL, NULL },
+};
+
+const struct fr_suite fr_test_suite = { "waitstack", NULL, NULL, tests };
