@@ -24,6 +24,7 @@ int fr_child__spawn(char **cmd, const sigset_t *old, struct fr_child *c)
 		int e;
 
 		sigprocmask(SIG_SETMASK, old, NULL);
+		signal(SIGPIPE, SIG_DFL);   /* the recorder ignores it */
 		close(go[1]);
 		close(ep[0]);
 		if (read(go[0], &b, 1) != 1)

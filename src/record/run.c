@@ -323,6 +323,10 @@ int fr_record__run(struct fr_record_opts *op)
 	char desc[512], name[65];
 	bool ended = false, masked = false, pages_given, named;
 
+	/* a status line to a stderr pipe whose reader went away (a restarted
+	 * logger, `| head`) is dropped, not fatal: EPIPE instead of SIGPIPE
+	 * (the recorded command gets the default back, src/record/child.c) */
+	signal(SIGPIPE, SIG_IGN);
 	if (o.pids && fr_parse__pids(o.pids, &pids, &nr_pids)) {
 		fr_err("-p", "expected PID[,PID...], positive integers");
 		ret = FR_EXIT_USAGE;
