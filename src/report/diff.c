@@ -47,6 +47,7 @@ struct pass {
 	struct side *sides[2];
 	int split;                  /* 1: by time at split_ns, else all to sides[0] */
 	uint64_t split_ns;
+	uint64_t lost;              /* PERF_RECORD_LOST counts, saturated */
 	int err;
 };
 
@@ -230,6 +231,13 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 
 	if (!r->event)
 		return 0;
+	if (r->h->type == PERF_RECORD_LOST) {
+		struct fr_lost l;
+
+		if (!fr_record__lost(r->h, &l))
+			ps->lost = ps->lost + l.lost < ps->lost ? UINT64_MAX : ps->lost + l.lost;
+		return 0;
+	}
 	if (r->kind == FR_STREAM_SIDEBAND)
 		err = fr_resolver__sideband(ps->res, r);
 	else if (r->h->type == PERF_RECORD_SAMPLE && r->event == ps->ev &&
@@ -352,7 +360,13 @@ static int read_file(const struct fr_diff_opts *o, const char *path, struct side
 	if (b && !ret && (!a->samples || !b->samples)) {
 		fr_err(path, "no samples %s the split point", a->samples ? "after" : "before");
 		ret = FR_EXIT_ERROR;
+	} else if (!b && !ret && !a->samples) {
+		fr_err(path, "no samples of %s: nothing to compare", ps.ev ? ps.ev->name : "its event");
+		ret = FR_EXIT_ERROR;
 	}
+	/* a lossy side: compared all the same, said, and the exit is 1 (as report's) */
+	if (ret != FR_EXIT_ERROR && fr_input__say_lost(ps.rd, path, ps.lost) && !ret)
+		ret = FR_EXIT_PARTIAL;
 out:
 	*pp = ps;
 	return ret;

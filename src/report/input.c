@@ -287,7 +287,9 @@ uint64_t fr_input__lost(const struct fr_reader *rd, uint64_t in_records)
 	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rd); i++) {
 		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rd, i);
 
-		stats += cs->lost_records > cs->lost_samples ? cs->lost_records : cs->lost_samples;
+		uint64_t n = cs->lost_records > cs->lost_samples ? cs->lost_records : cs->lost_samples;
+
+		stats = stats + n < stats ? UINT64_MAX : stats + n;   /* saturated: a file's counts */
 	}
 	return stats > in_records ? stats : in_records;
 }

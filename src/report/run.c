@@ -143,7 +143,8 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 		struct fr_lost l;
 
 		if (!fr_record__lost(r->h, &l)) {
-			rp->lost += l.lost;
+			/* saturated: counts from a file can wrap a plain sum to 0 */
+			rp->lost = rp->lost + l.lost < rp->lost ? UINT64_MAX : rp->lost + l.lost;
 			if (rp->timeline)
 				fr_timeline__lost(rp->timeline, r->cpu, r->time, l.lost);
 		}
@@ -482,7 +483,7 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 		if (x->samples && x->last > rp->last)
 			rp->last = x->last;
 		rp->samples += x->samples;
-		rp->lost += x->lost;
+		rp->lost = rp->lost + x->lost < rp->lost ? UINT64_MAX : rp->lost + x->lost;
 		for (size_t k = 0; k < rp->nr_events && !err; k++) {
 			rp->counts[k] += x->counts[k];
 			if (!x->hists[k])

@@ -142,4 +142,21 @@ expect_error 64 'no --split-at' "$FLIGHTREC" diff --split-at-trigger "$T/base" "
 # a file written at the command's exit: its trigger is the exit, nothing after it
 expect_error 2 'no samples after the split point' "$FLIGHTREC" diff --split-at-trigger "$T/base"
 expect_error 64 'expected a time' "$FLIGHTREC" diff --split-at x "$tf"
+# a file without samples of its event: nothing to compare, 2 (doc/exit-codes.md)
+mkdir -p "$T/nos" "$T/lossy"
+"$FLIGHTREC" record -q -e sched:sched_process_fork -o "$T/nos" -- true || fail "record (no samples) exited $?"
+set -- "$T"/nos/*.frec
+expect_error 2 'no samples of sched:sched_process_fork: nothing to compare' "$FLIGHTREC" diff "$1" "$T/base"
+# a lossy file is compared all the same, said, and exits 1, as report and dump
+"$FLIGHTREC" record -q --forward -m 1 -e syscalls:sys_enter_read -o "$T/lossy" -- \
+	"$HELPERS/read_loop" 300000 2>/dev/null
+rc=$?
+[ "$rc" -le 1 ] || fail "record (a 1-page ring) exited $rc"   # 1: it counted its loss
+set -- "$T"/lossy/*.frec
+"$FLIGHTREC" report -i "$1" >/dev/null 2>&1; rrc=$?
+[ "$rrc" -eq 1 ] || fail "report of the lossy file exited $rrc (its records were not lost?)"
+"$FLIGHTREC" diff "$1" "$1" >"$T/lossy.txt" 2>"$T/lossy.err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q 'records lost while recording' "$T/lossy.err" && [ -s "$T/lossy.txt" ] ||
+	fail "diff of a lossy file exited $rc: $(cat "$T/lossy.err")"
+pass "diff of a lossy file -> 1, compared: $(head -1 "$T/lossy.err")"
 exit 0
