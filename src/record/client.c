@@ -130,6 +130,10 @@ int fr_control__request(const char *run_dir, const char *name, const char *req, 
 	}
 	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != (ssize_t)n) {
 		err = errno == EAGAIN ? -ETIMEDOUT : -errno;
+		/* a recorder that cannot take the request may have answered why
+		 * before it closed (out of descriptors): that answer, if any */
+		if ((err == -EPIPE || err == -ECONNRESET) && !read_line(fd, reply, len, timeout_ms))
+			err = 0;
 		goto out;
 	}
 	err = read_line(fd, reply, len, timeout_ms);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "src/record/rundir.h"
+#include "src/util.h"
 
 struct client {
 	int fd;                     /* -1: free slot */
@@ -42,6 +43,9 @@ struct fr_control {
 	const char *refused_file, *refused_why;   /* listen: the file refused, and why */
 	uint64_t refused, bad;
 	struct client cl[FR_CONTROL_MAX_CLIENTS];
+	int spare;                  /* /dev/null, given up to answer a client when descriptors run out */
+	bool starved;               /* accept failed for want of descriptors: said once */
+	uint64_t accept_after_ms;   /* the listening socket rests until then (no spare left) */
 };
 
 /* ---- the protocol: pure parsers (fuzzed by tests/fuzz/fuzz_control.c) ---- */
@@ -272,6 +276,7 @@ int fr_control__listen(const char *run_dir, const char *name, struct fr_control 
 	if (!c)
 		return -ENOMEM;
 	c->fd = c->lockfd = -1;
+	c->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	c->euid = geteuid();
 	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS; i++)
 		c->cl[i].fd = -1;
@@ -285,6 +290,8 @@ int fr_control__listen(const char *run_dir, const char *name, struct fr_control 
 			snprintf(fail->file, sizeof(fail->file), "%s", run_dir);
 			fail->why = why;
 		}
+		if (c->spare >= 0)
+			close(c->spare);
 		free(c);
 		return err;
 	}
@@ -310,6 +317,8 @@ out_err:
 		fail->why = c->refused_why;
 	}
 	close(c->dirfd);
+	if (c->spare >= 0)
+		close(c->spare);
 	free(c);
 	return err;
 }
@@ -320,7 +329,9 @@ size_t fr_control__pollfds(const struct fr_control *c, struct pollfd *fds, size_
 
 	if (max == 0)
 		return 0;
-	fds[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+	/* the listening socket rests while descriptors are out (no spare) */
+	fds[n++] = (struct pollfd){ .fd = c->fd,
+				    .events = fr_rundir_now_ms() < c->accept_after_ms ? 0 : POLLIN };
 	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS && n < max; i++)
 		if (c->cl[i].fd >= 0)
 			fds[n++] = (struct pollfd){ .fd = c->cl[i].fd, .events = POLLIN };
@@ -334,6 +345,8 @@ int fr_control__timeout_ms(const struct fr_control *c)
 	for (size_t i = 0; i < FR_CONTROL_MAX_CLIENTS; i++)
 		if (c->cl[i].fd >= 0 && c->cl[i].deadline_ms < next)
 			next = c->cl[i].deadline_ms;
+	if (c->accept_after_ms > now && c->accept_after_ms < next)
+		next = c->accept_after_ms;
 	if (next == UINT64_MAX)
 		return -1;
 	return next <= now ? 0 : (int)(next - now);
@@ -405,6 +418,35 @@ static bool peer_allowed(const struct fr_control *c, int fd)
 	return cr.uid == 0 || cr.uid == c->euid;
 }
 
+/* accept failed for want of descriptors: said once; the spare descriptor
+ * is given up to take the client and tell it, so that neither it waits nor
+ * the loop spins on a connection it cannot take; with no spare to give, the
+ * listening socket rests a second. */
+static void starved(struct fr_control *c, int err)
+{
+	int fd;
+
+	if (!c->starved)
+		fr_err("control", "accepting a snapshot client: %s: each is told so until descriptors "
+		       "are free again", strerror(err));
+	c->starved = true;
+	if (c->spare < 0) {
+		c->accept_after_ms = fr_rundir_now_ms() + 1000;
+		c->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return;
+	}
+	close(c->spare);
+	fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0) {
+		send_line(fd, "error ", "the recorder is out of file descriptors");
+		close(fd);
+		c->refused++;
+	}
+	c->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (c->spare < 0)
+		c->accept_after_ms = fr_rundir_now_ms() + 1000;
+}
+
 static void accept_clients(struct fr_control *c)
 {
 	/* bounded, so a flood of connections cannot hold the loop */
@@ -412,8 +454,16 @@ static void accept_clients(struct fr_control *c)
 		int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct client *cl = NULL;
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			starved(c, errno);
+			return;
+		}
 		if (fd < 0)
 			return;
+		if (c->starved) {
+			fr_info("control: accepting snapshot clients again");
+			c->starved = false;
+		}
 		if (!peer_allowed(c, fd)) {
 			close(fd);
 			c->refused++;
@@ -480,6 +530,8 @@ void fr_control__close(struct fr_control *c)
 		if (c->cl[i].fd >= 0)
 			close(c->cl[i].fd);
 	close(c->fd);
+	if (c->spare >= 0)
+		close(c->spare);
 	unlinkat(c->dirfd, c->sock, 0);
 	unlinkat(c->dirfd, c->pidf, 0);
 	unlinkat(c->dirfd, c->lock, 0);    /* still locked: nobody took it meanwhile */
