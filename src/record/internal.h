@@ -103,6 +103,7 @@ int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint
 struct fr_session {
 	struct fr_evlist *el;
 	struct fr_session_opts o;
+	uint64_t files_lost;        /* the most records lost one snapshot file counted */
 	struct fr_source *src;
 	struct fr_sideband *sb;     /* stores, synthesized stream, process table */
 	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */

@@ -194,10 +194,20 @@ static int finish(struct fr_session *s, bool ended, int status, struct fr_hooks 
 	if (err == 1) {
 		if (ended || !o->no_final)
 			final_snapshot(s, ended, &status, h);
+		/* as forward's: a file that counts losses makes the exit 1, said */
+		if (fr_session__files_lost(s)) {
+			fr_err("record", "snapshot files written count records lost while recording (up "
+			       "to %llu in one; rings overflowed or the recorder was held off): each "
+			       "says so when read", (unsigned long long)fr_session__files_lost(s));
+			status = worse(status, FR_EXIT_PARTIAL);
+		}
 		return status;
 	}
 	if (err) {
 		fr_err("forward", "completing the file %s: %s", path, strerror(-err));
+		if (st.lost)   /* what was dropped is said even so */
+			fr_err("forward", "%llu records lost (dropped while writes failed, or the "
+			       "readers fell behind)", (unsigned long long)st.lost);
 		return worse(status, FR_EXIT_PARTIAL);
 	}
 	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s", (unsigned long long)st.samples,

@@ -438,9 +438,19 @@ int fr_session__start(struct fr_session *s, char *path, size_t len)
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			 size_t len, struct fr_snapshot_stats *st)
 {
+	int ret;
+
 	memset(st, 0, sizeof(*st));
 	path[0] = '\0';
-	return s->src->ops->snapshot(s->src, tr, path, len, st);
+	ret = s->src->ops->snapshot(s->src, tr, path, len, st);
+	if (ret >= 0 && path[0] && st->lost > s->files_lost)
+		s->files_lost = st->lost;
+	return ret;
+}
+
+uint64_t fr_session__files_lost(const struct fr_session *s)
+{
+	return s->files_lost;
 }
 
 int fr_session__finish(struct fr_session *s, const struct fr_trigger *tr, char *path, size_t len,

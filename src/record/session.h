@@ -131,5 +131,8 @@ int fr_session__finish(struct fr_session *s, const struct fr_trigger *tr, char *
 		       struct fr_snapshot_stats *st);
 /* Bytes written so far, every file together (forward's progress line). */
 uint64_t fr_session__bytes(const struct fr_session *s);
+/* The most records one snapshot file written so far counted lost (rings
+ * overflowed, a recorder held off the CPU, writes refused): 0 when none. */
+uint64_t fr_session__files_lost(const struct fr_session *s);
 
 #endif
