@@ -1,7 +1,7 @@
 /* src/record/waits.bpf.c: the in-kernel half of record --off-cpu-thresh:
  * at each context switch one small sample of the offcpu event (who went
- * out, in what state, who came in, how long it had been runnable since its
- * wakeup), and for a sleep of thresh_ns or more (a shorter one of d ns with
+ * out, in what state, after how long runnable before that run, who came
+ * in), and for a sleep of thresh_ns or more (a shorter one of d ns with
  * probability d / thresh_ns) its kernel stack at the switch-in and, as the
  * thread returns to user space in its own context (rseq_update), its user
  * stack: one more sample with both (doc/format.md "The offcpu event",
@@ -23,19 +23,24 @@ enum { ST_R, ST_S, ST_D, ST_DEAD };
 #define F_USER 1              /* user[] holds the user stack as the waiter returned to user space */
 
 /* CO-RE: the fields read, placed by the kernel's BTF at load time */
+struct sched_info {
+	unsigned long long run_delay;   /* the task's time runnable, waiting for a CPU, all told */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
 	unsigned int flags;
+	struct sched_info sched_info;
 } __attribute__((preserve_access_index));
 
 /* Each thread's own (task local storage: no lookup by tid on the paths
- * every switch, wakeup and system call take). */
+ * every switch and return to user space take). */
 struct wait {
 	__u64 out;        /* switch-out time of a sleep (CLOCK_MONOTONIC ns); 0: none */
-	__u64 wake;       /* its wakeup, or the switch-out of a preemption; 0: none */
+	__u64 run_delay;  /* sched_info.run_delay at its last switch-out */
 	__u32 pending;    /* pending holds its ended wait's stack */
-	__u32 pad;
+	__u32 seen;       /* run_delay was read before */
 };
 
 struct {
@@ -51,7 +56,8 @@ struct switch_rec {
 	__u8 state;        /* prev's: ST_R preempted, ST_S, ST_D, ST_DEAD */
 	__u16 pad;
 	__u32 next_tid, next_pid;
-	__u32 delay_ns;    /* next: runnable (woken or preempted) to now, saturated; 0: not known */
+	__u32 delay_ns;    /* prev: runnable before the run that ends here (the scheduler's
+	                    * own count, sched_info.run_delay), saturated; 0: none or not known */
 	__u32 prev_tid, prev_pid;   /* (the sample's own TID is -1 for a task that died) */
 };
 
@@ -111,28 +117,6 @@ static __always_inline __u8 state_of(_Bool preempt, unsigned int s)
 	return (s & TASK_UNINTERRUPTIBLE) && !(s & TASK_NOLOAD) ? ST_D : ST_S;
 }
 
-static __always_inline void wakeup(struct task_struct *p)
-{
-	struct wait *w = bpf_task_storage_get(&waits, p, 0, 0);
-
-	if (w && w->out && !w->wake)
-		w->wake = bpf_ktime_get_ns();
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(fr_wakeup, struct task_struct *p)
-{
-	wakeup(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(fr_wakeup_new, struct task_struct *p)
-{
-	wakeup(p);
-	return 0;
-}
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -157,19 +141,23 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 			w->pending = 0;
 			__sync_fetch_and_add(&nr_pending, -1);
 		}
-		if (w && sr.state != ST_DEAD) {
-			w->out = sr.state == ST_R ? 0 : now;
-			w->wake = sr.state == ST_R ? now : 0;
+		if (w) {
+			/* the scheduler counted its runnable wait at its switch-in */
+			__u64 rd = prev->sched_info.run_delay, dd = rd - w->run_delay;
+
+			if (w->seen && rd >= w->run_delay)
+				sr.delay_ns = dd > 0xffffffffull ? 0xffffffffu : (__u32)dd;
+			w->run_delay = rd;
+			w->seen = 1;
+			if (sr.state != ST_DEAD)
+				w->out = sr.state == ST_R ? 0 : now;
 		}
 	}
-	/* next: runnable since its wakeup; its sleep ends */
+	/* next: its sleep ends */
 	w = ntid ? bpf_task_storage_get(&waits, next, 0, 0) : 0;
 	if (w) {
-		if (w->wake && now > w->wake)
-			sr.delay_ns = now - w->wake > 0xffffffffull ? 0xffffffffu : (__u32)(now - w->wake);
 		out = w->out;
 		w->out = 0;
-		w->wake = 0;
 	}
 	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, &sr, sizeof(sr));
 	/* a long sleep (or a short one sampled) keeps the kernel stack it slept on */

@@ -48,6 +48,9 @@ struct thr {
 	struct fr_wait w;                 /* the open wait (T_OFF) */
 	struct fr_wait done;              /* thresh: the last wait closed without a stack, */
 	bool done_open, done_sel;         /* waiting for its offcpu-stack sample */
+	struct fr_wait last;              /* the last wait closed, for a delay told later */
+	bool last_open, last_sel;
+	size_t last_idx;                  /* its place in waits (keep), else SIZE_MAX */
 	const struct fr_sym *leaf;        /* a placeholder stack, or NULL: frames */
 	struct fr_frame *frames;          /* the open wait's stack, leaf first */
 	size_t nr_frames, cap_frames;
@@ -320,9 +323,14 @@ static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 	}
 	t->st = T_RUN;
 	t->since = w->end;
+	t->last = *w;
+	t->last_open = true;
+	t->last_sel = sel;
+	t->last_idx = SIZE_MAX;
 	if (oc->keep) {
 		if (fr_grow(&oc->waits, &oc->cap_waits, oc->nr_waits + 1, sizeof(*oc->waits), 64))
 			return -ENOMEM;
+		t->last_idx = oc->nr_waits;
 		oc->waits[oc->nr_waits++] = *w;
 	}
 	if (oc->thresh && (t->leaf == &nostack_sym || t->leaf == &before_sym) &&
@@ -466,6 +474,26 @@ int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 	}
 	return fold(oc, t, w, s && s->nr_frames ? NULL : &nostack_sym, s ? s->frames : NULL,
 		    s ? s->nr_frames : 0, weight);
+}
+
+int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns)
+{
+	struct thr *t;
+	uint64_t len;
+
+	if (oc->finished || !delay_ns || !(t = find(oc, tid)) || !t->last_open ||
+	    t->last.state == FR_WAIT_R || t->last.wake)
+		return 0;   /* a preemption's delay is its length, counted at its close */
+	t->last_open = false;
+	len = t->last.end - t->last.start;
+	if (delay_ns > len)
+		delay_ns = len;   /* a delay begun before the window: its part in it */
+	t->delay += delay_ns;
+	if (t->last_sel)
+		oc->tot.delay_ns += delay_ns;
+	if (t->last_idx != SIZE_MAX)
+		oc->waits[t->last_idx].wake = oc->waits[t->last_idx].end - delay_ns;
+	return 0;
 }
 
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)

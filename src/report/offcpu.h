@@ -72,6 +72,10 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
  * be a task that is not recorded). */
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The scheduler delay of tid's last closed S or D wait, told after it (by
+ * its next switch-out: the kernel's sched_info.run_delay): the thread's and
+ * the totals' delay, and the kept wait's wake (end - delay_ns). Once. */
+int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns);
 /* The switches carry no stacks: each S or D wait's stack comes apart, after
  * its switch-in, for every wait of thresh_ns or more and a sample of the
  * shorter ones (record --off-cpu-thresh). A wait's stack is folded when it

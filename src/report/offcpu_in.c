@@ -207,8 +207,8 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	return err;
 }
 
-/* An offcpu switch: the sample's task went out (or died), next came in,
- * runnable since delay_ns before. */
+/* An offcpu switch: prev went out (or died) after a run it had waited
+ * delay_ns for, next came in. */
 static int bpf_switch(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s)
 {
 	static const enum fr_wait_state st[] = { FR_WAIT_R, FR_WAIT_S, FR_WAIT_D };
@@ -220,6 +220,10 @@ static int bpf_switch(struct offcpu_in *in, const struct fr_rec *r, const struct
 		in->stk_bad++;
 		return 0;
 	}
+	/* prev's scheduler delay before the run that ends here: of its last wait */
+	if (sw.prev_tid && sw.delay_ns &&
+	    (err = fr_offcpu__run_delay(in->oc, sw.prev_tid, sw.delay_ns)))
+		return err;
 	if (sw.prev_tid && sw.state == FR_SWITCH_DEAD) {
 		err = fr_offcpu__task_dead(in->oc, sw.prev_tid, r->time);
 	} else if (sw.prev_tid) {
@@ -231,9 +235,7 @@ static int bpf_switch(struct offcpu_in *in, const struct fr_rec *r, const struct
 	}
 	if (err || !sw.next_tid)
 		return err;
-	if (sw.delay_ns && sw.delay_ns <= r->time)
-		err = fr_offcpu__wakeup(in->oc, sw.next_tid, r->time - sw.delay_ns);
-	return err ? err : fr_offcpu__switch_in(in->oc, sw.next_tid, r->time);
+	return fr_offcpu__switch_in(in->oc, sw.next_tid, r->time);
 }
 
 /* An offcpu wait's stacks: kernel and user, as one callchain the resolver

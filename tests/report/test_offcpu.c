@@ -444,6 +444,9 @@ static void test_thresh(void)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 100 * MS, FR_WAIT_S, NULL), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 150 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, &stack), 0);
+	/* its scheduler delay, told at the next switch-out; once */
+	CU_ASSERT_EQUAL(fr_offcpu__run_delay(oc, 15, 2 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__run_delay(oc, 15, 7 * MS), 0);
 	/* short, sampled: 2 ms stands for 10 ms */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 202 * MS), 0);
@@ -475,6 +478,15 @@ static void test_thresh(void)
 	CU_ASSERT_EQUAL(f.nostack_ns, 21 * MS);   /* the lost 20, the preemption's 1 */
 	CU_ASSERT_EQUAL(f.waiting_ns, 499 * MS);
 	CU_ASSERT_EQUAL(f.total, 580 * MS);       /* the unsampled 3 ms fold nothing */
+	/* delay: the told 2 ms, and the preemption's 1 ms (its length) */
+	CU_ASSERT_EQUAL(t.delay_ns, 3 * MS);
+	{
+		struct fr_thread_time tt;
+
+		CU_ASSERT_EQUAL_FATAL(fr_offcpu__nr_threads(oc), 1);
+		fr_offcpu__thread(oc, 0, &tt);
+		CU_ASSERT_EQUAL(tt.delay_ns, 3 * MS);
+	}
 	check_thread_sums(oc);
 	fr_offcpu__delete(oc);
 }
