@@ -242,8 +242,15 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 
 	/* the socket says "recording": the forward readers need kallsyms
 	 * first, so it is loaded before the socket appears; backward mode loads
-	 * it in a thread while the loop drains (fr_session__start) */
+	 * it in a thread while the loop drains (fr_session__start). The events
+	 * are enabled before it appears too: a client that waits for the
+	 * socket and then runs its workload is recorded from its first event
+	 * (tests/e2e/errors.sh lost a 1 ms burst of reads to the gap) */
 	fr_session__prepare(s);
+	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
+		fr_err("record", "enable: %s", strerror(-err));
+		return FR_EXIT_ERROR;
+	}
 	err = fr_control__listen(fr_control__run_dir(o->run_dir), o->name, ctl, &cf);
 	if (err == -EEXIST) {
 		fr_err(o->name, "a recorder with this name is already running (pid %d); use --name",
@@ -259,10 +266,6 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 	if ((err = fr_session__start(s, path, PATH_MAX))) {
 		fr_err(o->forward ? "forward" : o->keep_ns ? "--keep" : "record", "%s",
 		       strerror(-err));
-		return FR_EXIT_ERROR;
-	}
-	if (t->kind != FR_TARGET_CHILD && (err = fr_evlist__enable(el))) {
-		fr_err("record", "enable: %s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
 	if (o->forward)
