@@ -175,6 +175,21 @@ static void identify(struct fr_offcpu *oc, struct thr *t, uint64_t time)
 		t->comm = comm;
 }
 
+/* The name a thread had at its end, from the process model (its COMMs),
+ * where the model knows one: a thread renamed after its last switch-out
+ * (or never switched out: a CPU burner) kept the name it had before. */
+static void last_name(struct fr_offcpu *oc, struct thr *t)
+{
+	uint32_t pid = 0;
+	const char *comm = NULL;
+
+	if (!oc->identify)
+		return;
+	oc->identify(oc->identify_ctx, t->tid, t->end, &pid, &comm);
+	if (comm && comm[0] != ':')
+		t->comm = comm;
+}
+
 /* The thread is selected at time: asked again only when what is known of it
  * changed, or is not known. */
 static bool selected(struct fr_offcpu *oc, struct thr *t, uint64_t time)
@@ -561,6 +576,7 @@ int fr_offcpu__finish(struct fr_offcpu *oc)
 		struct thr *t = &oc->thr[i];
 
 		identify(oc, t, t->end);
+		last_name(oc, t);
 		selected(oc, t, t->end);   /* as it was at its end, too */
 		if (!oc->select || t->ever_sel)
 			oc->shown[oc->nr_shown++] = (uint32_t)i;
