@@ -97,13 +97,14 @@ if mount -t tmpfs -o size=16m tmpfs "$T/full" 2>/dev/null; then
 		--no-final-snapshot
 	"$HELPERS/read_loop" 2000 0 4093 &
 	hp=$!
-	wait $hp
+	wait $hp || fail "read_loop (2000 reads of 4093 bytes) exited $?"
 	expect_error 2 "No space left on device" $F snapshot --name disk
 	[ -z "$(ls "$T/full" | grep -v filler)" ] || fail "a failed snapshot left files: $(ls "$T/full")"
 	rm -f "$T/full/filler"
 	f=$($F snapshot --name disk) || fail "snapshot after freeing space failed"
-	n=$($F dump "$f" | awk -v p=$hp '$4=="SAMPLE" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}')
-	[ "$n" -ge 2000 ] || fail "after ENOSPC the next snapshot has $n of the 2000 earlier reads"
+	$F dump "$f" >"$T/disk.txt" 2>"$T/disk.err"
+	n=$(awk -v p=$hp '$4=="SAMPLE" {split($3,a,"/"); if (a[1]==p) n++} END{print n+0}' "$T/disk.txt")
+	[ "$n" -ge 2000 ] || fail "after ENOSPC the next snapshot has $n of the 2000 earlier reads (pid $hp); its samples by pid: $(awk '$4=="SAMPLE" {split($3,a,"/"); c[a[1]]++} END{for (p in c) printf "%s:%d ", p, c[p]}' "$T/disk.txt"); $(grep '^# cpu\|^# events\|^# samples' "$T/disk.txt" | head -4 | tr '\n' ' '); $(cat "$T/disk.err")"
 	pass "ENOSPC: snapshot failed cleanly; the next one still has $n earlier reads"
 	kill -TERM "$RECPID"; wait "$RECPID"; BGPIDS=""
 	umount "$T/full"
