@@ -90,10 +90,10 @@ mkdir -p "$T/full"
 if mount -t tmpfs -o size=16m tmpfs "$T/full" 2>/dev/null; then
 	dd if=/dev/zero of="$T/full/filler" bs=64k 2>/dev/null
 	# only reads of 4093 bytes: read storms of tests run beside this one
-	# must not overwrite the 2000 reads in the 256 KiB rings (keep.sh's
-	# numbered reads are 1 to 16 bytes: with 'count == 3' they did, "0 of
-	# the 2000 earlier reads" in two clean-clone CI runs)
-	record_bg disk -a -e syscalls:sys_enter_read --filter 'count == 4093' -m 64 -o "$T/full" \
+	# must not overwrite the 2000 reads in the 1 MiB rings; the COMMs of a
+	# rename storm would (they travel in the sample rings): make check runs
+	# this test after prctl_backward.sh and faults.sh (Makefile.am)
+	record_bg disk -a -e syscalls:sys_enter_read --filter 'count == 4093' -m 256 -o "$T/full" \
 		--no-final-snapshot
 	"$HELPERS/read_loop" 2000 0 4093 &
 	hp=$!
