@@ -283,13 +283,6 @@ static void note_wait_stack(struct fr_session *s, const struct fr_sample *smp)
 	}
 }
 
-bool fr_session_notes_kernel(const struct fr_session *s, const struct fr_event *ev)
-{
-	return s->ksyms && ((ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ||
-			    (ev->attr.type == PERF_TYPE_SOFTWARE &&
-			     ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT));
-}
-
 int fr_session_decode_sample(struct fr_session *s, const struct perf_event_header *h,
 			     const struct fr_event *ev, struct fr_sample *smp)
 {
