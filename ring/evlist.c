@@ -329,7 +329,7 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		struct perf_event_attr *a = &el->events[i]->attr;
 
 		a->write_backward = o->backward;
-		if (!o->backward) {
+		if (!o->backward || o->drained) {
 			/* wake the reader when a quarter of the ring is full, not per
 			 * event: three quarters are left for its scheduling latency */
 			a->watermark = 1;
@@ -486,7 +486,7 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	free(tids);
 	el->backward = o->backward;
 	el->sb_in_samples = o->sb_in_samples;
-	if (!err && o->backward)
+	if (!err && o->backward && !o->drained)
 		err = start_copier(el, oe);
 	if (err && oe->event >= 0 && el->events[oe->event]->kind == FR_EVENT_HARDWARE &&
 	    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
@@ -643,9 +643,29 @@ int fr_evlist__sample_written(const struct fr_evlist *el, size_t ci, uint64_t *w
 	return 0;
 }
 
-int fr_evlist__read_samples(struct fr_evlist *el, size_t ci, fr_sideband_cb cb, void *ctx)
+static int tell_lapped(struct fr_ring *r, size_t ci, fr_lapped_cb lapped, void *ctx)
 {
-	return drain_ring(ci < el->nr_cpus ? el->rings[ci].samples : NULL, ci, cb, ctx);
+	uint64_t bytes, nr;
+
+	return fr_ring__read_overwritten(r, &bytes, &nr) && lapped ? lapped(ctx, ci, nr, bytes) : 0;
+}
+
+int fr_evlist__read_samples(struct fr_evlist *el, size_t ci, fr_sideband_cb cb,
+			    fr_lapped_cb lapped, void *ctx)
+{
+	struct fr_ring *r = ci < el->nr_cpus ? el->rings[ci].samples : NULL;
+	const struct perf_event_header *h;
+	int err = r ? fr_ring__read_init(r) : -EAGAIN, ret;
+
+	if (err)
+		return err == -EAGAIN ? 0 : err;
+	ret = tell_lapped(r, ci, lapped, ctx);
+	while (!ret && (h = fr_ring__read_event(r, &err)))
+		ret = cb(ctx, ci, h);
+	fr_ring__read_done(r);
+	if (!ret)
+		ret = tell_lapped(r, ci, lapped, ctx);
+	return ret ? ret : err;
 }
 
 int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)

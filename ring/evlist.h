@@ -35,6 +35,8 @@ struct fr_evlist_opts {
 	size_t data_pages;   /* per CPU sample ring, power of two */
 	size_t sb_pages;     /* per CPU sideband ring, power of two */
 	bool backward;       /* samples overwrite (write_backward, PROT_READ) */
+	bool drained;        /* backward rings read as they fill (lapping reads,
+	                      * ring.h: the watermark wakes the reader, no copier) */
 	bool user_only;      /* the sideband event excludes the kernel too */
 	bool sb_in_samples;  /* no sideband ring: the first sample event carries the
 	                      * COMM/MMAP2/TASK records in its own ring, as perf
@@ -126,11 +128,17 @@ size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds
 int fr_evlist__drain_trigger(struct fr_evlist *el, int (*cb)(void *ctx, size_t cpu_idx,
 			     const struct perf_event_header *h), void *ctx);
 
-/* Forward mode: the fd to poll for one CPU's sample ring (POLLIN past its
- * watermark), and reading that ring to its head. Each CPU's ring may be read
- * by its own thread: nothing is shared between CPUs. */
+/* Forward or drained rings: the fd to poll for one CPU's sample ring (POLLIN
+ * past its watermark), and reading that ring to its head, oldest first. Each
+ * CPU's ring may be read by its own thread: nothing is shared between CPUs.
+ * A drained ring whose reader fell behind lost its oldest unread records:
+ * lapped (if not NULL) is told how many (estimated, ring.h) and how many
+ * bytes, before the read's records (the hole lies before the oldest of them)
+ * and, for records overwritten while copied, after them. */
+typedef int (*fr_lapped_cb)(void *ctx, size_t cpu_idx, uint64_t records, uint64_t bytes);
 int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx);
-int fr_evlist__read_samples(struct fr_evlist *el, size_t cpu_idx, fr_sideband_cb cb, void *ctx);
+int fr_evlist__read_samples(struct fr_evlist *el, size_t cpu_idx, fr_sideband_cb cb,
+			    fr_lapped_cb lapped, void *ctx);
 
 /* Bytes the kernel has written into CPU cpu_idx's sample ring since it was
  * mapped (data_head, counted down in a backward ring) and the ring's size:

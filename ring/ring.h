@@ -73,6 +73,25 @@
  *     again.
  *   An unpinned, unpaused copy can hold torn records that pass every check:
  *   never take one.
+ *
+ * Backward ring read as it fills (a lapping read: --keep's readers, which
+ * run neither pinned nor paused): fr_ring__read_init/_read_event/_read_done
+ * as for a forward ring, records oldest first, but the kernel never waits
+ * for the reader: a reader that falls behind loses the OLDEST of what it had
+ * not read, never the newest.
+ *   1. h1 = acquire data_head; n = since - h1 (since: h1 of the last read,
+ *      0 at the start): the bytes written since the last read
+ *   2. walk (step 2 above) at most the newest min(n, size - margin) bytes,
+ *      where margin = min(4 x 64 KiB, size / 2) covers the records reserved
+ *      but not yet published (one per nesting context: task, softirq, irq,
+ *      NMI; at most 64 KiB each): data_head does not show them, and each
+ *      overwrites bytes at the oldest end
+ *   3. stream the walk oldest chunk first (step 3 above), each chunk's check
+ *      trusting margin bytes less than data_head says: exact without a pin
+ *   4. since = h1; the bytes of n not handed out (beyond the walk, or
+ *      overwritten while copied) are lost: fr_ring__read_overwritten says
+ *      how many, and how many records that is at the mean size of the
+ *      records read so far (an estimate: the kernel counts none).
  */
 
 struct fr_ring;
@@ -88,13 +107,18 @@ void fr_ring__delete(struct fr_ring *ring);
 size_t fr_ring__data_size(const struct fr_ring *ring);
 struct perf_event_mmap_page *fr_ring__control(const struct fr_ring *ring);
 
-/* Forward reading; read_init returns -EAGAIN when there is nothing to read. */
+/* Forward reading (and a backward ring's lapping reads, above); read_init
+ * returns -EAGAIN when there is nothing to read. */
 int fr_ring__read_init(struct fr_ring *ring);
 /* The next record or NULL at the end. On corruption (size < 8, unaligned,
  * larger than the readable region) returns NULL, sets *err to -EBADMSG if err
  * is given, and read_done then skips everything up to head. */
 const struct perf_event_header *fr_ring__read_event(struct fr_ring *ring, int *err);
 void fr_ring__read_done(struct fr_ring *ring);
+/* A backward ring's lapping reads: bytes overwritten before the reader got
+ * them since the last call, and the records that is (estimated, see above);
+ * returns 1 when there were any. 0 on a forward ring. */
+int fr_ring__read_overwritten(struct fr_ring *ring, uint64_t *bytes, uint64_t *records);
 
 /* A backward ring's stream (the protocol above). */
 struct fr_ring_stream {
@@ -102,6 +126,8 @@ struct fr_ring_stream {
 	uint64_t raced;       /* bytes of records overwritten before they were copied (dropped) */
 	size_t nr, len;       /* records and bytes handed out so far */
 	bool full;            /* older data was overwritten (the ring had wrapped, or raced) */
+	size_t walked;        /* records the walk found */
+	size_t margin;        /* bytes at the oldest end never trusted (lapping reads) */
 	bool corrupt;         /* the walk stopped at a malformed header */
 	/* iterator state (ring.c's) */
 	size_t chunk_max;

@@ -121,20 +121,18 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	return err;
 }
 
-/* The records an episode of refused writes dropped, as a PERF_RECORD_LOST
- * in the CPU's sample stream (doc/format.md §4: the readers count it as they
- * count the kernel's): {id, lost} and the sample event's sample_id_all
- * trailer, whose time is where the hole began. Written and flushed at once
- * after the first chunk that succeeded again; refused too, its count stays
- * due and goes into the hole record of the next episode's end (the CPU
- * stats at the end count every drop too, and readers take the larger). */
-static int note_hole(struct fwd_cpu *c, uint64_t lost)
+/* lost records as a PERF_RECORD_LOST in the CPU's sample stream (doc/format.md
+ * §4: the readers count it as they count the kernel's): {id, lost} and the
+ * sample event's sample_id_all trailer, whose time, from, is where the hole
+ * began (the newest record before it). */
+static int append_lost(struct fwd_cpu *c, uint64_t lost, uint64_t from)
 {
 	const struct fr_event *ev = fr_evlist__event(c->f->el, 0);
 	uint64_t buf[16] = { 0 }, type = ev ? ev->attr.sample_type : 0, id = 0;
 	struct perf_event_header *h = (void *)buf;
 	const uint64_t *ids;
 	size_t n = 3, nr = 0;
+	int err;
 
 	ids = fr_evlist__ids(c->f->el, 0, &nr);
 	if (ids && nr)
@@ -145,7 +143,7 @@ static int note_hole(struct fwd_cpu *c, uint64_t lost)
 		if (type & PERF_SAMPLE_TID)
 			buf[n++] = 0;
 		if (type & PERF_SAMPLE_TIME)
-			buf[n++] = c->hole_from;
+			buf[n++] = from;
 		if (type & PERF_SAMPLE_ID)
 			buf[n++] = id;
 		if (type & PERF_SAMPLE_STREAM_ID)
@@ -157,12 +155,37 @@ static int note_hole(struct fwd_cpu *c, uint64_t lost)
 	}
 	h->type = PERF_RECORD_LOST;
 	h->size = (uint16_t)(n * 8);
-	if (fr_writer__record(c->app, h) || fr_writer__flush(c->app) ||
+	err = fr_writer__record(c->app, h);
+	if (!err && c->f->keep)
+		keep_note(c, from, lost);
+	return err;
+}
+
+/* The records an episode of refused writes dropped, in the stream
+ * (append_lost): written and flushed at once after the first chunk that
+ * succeeded again; refused too, its count stays due and goes into the hole
+ * record of the next episode's end (the CPU stats at the end count every
+ * drop too, and readers take the larger). */
+static int note_hole(struct fwd_cpu *c, uint64_t lost)
+{
+	if (append_lost(c, lost, c->hole_from) || fr_writer__flush(c->app) ||
 	    fr_writer__dropped(c->app, &(uint64_t){ 0 }, NULL))
 		return -EIO;   /* an appender drops a refused chunk and says so here */
-	if (c->f->keep)
-		keep_note(c, c->hole_from, lost);
 	return 0;
+}
+
+/* A drained overwrite ring (--keep) lapped its reader: the kernel overwrote
+ * the oldest records the reader had not reached; the hole began after the
+ * newest record read before it. */
+static int lapped_cb(void *ctx, size_t ci, uint64_t records, uint64_t bytes)
+{
+	struct fwd_cpu *c = ctx;
+
+	(void)ci;
+	(void)bytes;
+	c->st.lost_records += records;
+	c->st.flags |= FR_CPU_FULL;
+	return append_lost(c, records, c->st.last_time);
 }
 
 /* A refused write (a full disk) drops chunks until writes succeed again: say
@@ -238,7 +261,7 @@ static void *reader(void *arg)
 			break;
 		}
 		pthread_mutex_lock(&c->lock);
-		c->err = fr_evlist__read_samples(f->el, c->ci, record_cb, c);
+		c->err = fr_evlist__read_samples(f->el, c->ci, record_cb, lapped_cb, c);
 		if (c->err == -EBADMSG) {
 			c->err = 0;   /* corrupt ring: skipped to head, flagged in the file */
 			c->st.flags |= FR_CPU_CORRUPT;
@@ -351,7 +374,7 @@ static int read_all(struct fr_forward *f, bool flush, uint64_t *drops)
 		if (!c->started)
 			continue;
 		pthread_mutex_lock(&c->lock);
-		e = fr_evlist__read_samples(f->el, c->ci, record_cb, c);
+		e = fr_evlist__read_samples(f->el, c->ci, record_cb, lapped_cb, c);
 		if (e == -EBADMSG) {
 			e = 0;
 			c->st.flags |= FR_CPU_CORRUPT;

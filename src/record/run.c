@@ -269,15 +269,15 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		return FR_EXIT_ERROR;
 	}
 	if (o->forward)
-		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
-			"streaming into %s%s%s%s", o->nr_events, desc, fr_evlist__nr_cpus(el),
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
+			"read as it fills, streaming into %s%s%s%s", o->nr_events, desc, fr_evlist__nr_cpus(el),
 			o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, path,
 			o->switch_bytes || o->switch_ns ? " (the next file at " : "",
 			o->switch_bytes || o->switch_ns ? o->switch_output : "",
 			o->switch_bytes || o->switch_ns ? ")" : "");
 	else if (o->keep_ns)
-		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB forward ring per CPU, "
-			"keeping the last %.3f s (at most %llu MiB) in memory; snapshot: "
+		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
+			"read as it fills, keeping the last %.3f s (at most %llu MiB) in memory; snapshot: "
 			"flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
 			fr_evlist__nr_cpus(el), o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
 			(double)o->keep_ns / 1e9, (unsigned long long)(o->keep_bytes >> 20),
@@ -400,13 +400,17 @@ int fr_record__run(struct fr_record_opts *op)
 						      : FR_RECORD_BACKWARD_PAGES;
 	fit_mlock(&o, pages_given, &eo.sb_pages);
 	eo.data_pages = o.data_pages;
-	eo.backward = !o.forward && !o.keep_ns;   /* --keep drains forward rings */
+	/* --forward and --keep read overwrite rings as they fill: a reader
+	 * that falls behind loses the oldest it had not read, never the newest */
+	eo.backward = true;
+	eo.drained = o.forward || o.keep_ns;
 	/* per task the sideband records go where perf puts them, in the sample
 	 * rings, when those are read as they fill (forward, --keep): a task's
 	 * context holds one event fewer, and each context switch visits each
-	 * (doc/design-notes.md); backward rings overwrite, so there it has a
-	 * ring of its own */
-	eo.sb_in_samples = !eo.backward && (t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS);
+	 * (doc/design-notes.md); rings read at a snapshot overwrite them, so
+	 * there it has a ring of its own */
+	eo.sb_in_samples = eo.drained &&
+			   (t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS);
 	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
 			      : fr_source__backward();
 	named = fr_source__names_in_samples(so.source) && !fr_record__add_name_tracepoints(el);
