@@ -84,7 +84,8 @@ uint8_t fr_buildid__read(const char *path, uint8_t id[20])
 }
 
 const struct fr_proctable_policy fr_proctable__recorder_policy = {
-	.processes_only = true,
+	/* threads too: their names are what a window's reader looks for first,
+	 * and in backward mode their renames are in the overwritten rings */
 	/* a process renaming itself or mapping code without end keeps only its
 	 * newest history: older entries predate any window a snapshot can still
 	 * hold (the renames and mappings of one image between two snapshots) */

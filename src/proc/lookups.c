@@ -120,6 +120,28 @@ uint32_t fr_proctable__thread_pid(const struct fr_proctable *pt, uint32_t tid)
 	return t ? t->pid : 0;
 }
 
+const struct fr_pcomm *fr_proctable__thread_newest(const struct fr_proctable *pt, uint32_t tid)
+{
+	const struct thread *t = fr_pm_thread(pt, tid);
+
+	return t && t->n ? &t->h[t->n - 1] : NULL;
+}
+
+int fr_proctable__for_each_thread(const struct fr_proctable *pt,
+				  int (*cb)(void *ctx, uint32_t pid, uint32_t tid,
+					    const struct fr_pcomm *newest),
+				  void *ctx)
+{
+	for (size_t i = 0; i < pt->nr_threads; i++) {
+		const struct thread *t = &pt->threads[i];
+		int ret = t->n ? cb(ctx, t->pid, t->tid, &t->h[t->n - 1]) : 0;
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 size_t fr_proctable__nr_dsos(const struct fr_proctable *pt)
 {
 	return pt->nr_dsos;
@@ -247,5 +269,5 @@ size_t fr_proctable__nr(const struct fr_proctable *pt)
 
 size_t fr_proctable__nr_exited(const struct fr_proctable *pt)
 {
-	return pt->nr_exited;
+	return pt->nr_exited + pt->nr_exited_threads;
 }

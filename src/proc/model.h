@@ -28,6 +28,7 @@ struct thread {
 	uint32_t tid, pid;
 	struct fr_pcomm *h;       /* sorted by time */
 	size_t n, cap;
+	uint64_t exit_time;       /* a thread (not a main thread) that exited; 0: alive */
 };
 
 struct fr_proctable {
@@ -46,6 +47,7 @@ struct fr_proctable {
 	size_t interned;          /* strings asked for since the pool was built */
 	size_t nr_comms;          /* names held by every thread */
 	size_t nr_images, nr_exited;
+	size_t nr_exited_threads; /* threads with an exit_time */
 	uint64_t version;         /* moved by every change a lookup could see */
 };
 

@@ -30,6 +30,18 @@ int fr_procfs__read_text(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+int fr_procfs__thread_comm(int pid, int tid, char comm[32])
+{
+	char path[64];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	if ((err = fr_procfs__read_text(path, comm, 32)))
+		return err;
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm[0] ? 0 : -ENOENT;
+}
+
 /* "start-end perms offset dev inode   path" */
 static int scan_maps(struct fr_proctable *pt, int pid)
 {

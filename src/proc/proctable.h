@@ -78,7 +78,8 @@ int fr_proctable__mmap(struct fr_proctable *pt, uint32_t pid, uint64_t time, uin
  * mappings as of that time. */
 int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint32_t ppid,
 		       uint32_t ptid, uint64_t time);
-/* Thread tid of pid exited at time; the image ends when its main thread does. */
+/* Thread tid of pid exited at time (its name stays for its samples until
+ * the collection passes it); the image ends when its main thread does. */
 int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time);
 /* A whole image known from elsewhere (a PROCS blob, /proc): its pid, ppid,
  * start and exit (forked is ignored). An image of pid starting at the same
@@ -114,6 +115,14 @@ const char *fr_proctable__thread_comm(const struct fr_proctable *pt, uint32_t ti
 				      uint64_t time);
 /* The process of thread tid as the model last knew it, or 0. */
 uint32_t fr_proctable__thread_pid(const struct fr_proctable *pt, uint32_t tid);
+/* Thread tid's newest name and the time it holds from, or NULL. */
+const struct fr_pcomm *fr_proctable__thread_newest(const struct fr_proctable *pt, uint32_t tid);
+/* Every thread with a name: cb(ctx, pid, tid, newest) with its newest name
+ * and the time it holds from, until cb returns non-zero (returned). */
+int fr_proctable__for_each_thread(const struct fr_proctable *pt,
+				  int (*cb)(void *ctx, uint32_t pid, uint32_t tid,
+					    const struct fr_pcomm *newest),
+				  void *ctx);
 size_t fr_proctable__nr_dsos(const struct fr_proctable *pt);
 const struct fr_dso_id *fr_proctable__dso(const struct fr_proctable *pt, uint32_t idx);
 /* The model as the symbolizer asks for it. */
@@ -138,12 +147,14 @@ const struct fr_pcomm *fr_proctable__proc_comms(const struct fr_proctable *pt,
 int fr_proctable__proc_maps(const struct fr_proctable *pt, const struct fr_proc *p,
 			    int (*cb)(void *ctx, const struct fr_map *m), void *ctx);
 size_t fr_proctable__nr(const struct fr_proctable *pt);
+/* Images that ended and threads (not main threads) that exited, held. */
 size_t fr_proctable__nr_exited(const struct fr_proctable *pt);
 
 /* ---- collection (table.c) ---- */
 /* Drop images that ended before `before` (no window that starts then shows
- * them; a forked image that saw one gets its own copy first), and names
- * renamed away before it. Returns how many images were dropped. */
+ * them; a forked image that saw one gets its own copy first), threads that
+ * exited before it, and names renamed away before it. Returns how many
+ * images were dropped. */
 size_t fr_proctable__gc(struct fr_proctable *pt, uint64_t before);
 
 /* ---- /proc and ELF (procfs.c, buildid.c) ---- */
@@ -159,6 +170,9 @@ uint8_t fr_buildid__read(const char *path, uint8_t id[20]);
 uint8_t fr_buildid__read_pid(uint32_t pid, const char *path, uint8_t id[20]);
 /* A small /proc text file into buf (NUL-terminated, at most len-1 bytes). */
 int fr_procfs__read_text(const char *path, char *buf, size_t len);
+/* Thread tid of pid's name now (/proc/PID/task/TID/comm, its newline cut):
+ * 0, -ENOENT where empty, or the read's -errno (gone meanwhile). */
+int fr_procfs__thread_comm(int pid, int tid, char comm[32]);
 /* cb(ctx, id) for each numeric entry of dir ("/proc": pids, "/proc/PID/task":
  * tids), until cb returns non-zero. 0, -errno or cb's. */
 int fr_procfs__for_each_id(const char *dir, int (*cb)(void *ctx, int id), void *ctx);

@@ -397,6 +397,10 @@ int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 	if (!t)
 		return -ENOMEM;
 	t->pid = pid;
+	if (t->exit_time) {   /* a tid used again */
+		t->exit_time = 0;
+		pt->nr_exited_threads--;
+	}
 	return comm ? add_comm(pt, t, time, comm, pid != ppid ? UINT64_MAX : 0) : 0;
 }
 
@@ -404,8 +408,14 @@ int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 {
 	struct proc *p = pid == tid ? fr_pm_proc(pt, pid) : NULL;
 	long gi = p ? fr_pm_gen_index(p, time) : -1;
+	struct thread *t = pid != tid ? fr_pm_thread(pt, tid) : NULL;
 
-	/* a thread's exit ends nothing: its name stays for its samples */
+	/* a thread's exit ends nothing: its name stays for its samples, until
+	 * the collection passes its exit */
+	if (t && t->pid == pid && !t->exit_time) {
+		t->exit_time = time ? time : 1;
+		pt->nr_exited_threads++;
+	}
 	if (gi < 0 || p->gens[gi]->p.exit_time)
 		return 0;
 	pt->version++;
@@ -570,23 +580,26 @@ size_t fr_proctable__gc(struct fr_proctable *pt, uint64_t before)
 		}
 		pt->procs[wp++] = *p;
 	}
-	if (!dropped)
-		return 0;
-	pt->nr_procs = wp;
-	pt->nr_images -= dropped;
-	pt->nr_exited -= dropped;
-	reindex(pt);
-	/* a thread goes with the last image of its process */
+	if (dropped) {
+		pt->nr_procs = wp;
+		pt->nr_images -= dropped;
+		pt->nr_exited -= dropped;
+		reindex(pt);
+	}
+	/* a thread goes with the last image of its process, or its exit */
 	for (size_t i = 0; i < pt->nr_threads; i++) {
 		struct thread *t = &pt->threads[i];
 
-		if (!fr_pm_proc(pt, t->pid)) {
+		if (!fr_pm_proc(pt, t->pid) || (t->exit_time && t->exit_time < before)) {
+			pt->nr_exited_threads -= t->exit_time != 0;
 			pt->nr_comms -= t->n;
 			free(t->h);
 			continue;
 		}
 		pt->threads[wt++] = *t;
 	}
+	if (!dropped && wt == pt->nr_threads)
+		return 0;
 	pt->nr_threads = wt;
 	reindex(pt);
 	pt->version++;

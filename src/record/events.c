@@ -195,7 +195,8 @@ int fr_record__exec_fields(const struct fr_event *ev, struct fr_exec_fields *out
 int fr_record__add_name_tracepoints(struct fr_evlist *el)
 {
 	static const char *const names[] = { "sched:sched_process_exec", "syscalls:sys_enter_execve",
-					     "syscalls:sys_enter_execveat" };
+					     "syscalls:sys_enter_execveat",
+					     "sched:sched_process_exit" };
 
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		struct fr_event *ev;

@@ -90,13 +90,18 @@ struct fr_names {
 	struct fr_exec_fields exec;
 	uint16_t common_pid_off;
 	struct fr_exec_start starts[FR_NAMES_SLOTS];
+	uint16_t exit_id;           /* sched_process_exit, 0: not opened */
+	uint16_t exit_comm_off, exit_pid_off;
 };
 /* 0, or -EPROTO when sched_process_exec's format lacks a field it needs. */
 int fr_names__init(struct fr_names *n, const struct fr_evlist *el);
 /* A sample of the sideband ring: an entry noted (0), or an exec as two COMM
  * records with the sideband trailer st (1): the table's (exec-flagged at its
- * image's start where known) and the file's (at the exec, in ring order).
- * 0 also for a sample left out (malformed, or of no name tracepoint). */
+ * image's start where known) and the file's (at the exec, in ring order);
+ * or a thread's exit as the table's COMM alone (2) with pid 0: the name it
+ * had as it exited (fr_sideband__feed dates it, its renames being in the
+ * sample rings). 0 also for a sample left out (malformed, or of no name
+ * tracepoint). */
 int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint64_t st,
 		     uint64_t *table, uint64_t *file, size_t cap);
 

@@ -1,6 +1,7 @@
 /* src/record/names.c: the sideband ring's name tracepoints (backward mode:
  * the COMMs are in the sample rings): sched_process_exec and the execve
- * entries turned into the COMM records the process table and the files take.
+ * entries turned into the COMM records the process table and the files take,
+ * and sched_process_exit into each thread's name as it exited.
  */
 #include "config.h"
 
@@ -22,7 +23,17 @@ int fr_names__init(struct fr_names *n, const struct fr_evlist *el)
 		struct fr_tp_field f;
 		int err;
 
-		if (!strcmp(ev->name, "sched:sched_process_exec")) {
+		if (!strcmp(ev->name, "sched:sched_process_exit")) {
+			struct fr_tp_field c, p;
+
+			/* without its fields: exited threads keep the names seen */
+			if (!fr_event__field(ev, "comm", &c) && c.size == 16 && !c.data_loc &&
+			    !fr_event__field(ev, "pid", &p) && p.size == 4 && !p.data_loc) {
+				n->exit_id = (uint16_t)ev->attr.config;
+				n->exit_comm_off = c.offset;
+				n->exit_pid_off = p.offset;
+			}
+		} else if (!strcmp(ev->name, "sched:sched_process_exec")) {
 			n->exec_id = (uint16_t)ev->attr.config;
 			if ((err = fr_record__exec_fields(ev, &n->exec)))
 				return err;
@@ -63,6 +74,25 @@ static int exec_comms(struct fr_names *n, const uint8_t *raw, uint32_t size, uin
 	return 1;
 }
 
+/* A thread's exit: its name then, for the table (pid 0: the table knows the
+ * thread's process). */
+static int exit_comm(const struct fr_names *n, const uint8_t *raw, uint32_t size, uint64_t t,
+		     uint64_t st, uint64_t *table, size_t cap)
+{
+	char comm[17];
+	int32_t tid;
+
+	if ((size_t)n->exit_comm_off + 16 > size || (size_t)n->exit_pid_off + 4 > size)
+		return 0;
+	memcpy(comm, raw + n->exit_comm_off, 16);
+	comm[16] = '\0';
+	memcpy(&tid, raw + n->exit_pid_off, 4);
+	if (tid <= 0 || !comm[0] ||
+	    fr_record__make_comm(table, cap, 0, (uint32_t)tid, comm, 0, st, t) < 0)
+		return 0;
+	return 2;
+}
+
 int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint64_t st,
 		     uint64_t *table, uint64_t *file, size_t cap)
 {
@@ -84,6 +114,8 @@ int fr_names__sample(struct fr_names *n, const struct perf_event_header *h, uint
 		n->starts[tid % FR_NAMES_SLOTS] = (struct fr_exec_start){ tid, t };
 		return 0;
 	}
+	if (n->exit_id && type == n->exit_id)
+		return exit_comm(n, raw, size, t, st, table, cap);
 	ret = type == n->exec_id ? exec_comms(n, raw, size, t, st, table, file, cap) : -EBADMSG;
 	return ret < 0 ? 0 : ret;
 }

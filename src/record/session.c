@@ -304,9 +304,14 @@ static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	int err;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		if (fr_names__sample(&s->names, h, fr_evlist__sideband_event(s->el)->attr.sample_type,
-				     table, file, sizeof(table)) <= 0)
+		int k = fr_names__sample(&s->names, h,
+					 fr_evlist__sideband_event(s->el)->attr.sample_type, table,
+					 file, sizeof(table));
+
+		if (k <= 0)
 			return 0;
+		if (k == 2)   /* an exit's name: the table's alone */
+			return fr_sideband__pend_name(s->sb, (const void *)table);
 		/* where the tracepoints see every task, the table decides in
 		 * time order, after the forks, and the file gets the COMM only
 		 * of a process the table knows now (else the file has the name

@@ -96,6 +96,14 @@ struct fr_evlist *fr_session__evlist(const struct fr_session *s);
  * or map): all of /proc, or the given pids: COMM records for the synthesized
  * stream, comm, parent and executable mappings for the process table. */
 int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr);
+/* A snapshot's thread names (thread_names.c): with from_proc (the renames
+ * were in the sample rings), the living threads of pids (none when NULL)
+ * read from /proc into the table first; then the newest name of each of pids'
+ * threads but the main ones (PROCS names those) as a COMM of the
+ * synthesized sideband stream of w. */
+struct fr_writer;
+int fr_session__thread_names(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
+			     size_t nr, bool from_proc);
 /* Before the control socket says "recording": /proc/kallsyms (a few hundred
  * ms on a busy machine) loaded now when the source's threads note kernel
  * addresses from their start (forward, --keep). */

@@ -227,6 +227,7 @@ struct fr_sideband {
 	uint64_t sample_type;
 	struct sb_store *cpus;     /* per CPU */
 	struct sb_store synth;     /* COMM records of tasks that predate the recording */
+	uint64_t synth_t;          /* their time: the recording's start */
 	struct fr_proctable *procs;
 	struct fr_perfmaps *perfmaps; /* JIT maps read so far (NULL: no memory for them) */
 	uint64_t perfmaps_ns;      /* when they were last read */
@@ -421,11 +422,36 @@ void fr_sideband__feed(struct fr_sideband *sb, uint64_t watermark)
 		qsort(sb->refs, sb->nr_refs, sizeof(*sb->refs), cmp_pend);
 	for (i = 0; i < sb->nr_refs && sb->refs[i].time <= watermark; i++) {
 		const struct perf_event_header *h = (const void *)(sb->pend + sb->refs[i].off);
+		struct fr_comm c;
 
-		if (!sb->refs[i].name || fr_sideband__name_in_target(sb, h))
+		if (sb->refs[i].name && !fr_record__comm(h, &c) && !c.pid && c.comm)
+			fr_sideband__name_now(sb, 0, c.tid, c.comm, sb->refs[i].time);   /* an exit */
+		else if (!sb->refs[i].name || fr_sideband__name_in_target(sb, h))
 			fr_proctable__record_at(sb->procs, h, sb->sample_type, sb->refs[i].time);
 	}
 	keep_pending(sb, i);
+}
+
+void fr_sideband__name_now(struct fr_sideband *sb, uint32_t pid, uint32_t tid, const char *comm,
+			   uint64_t time)
+{
+	const struct fr_pcomm *cur;
+	uint64_t from;
+
+	if (!pid && !(pid = fr_proctable__thread_pid(sb->procs, tid)))
+		return;   /* a thread the table never saw: nothing to name */
+	if (sb->filter_names && !fr_sideband__in_target(sb, pid, time))
+		return;
+	cur = fr_proctable__thread_newest(sb->procs, tid);
+	if (cur && cur->comm && !strcmp(cur->comm, comm))
+		return;
+	from = cur && cur->time + 1 > sb->synth_t ? cur->time + 1 : sb->synth_t;
+	fr_proctable__comm(sb->procs, pid, tid, from < time ? from : time, comm, false);
+}
+
+uint64_t fr_sideband__synth_time(const struct fr_sideband *sb)
+{
+	return sb->synth_t;
 }
 
 const struct fr_proctable *fr_sideband__procs(const struct fr_sideband *sb)
@@ -451,6 +477,8 @@ int fr_sideband__synth_comm(struct fr_sideband *sb, uint32_t pid, uint32_t tid,
 	uint64_t buf[16];
 	int n = fr_record__make_comm(buf, sizeof(buf), pid, tid, comm, 0, sb->sample_type, time);
 
+	if (time > sb->synth_t)
+		sb->synth_t = time;
 	return n < 0 ? n : fr_sb_store__append(&sb->synth, (const void *)buf, SIZE_MAX);
 }
 

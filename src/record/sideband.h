@@ -76,6 +76,16 @@ struct sb_store *fr_sideband__cpu(struct fr_sideband *sb, size_t ci);
 int fr_sideband__synth_comm(struct fr_sideband *sb, uint32_t pid, uint32_t tid,
 			    const char *comm, uint64_t time);
 const struct sb_store *fr_sideband__synth(const struct fr_sideband *sb);
+/* Their time (the recording's start): the earliest a name is dated from. */
+uint64_t fr_sideband__synth_time(const struct fr_sideband *sb);
+/* Thread tid of pid (0: the process the table knows it in) was called comm
+ * at time (as it exited, or in /proc at a snapshot): where the table names
+ * it otherwise, comm holds from just after the table's last change of its
+ * name (its renames went into overwritten sample rings), not before the
+ * recording's start. Threads the table never saw, and outside a target,
+ * are left alone. */
+void fr_sideband__name_now(struct fr_sideband *sb, uint32_t pid, uint32_t tid, const char *comm,
+			   uint64_t time);
 /* Learn the processes that exist now from /proc (pids NULL: all). */
 int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr);
 /* Exited processes held, and dropping those that ended before `before`. */

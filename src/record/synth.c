@@ -26,14 +26,10 @@ struct synth {
 static int synth_tid(void *ctx, int tid)
 {
 	struct synth *y = ctx;
-	char path[64], comm[32];
+	char comm[32];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", y->pid, tid);
-	if (fr_procfs__read_text(path, comm, sizeof(comm)))
+	if (fr_procfs__thread_comm(y->pid, tid, comm))
 		return 0;   /* gone meanwhile */
-	comm[strcspn(comm, "\n")] = '\0';
-	if (!comm[0])
-		return 0;
 	return fr_sideband__synth_comm(y->s->sb, (uint32_t)y->pid, (uint32_t)tid, comm, y->t);
 }
 

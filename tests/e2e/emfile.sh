@@ -9,7 +9,12 @@
 command -v prlimit >/dev/null || { echo "SKIP: no prlimit (util-linux)" >&2; exit 77; }
 mkdir -p "$T/out"
 record_bg fd -a -e cpu-clock -F 99 -o "$T/out"
-# the limit at the lowest free descriptor: the next one it opens fails
+# the limit at the lowest free descriptor: the next one it opens fails.
+# Its descriptors settle first: a start-up reader (/proc/kallsyms, /proc
+# scans) that closes its file later would leave a free one below the limit
+# (on a loaded machine a client then got in and its snapshot failed instead)
+fds() { ls /proc/$RECPID/fd | sort -n | tr '\n' ' '; }
+a=$(fds); for _ in $(seq 1 20); do sleep 0.5; b=$(fds); [ "$a" = "$b" ] && break; a=$b; done
 nfd=$(ls /proc/$RECPID/fd | sort -n | awk '$1 != NR - 1 {print NR - 1; f = 1; exit} END {if (!f) print NR}')
 hard=$(prlimit --pid "$RECPID" --nofile -o HARD --noheadings | tr -d ' ')
 soft=$(prlimit --pid "$RECPID" --nofile -o SOFT --noheadings | tr -d ' ')

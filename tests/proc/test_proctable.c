@@ -189,7 +189,8 @@ static void test_lifecycle(void)
 	CU_ASSERT_EQUAL(find(pt, 200, 39)->exit_time, 0);
 	CU_ASSERT_EQUAL(fr_proctable__record(pt, task(PERF_RECORD_EXIT, 200, 100, 200, 40), ST), 0);
 	CU_ASSERT_EQUAL(find(pt, 200, 39)->exit_time, 40);
-	CU_ASSERT_EQUAL(fr_proctable__nr_exited(pt), 2);
+	/* two images and the thread 201 (named at 31, gone at 39) */
+	CU_ASSERT_EQUAL(fr_proctable__nr_exited(pt), 3);
 	/* pid reuse at 50 */
 	CU_ASSERT_EQUAL(fr_proctable__record(pt, task(PERF_RECORD_FORK, 200, 100, 200, 50), ST), 0);
 	CU_ASSERT_EQUAL(find(pt, 200, 55)->start_time, 50);
@@ -573,13 +574,10 @@ static void shared_rules(struct fr_proctable *pt, bool report)
 	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 50, 15), "a");
 	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 50, 25), "b");
 	CU_ASSERT_STRING_EQUAL(comm_of(pt, find(pt, 50, 25), 15), "a");
-	/* a thread's own name: the report keeps it, the recorder leaves it to the file */
+	/* a thread's own name: the report and the recorder keep it (in
+	 * backward mode the file's COMM of it may be overwritten) */
 	CU_ASSERT_EQUAL(fr_proctable__record(pt, comm(50, 51, "worker", 21, 0), ST), 0);
-	if (report) {
-		CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 51, 22), "worker");
-	} else {
-		CU_ASSERT_PTR_NULL(fr_proctable__thread_comm(pt, 51, 22));
-	}
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 51, 22), "worker");
 	/* exec at 30: a new image; the old one's mappings are gone from then on */
 	CU_ASSERT_EQUAL(fr_proctable__record(pt, comm(50, 50, "c", 30, 1), ST), 0);
 	CU_ASSERT_EQUAL(fr_proctable__record(pt, mmap2(50, A, 0x1000, "/bin/c", PROT_EXEC, 31, 3), ST), 0);
@@ -602,8 +600,7 @@ static void shared_rules(struct fr_proctable *pt, bool report)
 	CU_ASSERT_STRING_EQUAL(path_at(pt, 60, 45, A + 8), "/bin/c");
 	CU_ASSERT_STRING_EQUAL(path_at(pt, 60, 55, D + 8), "");
 	CU_ASSERT_STRING_EQUAL(path_at(pt, 50, 55, D + 8), "/bin/d");
-	/* a fork by another thread: named as that thread (the report knows it),
-	 * or as its process (the recorder does not) */
+	/* a fork by another thread: named as that thread */
 	CU_ASSERT_EQUAL(fr_proctable__record(pt, task(PERF_RECORD_FORK, 65, 50, 65, 42), ST), 0);
 	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 65, 43), "c");
 	{
@@ -612,7 +609,7 @@ static void shared_rules(struct fr_proctable *pt, bool report)
 		task(PERF_RECORD_FORK, 66, 50, 66, 43);
 		memcpy(rbuf + 8, v, 16);
 		CU_ASSERT_EQUAL(fr_proctable__record(pt, (const void *)rbuf, ST), 0);
-		CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 66, 44), report ? "worker" : "c");
+		CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 66, 44), "worker");
 	}
 	/* exit at 70: the image ends; samples before it still resolve */
 	exited = fr_proctable__nr_exited(pt);
@@ -742,6 +739,41 @@ static void test_parse_hostile(void)
 	fr_proctable__delete(pt);
 }
 
+/* A thread (not a main thread) that exits keeps its name for its samples
+ * until the collection passes its exit; a tid used again lives anew. */
+static void test_thread_exit_gc(void)
+{
+	struct fr_proctable *pt = rec_table();
+	const struct fr_pcomm *c;
+
+	CU_ASSERT_FATAL(pt != NULL);
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, task(PERF_RECORD_FORK, 70, 1, 70, 10), ST), 0);
+	CU_ASSERT_EQUAL(fr_proctable__record(pt, comm(70, 70, "server", 11, 0), ST), 0);
+	CU_ASSERT_EQUAL(fr_proctable__fork(pt, 70, 71, 70, 70, 20), 0);
+	CU_ASSERT_EQUAL(fr_proctable__comm(pt, 70, 71, 21, "worker-1", false), 0);
+	CU_ASSERT_EQUAL(fr_proctable__exit(pt, 70, 71, 100), 0);
+	CU_ASSERT_EQUAL(fr_proctable__nr_exited(pt), 1);
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 71, 90), "worker-1");
+	c = fr_proctable__thread_newest(pt, 71);
+	CU_ASSERT(c && c->time == 21 && !strcmp(c->comm, "worker-1"));
+	fr_proctable__gc(pt, 50);   /* a window from 50 still shows it */
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 71, 90), "worker-1");
+	CU_ASSERT_EQUAL(fr_proctable__nr_exited(pt), 1);
+	fr_proctable__gc(pt, 150);
+	CU_ASSERT_PTR_NULL(fr_proctable__thread_comm(pt, 71, 90));
+	CU_ASSERT_PTR_NULL(fr_proctable__thread_newest(pt, 71));
+	CU_ASSERT_EQUAL(fr_proctable__nr_exited(pt), 0);
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 70, 160), "server");
+	/* the tid again, after an exit the collection has not passed */
+	CU_ASSERT_EQUAL(fr_proctable__fork(pt, 70, 72, 70, 70, 200), 0);
+	CU_ASSERT_EQUAL(fr_proctable__exit(pt, 70, 72, 210), 0);
+	CU_ASSERT_EQUAL(fr_proctable__fork(pt, 70, 72, 70, 70, 220), 0);
+	CU_ASSERT_EQUAL(fr_proctable__nr_exited(pt), 0);
+	fr_proctable__gc(pt, 300);
+	CU_ASSERT_STRING_EQUAL(fr_proctable__thread_comm(pt, 72, 230), "server");
+	fr_proctable__delete(pt);
+}
+
 static const struct fr_test tests[] = {
 	{ "fork, exec, rename, map, exit, reuse, gc", test_lifecycle },
 	{ "PROCS payload: round trip, truncation, splitting", test_serialize },
@@ -755,6 +787,7 @@ static const struct fr_test tests[] = {
 	{ "shared rules: names, exec, fork, exit, a fork read after the exec", test_shared_rules },
 	{ "gc: a child keeps what it saw of a parent that goes", test_gc_keeps_inherited },
 	{ "PROCS payload: hostile counts and lengths", test_parse_hostile },
+	{ "a thread's exit: named until the collection passes it", test_thread_exit_gc },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,62 @@
+/* tests/helpers/rename_reads.c: a process that renames itself and a thread
+ * it starts (prctl PR_SET_NAME, pthread_setname_np), then both make 1-byte
+ * read()s for MS milliseconds; with "stay" it then sleeps until killed
+ * (alive at a snapshot), else it exits. Prints its pid. Usage:
+ * rename_reads MS [stay].
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+static long ms;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void *reads(void *arg)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+	long long end = now_ms() + ms;
+	char c;
+
+	(void)arg;
+	if (fd < 0)
+		exit(1);
+	while (now_ms() < end)
+		for (int i = 0; i < 1000; i++)
+			if (read(fd, &c, 1) != 1)
+				exit(1);
+	close(fd);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char *end;
+	pthread_t th;
+
+	ms = argc > 1 ? strtol(argv[1], &end, 10) : 500;
+	if (argc < 2 || *end || ms < 0 || ms > 600000)
+		return 2;
+	if (prctl(PR_SET_NAME, "fr-main-name", 0, 0, 0) ||
+	    pthread_create(&th, NULL, reads, NULL) || pthread_setname_np(th, "fr-thread-name"))
+		return 1;
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	reads(NULL);
+	pthread_join(th, NULL);
+	if (argc > 2 && !strcmp(argv[2], "stay"))
+		pause();
+	return 0;
+}
