@@ -495,6 +495,17 @@ static int copy_paused(struct fr_copier *c, struct fr_ring_stream *streams,
 	return ret;
 }
 
+void fr_copier__repin(struct fr_copier *c, size_t i)
+{
+	struct worker *w = i < c->n ? &c->w[i] : NULL;
+
+	if (!w || !w->alive)
+		return;
+	pthread_mutex_lock(&c->mu);
+	w->pinned = pin(w->th, c->rings[i].cpu) == 0;
+	pthread_mutex_unlock(&c->mu);
+}
+
 int fr_copier__stream(struct fr_copier *c, struct fr_ring_stream *streams,
 		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
 		      void *ctx)

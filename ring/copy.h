@@ -81,6 +81,10 @@ typedef int (*fr_copy_chunk_fn)(void *ctx, size_t i, const uint8_t *recs, size_t
  * raced, nr, len, full, corrupt); paths NULL or n entries. Returns 0
  * (skipped CPUs are in st), fn's -errno, or -errno when a ring could not
  * be resumed. */
+/* Pin ring i's copy thread to its CPU again (a CPU that went offline took
+ * the pin away: the kernel moved the thread; until then its copies went the
+ * paused way, as a thread off its CPU's always do). */
+void fr_copier__repin(struct fr_copier *c, size_t i);
 int fr_copier__stream(struct fr_copier *c, struct fr_ring_stream *streams,
 		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
 		      void *ctx);

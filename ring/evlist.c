@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/bpf.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -53,14 +54,19 @@ struct fr_evlist {
 	struct fr_copier *copier;   /* backward rings only */
 	bool backward;              /* the sample rings overwrite */
 	bool sb_in_samples;         /* no sideband ring: the first sample event carries it */
+	struct fr_target target;    /* as opened (a CPU back online is opened again so) */
+	struct fr_evlist_opts opts;
+	int bpf_map_fd, bpf_map_ev; /* a BPF perf event array of event bpf_map_ev's fds, by CPU */
 };
 
 struct fr_evlist *fr_evlist__new(void)
 {
 	struct fr_evlist *el = calloc(1, sizeof(*el));
 
-	if (el)
+	if (el) {
 		el->sb_event.name = (char *)"sideband";
+		el->bpf_map_fd = -1;
+	}
 	return el;
 }
 
@@ -409,6 +415,24 @@ static int open_names(struct fr_evlist *el, pid_t tid, size_t ci, const struct f
 	return err;
 }
 
+/* Every event of CPU index ci for task tid (the k-th of the target's). */
+static int open_cpu(struct fr_evlist *el, size_t ci, pid_t tid, int k,
+		    const struct fr_evlist_opts *o, struct fr_open_error *oe,
+		    const struct fr_target *t)
+{
+	int err = 0;
+
+	for (size_t e = 0; e < el->nr_events && !err; e++)
+		err = open_attach(el, (int)e, &el->events[e]->attr, tid, ci, o, oe, t);
+	if (!err && !o->sb_in_samples)
+		err = open_attach(el, -1, &el->sb_event.attr, tid, ci, o, oe, t);
+	if (!err && !o->sb_in_samples && (k == 0 || !el->names_all))
+		err = open_names(el, tid, ci, o, oe, t);
+	if (!err && el->trig_event)
+		err = open_attach(el, -2, &el->trig_event->attr, tid, ci, o, oe, t);
+	return err;
+}
+
 /* The copy threads, started now so that the first snapshot is as fast as
  * the rest. */
 static int start_copier(struct fr_evlist *el, struct fr_open_error *oe)
@@ -471,21 +495,14 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 			el->nr_name_tps && !o->sb_in_samples;
 	setup_sideband_attr(el, o);
 	setup_sample_attrs(el, t, o);
-	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++) {
-		for (int k = 0; k < n && !err; k++) {
-			for (size_t e = 0; e < el->nr_events && !err; e++)
-				err = open_attach(el, (int)e, &el->events[e]->attr, tids[k], ci, o, oe, t);
-			if (!err && !o->sb_in_samples)
-				err = open_attach(el, -1, &el->sb_event.attr, tids[k], ci, o, oe, t);
-			if (!err && !o->sb_in_samples && (k == 0 || !el->names_all))
-				err = open_names(el, tids[k], ci, o, oe, t);
-			if (!err && el->trig_event)
-				err = open_attach(el, -2, &el->trig_event->attr, tids[k], ci, o, oe, t);
-		}
-	}
+	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++)
+		for (int k = 0; k < n && !err; k++)
+			err = open_cpu(el, ci, tids[k], k, o, oe, t);
 	free(tids);
 	el->backward = o->backward;
 	el->sb_in_samples = o->sb_in_samples;
+	el->target = *t;
+	el->opts = *o;
 	if (!err && o->backward && !o->drained)
 		err = start_copier(el, oe);
 	if (err && oe->event >= 0 && el->events[oe->event]->kind == FR_EVENT_HARDWARE &&
@@ -506,6 +523,47 @@ static int ioctl_all(struct fr_evlist *el, unsigned long req)
 int fr_evlist__enable(struct fr_evlist *el)
 {
 	return ioctl_all(el, PERF_EVENT_IOC_ENABLE);
+}
+
+int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci)
+{
+	struct fr_open_error oe;
+	size_t from = el->nr_fds;
+	int err;
+
+	if (ci >= el->nr_cpus || !el->rings ||
+	    (el->target.kind != FR_TARGET_SYSTEM && el->target.kind != FR_TARGET_CGROUP))
+		return -EINVAL;
+	/* the rings stay: the new events write into them (SET_OUTPUT to the
+	 * old leaders, which keep the mappings), after what they held */
+	err = open_cpu(el, ci, -1, 0, &el->opts, &oe, &el->target);
+	for (size_t i = from; i < el->nr_fds && !err; i++) {
+		struct fd_info *f = &el->fds[i];
+		union bpf_attr ba;
+
+		if (ioctl(f->fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			err = -errno;
+		if (err || el->bpf_map_fd < 0 || f->event != el->bpf_map_ev)
+			continue;
+		memset(&ba, 0, sizeof(ba));
+		ba.map_fd = (uint32_t)el->bpf_map_fd;
+		ba.key = (uint64_t)(uintptr_t)&el->cpus[ci];
+		ba.value = (uint64_t)(uintptr_t)&f->fd;
+		ba.flags = BPF_ANY;
+		if (syscall(SYS_bpf, BPF_MAP_UPDATE_ELEM, &ba, sizeof(ba)) < 0)
+			err = -errno;
+	}
+	for (size_t i = from; err && i < el->nr_fds; i++)
+		ioctl(el->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);   /* none half on */
+	if (!err && el->copier)
+		fr_copier__repin(el->copier, ci);
+	return err;
+}
+
+void fr_evlist__set_bpf_map(struct fr_evlist *el, size_t ev, int map_fd)
+{
+	el->bpf_map_fd = map_fd;
+	el->bpf_map_ev = (int)ev;
 }
 
 int fr_evlist__disable(struct fr_evlist *el)
@@ -618,7 +676,7 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
 
 int fr_evlist__event_fd(const struct fr_evlist *el, size_t ev, size_t cpu_idx)
 {
-	for (size_t i = 0; i < el->nr_fds; i++)
+	for (size_t i = el->nr_fds; i-- > 0;)   /* the newest: a CPU back online has two */
 		if (el->fds[i].event == (int)ev && el->fds[i].cpu_idx == cpu_idx)
 			return el->fds[i].fd;
 	return -1;

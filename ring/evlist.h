@@ -83,10 +83,19 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 		    const struct fr_evlist_opts *o, struct fr_open_error *oe);
 int fr_evlist__enable(struct fr_evlist *el);
 int fr_evlist__disable(struct fr_evlist *el);
+/* A CPU that went offline and came back (a system-wide or cgroup target):
+ * the kernel took its events out for good, so they are opened again, as at
+ * the start, writing into the same rings after what those held, and enabled;
+ * its copy thread is pinned again, a BPF map given (set_bpf_map) gets the
+ * new fd of its event for that CPU. -EINVAL for a per-task target. */
+int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci);
+/* map_fd (a BPF_MAP_TYPE_PERF_EVENT_ARRAY by CPU number) holds event ev's
+ * fds: reopen_cpu puts the new one in. */
+void fr_evlist__set_bpf_map(struct fr_evlist *el, size_t ev, int map_fd);
 
 size_t fr_evlist__nr_cpus(const struct fr_evlist *el);
 int fr_evlist__cpu(const struct fr_evlist *el, size_t idx);
-/* The first fd of event ev on CPU index cpu_idx (after open), or -1. */
+/* The newest fd of event ev on CPU index cpu_idx (after open), or -1. */
 int fr_evlist__event_fd(const struct fr_evlist *el, size_t ev, size_t cpu_idx);
 /* Kernel ids of event i's fds (PERF_EVENT_IOC_ID), for the file. */
 const uint64_t *fr_evlist__ids(const struct fr_evlist *el, size_t i, size_t *nr);

@@ -494,6 +494,8 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 	st->recorded_from_ns = s->start_ns;
 	st->recorded_to_ns = t_snap;
 	fr_writer__add_chunks(c->w, c->app_chunks);
+	if (!err)   /* the CPUs' times offline so far */
+		fr_hotplug__meta(s->hp, c);
 	if (!err && !c->streaming)   /* each thread's name, whatever the rings overwrote */
 		err = fr_session__thread_names(s, c->w, c->pids, c->nr_pids, s->names.on);
 	if (!err)

@@ -19,6 +19,18 @@
 #include "symbolize/kallsyms.h"
 
 struct fr_composer;
+
+/* CPUs that go offline and come back (hotplug.c): the uevent socket to poll
+ * (-1: none, the online list is read at ticks), the check after a wake (a
+ * CPU back gets its events enabled unless stopped; said on stderr), and the
+ * files' META cpu_offline (CPU:FROM-TO,... CLOCK_MONOTONIC ns, TO 0 while
+ * offline) and cpu_not_recorded (CPUs that came online after the start). */
+struct fr_hotplug;
+int fr_hotplug__new(struct fr_evlist *el, struct fr_hotplug **out);
+void fr_hotplug__delete(struct fr_hotplug *h);
+int fr_hotplug__fd(const struct fr_hotplug *h);
+void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped);
+void fr_hotplug__meta(const struct fr_hotplug *h, struct fr_composer *c);
 struct fr_sbq;
 
 /* A source of sample streams: how the rings' samples reach a file. One per
@@ -121,6 +133,7 @@ struct fr_session {
 	pthread_t ksyms_th;
 	int ksyms_tid;              /* its thread id, once it runs (atomic) */
 	bool stopped;               /* events disabled: the last drain feeds everything */
+	struct fr_hotplug *hp;      /* CPUs going offline and back (hotplug.c), or NULL */
 	uint64_t gc_at;             /* exited images that trigger a collection */
 	char **files;               /* files completed, oldest first (--max-files) */
 	size_t nr_files, files_cap;

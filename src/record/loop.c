@@ -330,6 +330,9 @@ static size_t build_fds(struct loop *l, int sfd, struct pollfd *sb, size_t nsb,
 	for (size_t i = 0; i < ntg; i++)
 		if (tg[i].fd >= 0)
 			fds[n++] = (struct pollfd){ .fd = tg[i].fd, .events = POLLIN };
+	/* a CPU offline or back: the tick after the wake sees it */
+	if (fr_session__hotplug_fd(l->s) >= 0)
+		fds[n++] = (struct pollfd){ .fd = fr_session__hotplug_fd(l->s), .events = POLLIN };
 	return n;
 }
 
@@ -462,7 +465,7 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child, .tick_ms = -1,
 			  .fault_at = test_fault() };
 	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *tg = calloc(ncpu, sizeof(*tg));
-	struct pollfd *fds = calloc(2 * ncpu + 2 + FR_CONTROL_MAX_CLIENTS + o->nr_pids, sizeof(*fds));
+	struct pollfd *fds = calloc(2 * ncpu + 3 + FR_CONTROL_MAX_CLIENTS + o->nr_pids, sizeof(*fds));
 	int *pfd = calloc(o->nr_pids + 1, sizeof(*pfd));
 	size_t npfd = 0;
 	uint64_t shown_ns = 0, shown_bytes = 0;

@@ -450,6 +450,7 @@ int fr_record__run(struct fr_record_opts *op)
 	so.outdir = o.outdir;
 	so.name = o.name;
 	so.target_desc = desc;
+	so.hotplug = t.kind == FR_TARGET_SYSTEM || t.kind == FR_TARGET_CGROUP;
 	so.cmdline = o.cmdline;
 	so.zstd_level = o.level;
 	so.window_ns = o.window_ns;

@@ -132,6 +132,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->src->ops = ops;
 	s->src->s = s;
 	err = fr_names__init(&s->names, el);
+	if (!err && o->hotplug)
+		err = fr_hotplug__new(el, &s->hp);
 	if (!err && fr_evlist__sideband_in_samples(el))
 		err = sbq_new(s);
 	if (!err && fr_evlist__names_all(el))   /* they see every task: keep the target's */
@@ -171,6 +173,7 @@ void fr_session__delete(struct fr_session *s)
 		s->src->ops->destroy(s->src);
 	free(s->src);
 	fr_sideband__delete(s->sb);
+	fr_hotplug__delete(s->hp);
 	sbq_delete(s);
 	fr_idmap__delete(s->ids);
 	for (size_t i = 0; i < s->nr_files; i++)
@@ -243,6 +246,11 @@ static void ksyms_load_async(struct fr_session *s)
 		ksyms_load(s);
 	else
 		s->ksyms_pending = true;
+}
+
+int fr_session__hotplug_fd(const struct fr_session *s)
+{
+	return fr_hotplug__fd(s->hp);
 }
 
 struct fr_evlist *fr_session__evlist(const struct fr_session *s)
@@ -404,6 +412,7 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
 	if (err)
 		return err;
 	maybe_gc(s);
+	fr_hotplug__check(s->hp, fr_session_now(CLOCK_MONOTONIC), s->stopped);
 	fr_sideband__perfmaps_tick(s->sb, fr_session_now(CLOCK_MONOTONIC));
 	err = s->src->ops->tick ? s->src->ops->tick(s->src, due, wait_ms) : 0;
 	/* no sideband ring wakes the loop: the queues are drained this often */

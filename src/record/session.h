@@ -32,6 +32,7 @@ struct fr_session_opts {
 	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
 	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
 	bool exclude_self;         /* leave out tracepoint records of the recorder's threads */
+	bool hotplug;              /* per-CPU events (-a, -G): follow CPUs going offline and back */
 	const pid_t *target_pids;  /* a per-task target's first processes (the child, -p's):
 	                            * where its name tracepoints see every task, the
 	                            * execs of other processes are dropped */
@@ -92,6 +93,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 		    struct fr_session **out);
 void fr_session__delete(struct fr_session *s);
 struct fr_evlist *fr_session__evlist(const struct fr_session *s);
+/* The fd whose POLLIN says a CPU went offline or came back (-1: none). */
+int fr_session__hotplug_fd(const struct fr_session *s);
 /* Learn the tasks that exist now (they emit no COMM or MMAP2 until they exec
  * or map): all of /proc, or the given pids: COMM records for the synthesized
  * stream, comm, parent and executable mappings for the process table. */

@@ -71,6 +71,8 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 						sizeof(fd), BPF_ANY)))
 			goto fail;
 	}
+	/* a CPU back online gets its new event in the map */
+	fr_evlist__set_bpf_map(el, ev, bpf_map__fd(w->skel->maps.samples));
 	if ((err = fr_waits_bpf__attach(w->skel)))
 		goto fail;
 	*out = w;

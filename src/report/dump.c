@@ -337,7 +337,7 @@ int fr_dump__run(const char *path, bool header, bool tod)
 {
 	struct dump_ctx c = { .tp = NULL };
 	struct fr_reader *rd = NULL;
-	char note[256];
+	char note[1024];
 	int ret = fr_input__open(path, &rd), err;
 	FILE *real = stdout, *safe;
 
@@ -367,6 +367,8 @@ int fr_dump__run(const char *path, bool header, bool tod)
 	if (header) {
 		print_header(rd, path);
 		if (fr_input__wrap_note(rd, note, sizeof(note)))
+			printf("# %s\n", note);
+		if (fr_input__hotplug_note(rd, note, sizeof(note)))
 			printf("# %s\n", note);
 	}
 	c.procs = load_procs(rd);

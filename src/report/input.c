@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -331,6 +333,64 @@ bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len)
 		snprintf(buf, len, "ring wrapped on %zu of %zu CPUs: the kernel overwrote older "
 			 "records", wrapped, n);
 	return true;
+}
+
+/* One "CPU:FROM-TO" of META cpu_offline at *p (hostile: digits only, each
+ * number below 2^64, FROM <= TO unless TO is 0); *p moved past it and a comma. */
+static bool next_gap(const char **p, unsigned long *cpu, unsigned long long *from,
+		     unsigned long long *to)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return false;
+	errno = 0;
+	*cpu = strtoul(*p, &end, 10);
+	if (errno || *end != ':' || *cpu >= FR_CPU_MAX || !isdigit((unsigned char)end[1]))
+		return false;
+	*from = strtoull(end + 1, &end, 10);
+	if (errno || *end != '-' || !isdigit((unsigned char)end[1]))
+		return false;
+	*to = strtoull(end + 1, &end, 10);
+	if (errno || (*end && *end != ',') || (*to && *to < *from))
+		return false;
+	*p = *end ? end + 1 : end;
+	return true;
+}
+
+bool fr_input__hotplug_note(struct fr_reader *rd, char *buf, size_t len)
+{
+	const char *v = fr_reader__meta(rd, "cpu_offline"), *nr = fr_reader__meta(rd, "cpu_not_recorded");
+	size_t n = 0;
+
+	buf[0] = '\0';
+	while (v && *v && n + 96 < len) {
+		unsigned long long from, to;
+		unsigned long cpu;
+		int w;
+
+		if (!next_gap(&v, &cpu, &from, &to)) {
+			w = snprintf(buf + n, len - n, "%sCPUs offline while recording: "
+				     "(the list does not parse)", n ? "; " : "");
+			n += w > 0 ? (size_t)w : 0;
+			break;
+		}
+		if (to)
+			w = snprintf(buf + n, len - n, "%sCPU %lu offline from %.3f to %.3f (%.3f s): "
+				     "nothing recorded on it then", n ? "; " : "", cpu, from / 1e9,
+				     to / 1e9, (to - from) / 1e9);
+		else
+			w = snprintf(buf + n, len - n, "%sCPU %lu offline from %.3f on: nothing "
+				     "recorded on it after", n ? "; " : "", cpu, from / 1e9);
+		n += w > 0 && (size_t)w < len - n ? (size_t)w : 0;
+	}
+	if (nr && *nr && n + 96 < len) {
+		int w = snprintf(buf + n, len - n, "%sCPUs %.32s came online after the recording "
+				 "started: not recorded", n ? "; " : "", nr);
+
+		n += w > 0 ? (size_t)w : 0;
+	}
+	return n > 0;
 }
 
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)

@@ -311,6 +311,9 @@ bool fr_input__say_lost(const struct fr_reader *rd, const char *path, uint64_t i
  * records), a one-line note of the span kept versus the span recorded
  * (record_start_ns to snapshot_time_ns); false when none wrapped. */
 bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
+/* The CPUs that went offline while recording (META cpu_offline) and those
+ * that came online after its start (cpu_not_recorded), as one line. */
+bool fr_input__hotplug_note(struct fr_reader *rd, char *buf, size_t len);
 /* A file without its END that is still being written: a writer holds it
  * open (fr_reader__being_written; recorder_pid in the meta only names it).
  * True with a note. */

@@ -22,7 +22,7 @@ static void print_header(struct report *rp, const char *path)
 {
 	static const char *keys[] = { "hostname", "kernel_release", "target", "trigger" };
 	const struct fr_report_opts *o = rp->o;
-	char note[256];
+	char note[1024];
 
 	fputs("# flightrec report: ", rp->out);
 	fr_text__put_escaped(rp->out, path);
@@ -44,6 +44,8 @@ static void print_header(struct report *rp, const char *path)
 	}
 	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)fr_input__lost(rp->rd, rp->lost));
 	if (fr_input__wrap_note(rp->rd, note, sizeof(note)))
+		fprintf(rp->out, "# %s\n", note);
+	if (fr_input__hotplug_note(rp->rd, note, sizeof(note)))
 		fprintf(rp->out, "# %s\n", note);
 	if (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms || o->nr_events)
 		fprintf(rp->out, "# (selected with --time, --pid, --tid, --comm or -e)\n");
