@@ -193,15 +193,6 @@ static int parse_keep(const char *arg, struct fr_record_opts *o)
 	return 0;
 }
 
-/* --keep's default SIZE: 256M, or an eighth of the machine's memory if less. */
-static uint64_t keep_default_bytes(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	uint64_t eighth = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 8 : 0;
-
-	return eighth && eighth < FR_KEEP_DEFAULT_BYTES ? eighth : FR_KEEP_DEFAULT_BYTES;
-}
-
 static error_t record_parse(int key, char *arg, struct argp_state *st)
 {
 	struct fr_record_opts *o = st->input;
@@ -477,8 +468,6 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		fr_err("--off-cpu", "adds sched:sched_switch and sched:sched_wakeup: at most 61 -e events");
 		return FR_EXIT_USAGE;
 	}
-	if (o->keep_ns && !o->keep_bytes)
-		o->keep_bytes = keep_default_bytes();
 	if ((o->reader_cpus || o->readers_unpinned || o->readers_own) && !o->forward &&
 	    !o->keep_ns) {
 		fr_err("--reader-cpus", "places the reader threads of --forward and --keep only");

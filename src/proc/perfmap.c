@@ -90,13 +90,32 @@ struct pmap *fr_pmap_of(struct fr_perfmaps *pm, uint32_t pid)
 int fr_pmap_add(struct fr_perfmaps *pm, struct pmap *m, uint64_t start, uint64_t size,
 		     const char *name, size_t len)
 {
-	const char *s = fr_strpool__intern(pm->names, name, len);
+	uint64_t cost = sizeof(struct ent) + len + 1;
+	const char *s;
 
+	if (pm->budget && pm->bytes + cost > pm->budget) {
+		pm->over++;   /* the budget of all maps is full: left out, counted */
+		return 0;
+	}
+	s = fr_strpool__intern(pm->names, name, len);
 	if (!s || fr_grow(&m->ents, &m->cap, m->n + 1, sizeof(*m->ents), 64))
 		return -ENOMEM;
 	m->ents[m->n++] = (struct ent){ { start, size, s }, m->seq++ };
 	m->sorted = false;
+	pm->bytes += cost;
 	return 0;
+}
+
+void fr_perfmaps__set_budget(struct fr_perfmaps *pm, uint64_t bytes)
+{
+	pm->budget = bytes;
+}
+
+uint64_t fr_perfmaps__over_budget(const struct fr_perfmaps *pm, uint64_t *held)
+{
+	if (held)
+		*held = pm->bytes;
+	return pm->over;
 }
 
 /* Hex digits (an optional 0x) at *p up to end: the value, *p past them. */
@@ -317,6 +336,11 @@ void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
 		return;
 	i = (uint32_t)(m - pm->maps);
 	last = (uint32_t)pm->n - 1;
+	for (size_t k = 0; k < m->n; k++) {
+		uint64_t cost = sizeof(struct ent) + strlen(m->ents[k].e.name) + 1;
+
+		pm->bytes = pm->bytes > cost ? pm->bytes - cost : 0;
+	}
 	free(m->ents);
 	if (m->fd >= 0) {
 		close(m->fd);

@@ -43,6 +43,13 @@ struct fr_perfmaps;
 
 int fr_perfmaps__new(struct fr_perfmaps **out);
 void fr_perfmaps__delete(struct fr_perfmaps *pm);
+/* The bytes the entries of every pid together may take (0: no cap, the
+ * default); past it, further entries are left out and counted: the
+ * recorder's memory budget (any local user can write maps the root recorder
+ * reads). fr_perfmaps__over_budget: entries left out so far, and (held, if
+ * not NULL) the bytes the entries take. */
+void fr_perfmaps__set_budget(struct fr_perfmaps *pm, uint64_t bytes);
+uint64_t fr_perfmaps__over_budget(const struct fr_perfmaps *pm, uint64_t *held);
 
 /* Read the perf map of each live pid (through /proc/PID/root, named with its
  * namespace pid: a container's own /tmp), from where the last call for

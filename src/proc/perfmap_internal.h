@@ -41,6 +41,9 @@ struct fr_perfmaps {
 	struct fr_hmap index;      /* pid -> maps[] */
 	struct fr_strpool *names;
 	size_t held;               /* maps and dumps with an fd */
+	uint64_t budget;           /* bytes the entries may take, all pids (0: no cap) */
+	uint64_t bytes;            /* what they take (names counted whole, interned or not) */
+	uint64_t over;             /* entries left out for the budget */
 };
 
 #define HELD_MAX 1024              /* files held open at most */

@@ -36,7 +36,6 @@
 #define FR_RECORD_MAX_EVENTS 64
 #define FR_RECORD_BACKWARD_PAGES 128 /* 512 KiB per CPU: what perf uses, snapshots in a few ms */
 #define FR_RECORD_FORWARD_PAGES 1024 /* 4 MiB per CPU: no loss at full speed on a read() loop */
-#define FR_KEEP_DEFAULT_BYTES (256ull << 20) /* --keep's SIZE, at most 1/8 of RAM */
 #define FR_STACK_DEFAULT 8192u       /* --call-graph dwarf: user stack bytes per sample */
 
 enum fr_callgraph { CG_NONE, CG_FP, CG_DWARF };
@@ -61,7 +60,8 @@ struct fr_record_opts {
 	int level;
 	uint64_t window_ns;
 	uint64_t keep_ns;        /* --keep DURATION: forward rings drained into memory (0: off) */
-	uint64_t keep_bytes;     /* --keep ...,SIZE: its byte budget (FR_KEEP_DEFAULT_BYTES) */
+	uint64_t keep_bytes;     /* --keep ...,SIZE: its byte budget (0: the memory budget's
+	                          * default, src/record/budget.h) */
 	const char *trigger, *trigger_filter;
 	uint64_t trigger_after_ns;
 	uint64_t rate_n, rate_ns;

@@ -21,6 +21,7 @@
 
 #include "ring/evlist.h"
 #include "src/util.h"
+#include "src/record/budget.h"
 #include "src/record/child.h"
 #include "src/record/control.h"
 #include "src/record/events.h"
@@ -156,6 +157,33 @@ static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pag
 }
 
 /* The worse of two exit codes (an error is not lowered to a partial file). */
+/* The memory budget (budget.c): --keep's SIZE by default, a SIZE past half
+ * a cgroup's limit cut to it, the JIT maps' share; said where a cgroup
+ * sets it (the keep line says the window's SIZE anyway). */
+static void plan_memory(struct fr_record_opts *o, struct fr_session_opts *so)
+{
+	const char *which = NULL;
+	struct fr_budget b;
+
+	fr_budget__read(&b, &which);
+	so->jit_budget = b.jit;
+	if (o->keep_ns && !o->keep_bytes) {
+		o->keep_bytes = b.keep_default;
+	} else if (o->keep_ns && b.keep_max && o->keep_bytes > b.keep_max) {
+		fr_info("--keep: its SIZE, %llu MiB, is more than half the memory limit (%llu MiB, "
+			"%s): the window holds at most %llu MiB", (unsigned long long)(o->keep_bytes >> 20),
+			(unsigned long long)(b.total >> 20), which,
+			(unsigned long long)(b.keep_max >> 20));
+		o->keep_bytes = b.keep_max;
+	}
+	if (b.from_cgroup)
+		fr_info("memory budget: %llu MiB (%s): %s%llu MiB%s, JIT maps at most %llu MiB",
+			(unsigned long long)(b.total >> 20), which,
+			o->keep_ns ? "the --keep window at most " : "",
+			(unsigned long long)((o->keep_ns ? o->keep_bytes : 0) >> 20),
+			o->keep_ns ? "" : " of window (not --keep)", (unsigned long long)(b.jit >> 20));
+}
+
 static int worse(int a, int b)
 {
 	return a > b ? a : b;
@@ -450,6 +478,7 @@ int fr_record__run(struct fr_record_opts *op)
 	so.outdir = o.outdir;
 	so.name = o.name;
 	so.target_desc = desc;
+	plan_memory(&o, &so);
 	so.hotplug = t.kind == FR_TARGET_SYSTEM || t.kind == FR_TARGET_CGROUP;
 	so.cmdline = o.cmdline;
 	so.zstd_level = o.level;

@@ -131,6 +131,7 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	}
 	s->src->ops = ops;
 	s->src->s = s;
+	fr_sideband__set_jit_budget(s->sb, o->jit_budget);
 	err = fr_names__init(&s->names, el);
 	if (!err && o->hotplug)
 		err = fr_hotplug__new(el, &s->hp);

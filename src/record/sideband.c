@@ -232,6 +232,7 @@ struct fr_sideband {
 	struct fr_perfmaps *perfmaps; /* JIT maps read so far (NULL: no memory for them) */
 	uint64_t perfmaps_ns;      /* when they were last read */
 	bool jit_seen;             /* some process mapped anonymous executable memory */
+	bool jit_full_said;        /* the JIT maps' budget filled: said once */
 	uint8_t *pend;             /* table records of the drains not fed yet */
 	size_t pend_len, pend_cap;
 	struct pend_ref *refs;
@@ -625,6 +626,23 @@ void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 	else if (!err)
 		sb->jit_seen = false;   /* none live now: wait for the next anonymous mapping */
 	jit_free(&l);
+	if (!sb->jit_full_said) {
+		uint64_t held, over = fr_perfmaps__over_budget(sb->perfmaps, &held);
+
+		if (over) {
+			fr_info("JIT names: the perf maps and jitdumps of all processes reached "
+				"their share of the memory budget (%.1f MiB held): further entries "
+				"are left out (%llu so far), their code unnamed", (double)held / 1048576,
+				(unsigned long long)over);
+			sb->jit_full_said = true;
+		}
+	}
+}
+
+void fr_sideband__set_jit_budget(struct fr_sideband *sb, uint64_t bytes)
+{
+	if (sb->perfmaps)
+		fr_perfmaps__set_budget(sb->perfmaps, bytes);
 }
 
 int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,

@@ -91,6 +91,9 @@ int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr);
 /* Exited processes held, and dropping those that ended before `before`. */
 size_t fr_sideband__nr_exited(const struct fr_sideband *sb);
 void fr_sideband__gc(struct fr_sideband *sb, uint64_t before);
+/* What the JIT maps and jitdumps of all processes may take together (the
+ * memory budget's share; 0: no cap). */
+void fr_sideband__set_jit_budget(struct fr_sideband *sb, uint64_t bytes);
 /* Read on the JIT perf maps of live processes with anonymous executable
  * memory, at most every 500 ms (now: CLOCK_MONOTONIC ns). */
 void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now);

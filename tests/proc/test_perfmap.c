@@ -123,6 +123,34 @@ static void check_set(struct fr_perfmaps *pm)
 	}
 }
 
+/* One budget for the entries of every pid: past it, further entries are
+ * left out and counted; forgetting a pid gives its share back. */
+static void test_budget(void)
+{
+	struct fr_perfmaps *pm = sample_set(), *back;
+	struct payloads p = { .n = 0 };
+	struct fr_perfmap_stats st;
+	uint64_t held, all;
+
+	CU_ASSERT_EQUAL(fr_perfmaps__over_budget(pm, &all), 0);
+	CU_ASSERT(all > 0);
+	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, 1 << 20, keep, &p), 0);
+	CU_ASSERT_FATAL(fr_perfmaps__new(&back) == 0);
+	fr_perfmaps__set_budget(back, all / 2);
+	CU_ASSERT_EQUAL(fr_perfmap__decode(back, p.buf[0], p.len[0]), 0);
+	CU_ASSERT(fr_perfmaps__over_budget(back, &held) > 0);
+	CU_ASSERT(held <= all / 2 && held > all / 4);
+	/* what was held stays findable */
+	CU_ASSERT_EQUAL(fr_perfmaps__stats(back, 100, &st), 0);
+	CU_ASSERT(st.entries > 0);
+	fr_perfmaps__forget(back, 100);
+	fr_perfmaps__over_budget(back, &all);
+	CU_ASSERT(all < held);
+	fr_perfmaps__delete(back);
+	free_payloads(&p);
+	fr_perfmaps__delete(pm);
+}
+
 static void test_round_trip(void)
 {
 	struct fr_perfmaps *pm = sample_set(), *back;
@@ -378,6 +406,7 @@ static const struct fr_test tests[] = {
 	{ "files: growing, replaced, symlink, directory, long line", test_files },
 	{ "collect: the process's own map through /proc", test_collect_self },
 	{ "collect: a process gone, its map read on only if the same file", test_collect_gone },
+	{ "one budget for every pid's entries", test_budget },
 	{ NULL, NULL },
 };
 
