@@ -1,8 +1,9 @@
 /* src/record/composer.c: the one composer of every file a recording writes,
- * whatever its source: naming (flightrec-NAME-STAMP-SEQ.frec, written as
- * .part and renamed), header, meta, events, the sideband streams, the PROCS,
- * KSYMS, VDSO and TRIGGER blobs, per-CPU stats, END, the directory sync and
- * --max-files. The samples come from the source (internal.h).
+ * whatever its source: naming (flightrec-NAME-STAMP-SEQ.frec: a snapshot
+ * unnamed (O_TMPFILE) and linked when complete, else NAME.frec.part renamed),
+ * header, meta, events, the sideband streams, the PROCS, KSYMS, VDSO and
+ * TRIGGER blobs, per-CPU stats, END, the directory sync and --max-files.
+ * The samples come from the source (internal.h).
  */
 #include "config.h"
 

@@ -175,9 +175,10 @@ int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
 /* Wait for kallsyms: join the loading thread, or load it now if nobody did. */
 void fr_session_ksyms(struct fr_session *s);
 
-/* composer.c: one file of any source. Opened: named, created (as NAME.part
- * renamed when complete; a streamed file without --switch-output as its
- * name), header, meta, events, the synthesized sideband stream; streaming:
+/* composer.c: one file of any source. Opened: named, created (a snapshot
+ * unnamed, O_TMPFILE, linked when complete, or NAME.part renamed; a
+ * streamed file without --switch-output as its name), header, meta,
+ * events, the synthesized sideband stream; streaming:
  * one sideband stream per CPU begun on appenders of its own (the sideband is
  * written as it is drained), else the stores are written when it completes. */
 struct fr_composer {
@@ -224,8 +225,8 @@ uint64_t fr_composer__size(const struct fr_composer *c);
 /* Complete the file: sideband streams, PROCS, KSYMS, VDSO, TRIGGER, per-CPU
  * stats, END; renamed into place, the directory synced, the oldest beyond
  * --max-files deleted. Counts into st; path gets its name; c is freed. A
- * failed composed file is removed; a failed streamed one stays .part (it
- * reads up to its last good chunk). */
+ * failed composed file is removed; a failed streamed one stays as written
+ * (it reads up to its last good chunk). */
 int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint64_t t_snap,
 			char *path, size_t len, struct fr_snapshot_stats *st);
 /* A file given up: nothing of it is left behind; c is freed. */

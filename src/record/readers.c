@@ -1,7 +1,9 @@
-/* src/record/readers.c: the forward readers (see readers.h), one per
- * CPU, unpinned at nice -10 by default (--reader-cpus places them), woken by
- * the ring watermark or the flush timeout, appending records through
- * a per-thread appender; stats are thread-local until the join.
+/* src/record/readers.c: the reader threads of --forward and --keep (see
+ * readers.h), a thread per CPU's ring, unpinned at nice -10 by default
+ * (--reader-cpus places them), woken by the ring watermark or the flush
+ * timeout, appending records (and the lapped reads' LOST records) through
+ * a per-thread appender into a file or the keep window; stats are
+ * thread-local until the join.
  */
 #include "config.h"
 #include "src/record/readers.h"
