@@ -364,7 +364,8 @@ int fr_procs_batch__apply(struct fr_procs_batch *b, struct fr_proctable *pt)
 {
 	int err = 0;
 
-	qsort(b->keys, b->nr_keys, sizeof(*b->keys), key_cmp);
+	if (b->nr_keys)   /* none: keys is NULL, which qsort must not be given */
+		qsort(b->keys, b->nr_keys, sizeof(*b->keys), key_cmp);
 	fr_proctable__batch(pt, true);
 	for (size_t i = 0; i < b->nr_keys && !err; i++)
 		err = apply_key(b, &b->keys[i], pt);
