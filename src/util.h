@@ -1,7 +1,7 @@
 /* src/util.h: the small pieces every part of src/ shares and that depend on
  * nothing above base/: exit codes, messages, strict parsing of the numbers
  * users type (every number with an end pointer and a range check; sizes with
- * K/M/G suffixes), little-endian fields; fr_grow comes from base/grow.h.
+ * K/M/G suffixes), little-endian fields, saturated sums; fr_grow comes from base/grow.h.
  */
 #ifndef FR_UTIL_H
 #define FR_UTIL_H
@@ -85,6 +85,13 @@ static inline uint64_t fr_get64(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+/* a + b, saturated at UINT64_MAX: how counts read from a file are summed
+ * (a crafted file's counts must not wrap to a small total). */
+static inline uint64_t fr_u64__sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* src/file/access.c: the opened reader's accessors: blobs (found by kind,
- * decoded on demand), meta, events, CPU stats, and the damage log described.
+ * decoded on demand), meta, events, CPU stats, what could not be used, and
+ * the damage log described.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include "src/file/file.h"
 #include "src/file/internal.h"
 #include "src/file/reader.h"
+#include "src/util.h"
 
 /* The first blob of kind at or after it (binary search). */
 static size_t blob_lower(const struct fr_reader *r, uint32_t kind, uint64_t *steps)
@@ -90,6 +92,21 @@ size_t fr_reader__nr_damaged(const struct fr_reader *r)
 const struct fr_damage *fr_reader__damage(const struct fr_reader *r, size_t i)
 {
 	return i < r->damage.nr ? &r->damage.v[i] : NULL;
+}
+
+uint64_t fr_reader__unusable(const struct fr_reader *r, struct fr_unusable *out)
+{
+	if (out)
+		*out = r->unusable;
+	return fr_u64__sat_add(fr_u64__sat_add(r->unusable.no_event, r->unusable.bad_body),
+			       r->unusable.bad_cpu);
+}
+
+uint64_t fr_reader__unknown_blobs(const struct fr_reader *r, uint32_t *kind)
+{
+	if (kind)
+		*kind = r->unknown_kind;
+	return r->unknown_blobs;
 }
 
 uint64_t fr_reader__index_steps(const struct fr_reader *r)

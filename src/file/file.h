@@ -41,8 +41,9 @@ enum fr_blob_kind {
 	FR_BLOB_TRIGGER = 3,   /* what triggered the snapshot, window bounds ("key=value\n") */
 	FR_BLOB_VDSO = 4,      /* the vdso ELF image of the recording machine ([vdso] symbols) */
 	FR_BLOB_PERFMAP = 5,   /* JIT code names from perf maps (src/proc/perfmap.h) */
-	/* a reader skips kinds it does not know and records them as damage
-	 * ("unknown blob kind"): a flipped kind looks the same as a newer one */
+	FR_BLOB_KINDS,         /* one past the last kind this reader knows */
+	/* a reader skips kinds it does not know and says so once, not as
+	 * damage: a newer writer may add kinds (doc/format.md §4 BLOB) */
 };
 
 enum fr_stream_kind {
@@ -204,6 +205,20 @@ const struct fr_damage *fr_reader__damage(const struct fr_reader *r, size_t i);
 void fr_reader__blob_damaged(struct fr_reader *r, uint32_t kind, size_t i, const char *why);
 /* "chunk 7 (BLOB KSYMS) at offset 1234: checksum mismatch (skipped)" */
 void fr_damage__describe(const struct fr_damage *d, char *buf, size_t len);
+/* What could not be used although its chunk was good (doc/format.md §6,
+ * "Records that cannot be used"): samples whose event is unknown (no event of
+ * the file owns them: several sample events and no identifier, say), samples
+ * whose body does not parse by their event's sample_type, and CPU statistics
+ * of a CPU id at or past FR_CPU_MAX. Counted at open (CPU statistics) and by
+ * each fr_reader__for_each (records; a walk counts anew). */
+struct fr_unusable {
+	uint64_t no_event, bad_body, bad_cpu;
+};
+/* The counts; returns their (saturated) sum. */
+uint64_t fr_reader__unusable(const struct fr_reader *r, struct fr_unusable *out);
+/* BLOBs of kinds this reader does not know (a newer writer's, doc/format.md
+ * §4 BLOB): skipped, not damage. How many; *kind: the first one's kind. */
+uint64_t fr_reader__unknown_blobs(const struct fr_reader *r, uint32_t *kind);
 /* Work done by the chunk index (steps of its lookups): tests check that opening
  * and walking the blobs of n chunks costs O(n log n), not O(n^2). */
 uint64_t fr_reader__index_steps(const struct fr_reader *r);

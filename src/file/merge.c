@@ -1,6 +1,7 @@
 /* src/file/merge.c: the reader's merge: every record stream of the file
  * (per CPU samples and sideband) delivered in time order through a heap, with
- * one decoded, checked chunk per stream in memory and a bound on the total.
+ * one decoded, checked chunk per stream in memory and a bound on the total;
+ * samples that cannot be used are counted as they pass.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -39,6 +40,20 @@ static bool record_time(const struct fr_file_event *ev, const struct perf_event_
 	if (h->type != PERF_RECORD_SAMPLE && (h->type >= PERF_RECORD_MAX || !ev->attr.sample_id_all))
 		return false;
 	return fr_record__time(h, ev->attr.sample_type, t) == 0;
+}
+
+/* A sample the callers cannot use, counted (doc/format.md §6): no event owns
+ * it, or its body does not parse by its event's sample_type. Delivered all
+ * the same (dump lists it). */
+static void count_unusable(struct fr_reader *r, const struct fr_file_event *ev,
+			   const struct perf_event_header *h)
+{
+	struct fr_sample smp;
+
+	if (!ev)
+		r->unusable.no_event++;
+	else if (fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, &smp))
+		r->unusable.bad_body++;
 }
 
 /* Decode a stream's chunk and check every record before any is delivered. */
@@ -108,6 +123,8 @@ static int stream_next(struct fr_reader *r, struct stream *s)
 	s->rec.kind = s->kind == FR_STREAM_SAMPLES && fr_record__is_process(h->type) ? FR_STREAM_SIDEBAND
 									   : (enum fr_stream_kind)s->kind;
 	s->rec.event = record_event(r, s, h);
+	if (h->type == PERF_RECORD_SAMPLE)
+		count_unusable(r, s->rec.event, h);
 	s->rec.time = 0;
 	if (record_time(s->rec.event, h, &t)) {
 		s->rec.time = t;
@@ -155,6 +172,7 @@ static size_t merge_start(struct fr_reader *r, struct stream **heap, int *err)
 	size_t i, n = 0;
 	int rc;
 
+	r->unusable.no_event = r->unusable.bad_body = 0;   /* each walk counts anew */
 	for (i = 0; i < r->nr_streams; i++) {
 		struct stream *s = &r->streams[i];
 

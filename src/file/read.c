@@ -1,6 +1,7 @@
 /* src/file/read.c: opening a flightrec file (doc/format.md): checks the header
  * and every chunk, indexes them (decoding meta, events, stats; checking blobs)
- * and logs the damage skipped. Accessors: access.c; the merge by time: merge.c.
+ * within the one proportion budget, and logs the damage skipped. Accessors:
+ * access.c; the merge by time: merge.c.
  */
 #include "config.h"
 
@@ -42,6 +43,21 @@ void fr_reader_note_damage(struct fr_reader *r, struct chunk_ref *ref, uint16_t 
 	d->cpu = cpu;
 	d->why = why;
 	d->action = action;
+}
+
+/* The proportion budget (doc/format.md §6), the one place every chunk kind is
+ * charged: a chunk whose decoded bytes would take the sum past the budget is
+ * skipped as damage. false: refused. */
+static bool charge(struct fr_reader *r, struct chunk_ref *ref, uint16_t type, uint32_t kind,
+		   uint32_t cpu, uint64_t bytes)
+{
+	if (bytes > r->budget - r->decoded) {
+		fr_reader_note_damage(r, ref, type, kind, cpu,
+				      "decoded size out of proportion to the file size", "skipped");
+		return false;
+	}
+	r->decoded += bytes;
+	return true;
 }
 
 struct cursor {
@@ -272,8 +288,13 @@ static int add_cpu_stats(struct fr_reader *r, size_t *cap, const uint8_t *buf, s
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const uint8_t *p = buf + FR_CPUSTAT_HDR_SIZE + (size_t)i * FR_CPUSTAT_ENTRY_SIZE;
-		struct fr_cpu_stat *st = &r->stats[r->nr_stats++];
+		struct fr_cpu_stat *st = &r->stats[r->nr_stats];
 
+		if (fr_get32(p) >= FR_CPU_MAX) {   /* no stream can have it: not usable */
+			r->unusable.bad_cpu++;
+			continue;
+		}
+		r->nr_stats++;
 		st->cpu = fr_get32(p);
 		st->flags = fr_get32(p + 4);
 		st->first_time = fr_get64(p + 8);
@@ -291,14 +312,17 @@ struct caps {
 	size_t meta, events, stats, streams;
 };
 
-/* Decode and parse a non-RECORDS chunk. Returns 0, 1 for a valid END,
- * -EBADMSG for a bad chunk, or another -errno. */
+/* Decode and parse a non-RECORDS chunk. Returns 0 (or skipped: over the
+ * budget), 1 for a valid END, -EBADMSG for a bad chunk, or another -errno. */
 static int read_small_chunk(struct fr_reader *r, struct caps *caps, uint16_t type,
-			    const struct chunk_ref *ref, uint64_t nr_before)
+			    struct chunk_ref *ref, uint64_t nr_before)
 {
-	uint8_t *buf = malloc(ref->raw + 1);
+	uint8_t *buf;
 	int err;
 
+	if (type != FR_CHUNK_END && !charge(r, ref, type, 0, 0, ref->raw))
+		return 0;
+	buf = malloc(ref->raw + 1);
 	if (!buf)
 		return -ENOMEM;
 	err = fr_reader_decode_chunk(r, ref, buf);
@@ -367,13 +391,9 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
 
 	if (!s || fr_grow(&s->chunks, &s->cap, s->nr_chunks + 1, sizeof(*s->chunks), 4))
 		return -ENOMEM;
-	if (ref->raw > s->max_raw) {
-		if (r->merge_mem + (ref->raw - s->max_raw) > r->merge_budget) {
-			fr_reader_note_damage(r, &bad, FR_CHUNK_RECORDS, ch->kind, ch->stream,
-				    "decoded size out of proportion to the file size", "skipped");
+	if (ref->raw > s->max_raw) {   /* the merge holds the largest chunk of a stream */
+		if (!charge(r, &bad, FR_CHUNK_RECORDS, ch->kind, ch->stream, ref->raw - s->max_raw))
 			return 0;
-		}
-		r->merge_mem += ref->raw - s->max_raw;
 		s->max_raw = ref->raw;
 	}
 	s->chunks[s->nr_chunks++] = *ref;
@@ -384,9 +404,17 @@ static int add_records_chunk(struct fr_reader *r, struct caps *caps,
  * good ones are indexed, sorted by kind then file order at the end of open. */
 static int add_blob(struct fr_reader *r, uint32_t kind, struct chunk_ref *ref)
 {
-	uint8_t *buf = malloc(ref->raw + 1);
+	uint8_t *buf;
 	int err;
 
+	if (kind >= FR_BLOB_KINDS) {   /* a newer writer's: skipped, said once, not damage */
+		if (!r->unknown_blobs++)
+			r->unknown_kind = kind;
+		return 0;
+	}
+	if (!charge(r, ref, FR_CHUNK_BLOB, kind, 0, ref->raw))
+		return 0;
+	buf = malloc(ref->raw + 1);
 	if (!buf)
 		return -ENOMEM;
 	err = fr_reader_decode_chunk(r, ref, buf);
@@ -421,8 +449,8 @@ static int scan_chunks(struct fr_reader *r)
 	int err = 0;
 
 	r->truncated = true;
-	r->merge_budget = r->size * MERGE_MEM_RATIO > MERGE_MEM_MIN ? r->size * MERGE_MEM_RATIO
-								     : MERGE_MEM_MIN;
+	r->budget = r->size <= BUDGET_MIN / BUDGET_RATIO ? BUDGET_MIN
+		    : r->size < UINT64_MAX / BUDGET_RATIO ? r->size * BUDGET_RATIO : UINT64_MAX;
 	while (r->size - off >= FR_CHUNK_HDR_SIZE) {
 		err = pread_all(r->fd, &ch, sizeof(ch), off);
 		if (err)
@@ -438,8 +466,6 @@ static int scan_chunks(struct fr_reader *r)
 			break;  /* incomplete: the file was cut */
 		if (ch.type == FR_CHUNK_RECORDS)
 			err = add_records_chunk(r, &caps, &ch, &ref);
-		else if (ch.type == FR_CHUNK_BLOB && ch.kind > FR_BLOB_PERFMAP)
-			fr_reader_note_damage(r, &ref, FR_CHUNK_BLOB, ch.kind, 0, "unknown blob kind", "skipped");
 		else if (ch.type == FR_CHUNK_BLOB)
 			err = add_blob(r, ch.kind, &ref);
 		else

@@ -20,10 +20,12 @@ struct chunk_ref {
 	bool coded;             /* RECORDS: FR_CHUNK_F_CODED (version 2) */
 };
 
-/* Decoded bytes the merge may hold at once (one chunk per stream): at most
- * MERGE_MEM_MIN, or MERGE_MEM_RATIO times the file size (doc/format.md §6). */
-#define MERGE_MEM_MIN (16u << 20)
-#define MERGE_MEM_RATIO 64u
+/* The proportion budget (doc/format.md §6, read.c charge()): the decoded
+ * bytes a reader takes on for a file (every META, EVENT, CPUSTAT and BLOB
+ * payload, and for RECORDS the largest chunk of each stream: what the merge
+ * holds at once) sum to at most max(BUDGET_MIN, BUDGET_RATIO x file size). */
+#define BUDGET_MIN (16u << 20)
+#define BUDGET_RATIO 64u
 #define NR_STREAM_SLOTS (2 * ((size_t)FR_CPU_MAX + 1))
 
 struct stream {
@@ -77,7 +79,10 @@ struct fr_reader {
 	struct fr_idmap *ids;       /* kernel id -> index into events */
 	int32_t *stream_slot;       /* NR_STREAM_SLOTS: index into streams + 1, 0 = none */
 	uint8_t *index_seen;        /* FR_EVENT_INDEX_MAX / 8: event indexes taken */
-	uint64_t merge_mem, merge_budget;
+	uint64_t decoded, budget;   /* charged against the proportion budget */
+	struct fr_unusable unusable; /* records and entries that could not be used */
+	uint64_t unknown_blobs;     /* BLOBs of kinds this reader does not know */
+	uint32_t unknown_kind;      /* the first such kind */
 	unsigned part, nparts;      /* fr_reader__set_cpu_part */
 	struct damage_log damage;
 	const char *why;            /* why the last decode_chunk failed */

@@ -13,9 +13,10 @@
 
 struct gen {                  /* one image */
 	struct fr_proc p;         /* first: a const struct fr_proc * is its gen */
-	struct fr_map *maps;      /* sorted by start address */
+	struct fr_map *maps;      /* sorted by start address (but in a batch) */
 	size_t n, cap;
 	uint64_t max_len;         /* the longest of maps */
+	bool unsorted;            /* a batch appended to maps: sorted at its end */
 };
 
 struct proc {
@@ -49,6 +50,8 @@ struct fr_proctable {
 	size_t nr_images, nr_exited;
 	size_t nr_exited_threads; /* threads with an exit_time */
 	uint64_t version;         /* moved by every change a lookup could see */
+	bool batch;               /* fr_proctable__batch: mappings appended */
+	uint64_t steps;           /* entries moved or passed by inserts (fr_proctable__steps) */
 };
 
 static inline uint64_t fr_pm_hash_id(uint32_t id)

@@ -86,6 +86,14 @@ int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
  * time is the same image. Feed its names and mappings afterwards. */
 int fr_proctable__image(struct fr_proctable *pt, const struct fr_proc *p);
 
+/* A batch (on, then off): while on, mappings are appended, not inserted in
+ * address order, and sorted once when it is turned off: a whole file's PROCS
+ * blobs cost O(n log n) in any order. No lookup while on. */
+void fr_proctable__batch(struct fr_proctable *pt, bool on);
+/* Work done by inserts (entries moved or passed over): tests check that a
+ * batch of n costs O(n), the sort aside, in any input order. */
+uint64_t fr_proctable__steps(const struct fr_proctable *pt);
+
 /* The same from a sideband record (COMM, FORK, EXIT, MMAP2; others are
  * ignored) at time (its sample_id time; FORK and EXIT fall back to their
  * own when 0). -EBADMSG: a malformed record, the model unchanged. (records.c) */
@@ -183,8 +191,17 @@ int fr_procfs__for_each_id(const char *dir, int (*cb)(void *ctx, int id), void *
 int fr_proctable__serialize(const struct fr_proctable *pt, const uint32_t *pids, size_t nr,
 			    size_t max, int (*cb)(void *ctx, const void *data, size_t len),
 			    void *ctx);
-/* Add the images of one payload. -EBADMSG if it does not parse exactly (the
- * model then holds the images before the bad one). */
+/* Add the images of one payload: a batch of one. -EBADMSG if it does not
+ * parse exactly (nothing of it is added). */
 int fr_proctable__parse(struct fr_proctable *pt, const void *data, size_t len);
+/* Payloads of a whole file, taken in (each checked whole: -EBADMSG, nothing
+ * of it kept; -ENOMEM), then applied at once, sorted by pid and time, so that
+ * the model's inserts are appends whatever order the payloads hold: O(n log
+ * n) for n images, names and mappings (doc/format.md §4 PROCS). */
+struct fr_procs_batch;
+struct fr_procs_batch *fr_procs_batch__new(void);
+int fr_procs_batch__add(struct fr_procs_batch *b, const void *data, size_t len);
+int fr_procs_batch__apply(struct fr_procs_batch *b, struct fr_proctable *pt);
+void fr_procs_batch__delete(struct fr_procs_batch *b);
 
 #endif

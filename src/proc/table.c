@@ -1,6 +1,6 @@
 /* src/proc/table.c: the process model's rules (proctable.h): names, images,
- * mappings, fork, exec and exit as they are fed, by record or whole image,
- * within the limits of a policy; and its collection by time.
+ * mappings, fork, exec and exit as they are fed, by record, whole image or
+ * batch, within the limits of a policy; and its collection by time.
  */
 #include "config.h"
 #include "src/proc/model.h"
@@ -117,6 +117,7 @@ static void take_later_maps(struct gen *prev, struct gen *g, uint64_t start)
 	for (size_t i = 0; i < prev->n; i++) {
 		if (prev->maps[i].time >= start) {
 			g->maps[g->n++] = prev->maps[i];
+			g->unsorted |= prev->unsorted;
 			if (prev->maps[i].end - prev->maps[i].start > g->max_len)
 				g->max_len = prev->maps[i].end - prev->maps[i].start;
 		} else {
@@ -143,6 +144,7 @@ static struct gen *add_gen(struct fr_proctable *pt, struct proc *p, uint64_t sta
 	    !(g = calloc(1, sizeof(*g))))
 		return NULL;
 	memmove(&p->gens[at + 1], &p->gens[at], (p->n - at) * sizeof(*p->gens));
+	pt->steps += p->n - at + 1;
 	p->gens[at] = g;
 	p->n++;
 	pt->nr_images++;
@@ -202,6 +204,7 @@ static int add_comm(struct fr_proctable *pt, struct thread *t, uint64_t time, co
 
 	while (at > 0 && t->h[at - 1].time > time)
 		at--;
+	pt->steps += t->n - at + 1;
 	if (at == t->n && at && t->h[at - 1].comm == comm && t->h[at - 1].time >= since)
 		return 0;
 	if (pt->pol.max_comms && t->n >= pt->pol.max_comms) {
@@ -325,13 +328,14 @@ static int drop_oldest_maps(struct gen *g)
 	return 0;
 }
 
-static int insert_map(struct gen *g, const struct fr_map *m)
+static int insert_map(struct gen *g, const struct fr_map *m, uint64_t *steps)
 {
 	size_t at;
 
 	if (fr_grow(&g->maps, &g->cap, g->n + 1, sizeof(*g->maps), 4))
 		return -ENOMEM;
 	at = fr_pm_map_upper(g, m->start);
+	*steps += g->n - at + 1;
 	memmove(&g->maps[at + 1], &g->maps[at], (g->n - at) * sizeof(*g->maps));
 	g->maps[at] = *m;
 	g->n++;
@@ -351,6 +355,7 @@ int fr_proctable__mmap(struct fr_proctable *pt, uint32_t pid, uint64_t time, uin
 
 	if (!ipath)
 		return -ENOMEM;
+	pt->steps++;
 	if (!len || start + len < start)
 		return -EINVAL;
 	pt->version++;
@@ -362,7 +367,49 @@ int fr_proctable__mmap(struct fr_proctable *pt, uint32_t pid, uint64_t time, uin
 		return -ENOMEM;
 	if (pt->pol.max_maps && g->n >= pt->pol.max_maps && (err = drop_oldest_maps(g)))
 		return err;
-	return insert_map(g, &m);
+	if (pt->batch && (g->unsorted || (g->n && m.start < g->maps[g->n - 1].start))) {
+		if (fr_grow(&g->maps, &g->cap, g->n + 1, sizeof(*g->maps), 4))
+			return -ENOMEM;
+		g->maps[g->n++] = m;   /* sorted at the batch's end */
+		g->unsorted = true;
+		if (m.end - m.start > g->max_len)
+			g->max_len = m.end - m.start;
+		return 0;
+	}
+	return insert_map(g, &m, &pt->steps);
+}
+
+/* Address order; at one address the older first, then any fixed order. */
+static int by_start(const void *a, const void *b)
+{
+	const struct fr_map *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return memcmp(x, y, sizeof(*x));
+}
+
+uint64_t fr_proctable__steps(const struct fr_proctable *pt)
+{
+	return pt->steps;
+}
+
+void fr_proctable__batch(struct fr_proctable *pt, bool on)
+{
+	pt->batch = on;
+	if (on)
+		return;
+	for (size_t i = 0; i < pt->nr_procs; i++)
+		for (size_t k = 0; k < pt->procs[i].n; k++) {
+			struct gen *g = pt->procs[i].gens[k];
+
+			if (g->unsorted)
+				qsort(g->maps, g->n, sizeof(*g->maps), by_start);
+			g->unsorted = false;
+		}
+	pt->version++;
 }
 
 int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint32_t ppid,
@@ -441,7 +488,9 @@ int fr_proctable__image(struct fr_proctable *pt, const struct fr_proc *img)
 
 static int copy_map(void *ctx, const struct fr_map *m)
 {
-	return insert_map(ctx, m);
+	uint64_t steps = 0;
+
+	return insert_map(ctx, m, &steps);
 }
 
 /* A forked image whose parent's image goes: a copy of what it saw. */

@@ -235,7 +235,7 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 		struct fr_lost l;
 
 		if (!fr_record__lost(r->h, &l))
-			ps->lost = ps->lost + l.lost < ps->lost ? UINT64_MAX : ps->lost + l.lost;
+			ps->lost = fr_u64__sat_add(ps->lost, l.lost);
 		return 0;
 	}
 	if (r->kind == FR_STREAM_SIDEBAND)
@@ -364,6 +364,8 @@ static int read_file(const struct fr_diff_opts *o, const char *path, struct side
 		fr_err(path, "no samples of %s: nothing to compare", ps.ev ? ps.ev->name : "its event");
 		ret = FR_EXIT_ERROR;
 	}
+	if (ret != FR_EXIT_ERROR && fr_input__say_unusable(ps.rd, path) && !ret)
+		ret = FR_EXIT_PARTIAL;
 	/* a lossy side: compared all the same, said, and the exit is 1 (as report's) */
 	if (ret != FR_EXIT_ERROR && fr_input__say_lost(ps.rd, path, ps.lost) && !ret)
 		ret = FR_EXIT_PARTIAL;

@@ -91,20 +91,38 @@ static const char *comm_of(struct dump_ctx *c, const struct fr_sample *s, uint64
 	return name && *name ? name : ":unknown";
 }
 
-/* Load every PROCS blob; a bad one is skipped (the records still list). */
-static struct fr_proctable *load_procs(struct fr_reader *rd)
+/* Load every PROCS blob; a bad one is skipped (the records still list). No
+ * memory is said as such, not blamed on the file (*nomem: it was said). */
+static struct fr_proctable *load_procs(struct fr_reader *rd, const char *path, bool *nomem)
 {
 	struct fr_proctable *pt = fr_reader__nr_blobs(rd, FR_BLOB_PROCS) ? fr_proctable__new(NULL) : NULL;
+	struct fr_procs_batch *b = pt ? fr_procs_batch__new() : NULL;
+	int err = pt && !b ? -ENOMEM : 0;
 
-	for (size_t i = 0; pt && i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
+	for (size_t i = 0; b && !err && i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
 		void *data;
 		size_t len;
 
-		if (fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
+		err = fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len);
+		if (err) {
+			err = err == -ENOMEM ? err : 0;
 			continue;
-		if (fr_proctable__parse(pt, data, len))
+		}
+		err = fr_procs_batch__add(b, data, len);
+		if (err == -EBADMSG)
 			fr_reader__blob_damaged(rd, FR_BLOB_PROCS, i, "malformed payload");
+		err = err == -EBADMSG ? 0 : err;
 		free(data);
+	}
+	if (!err && b)
+		err = fr_procs_batch__apply(b, pt);
+	fr_procs_batch__delete(b);
+	if (err || (!pt && fr_reader__nr_blobs(rd, FR_BLOB_PROCS))) {
+		fr_err(path, "the process table (PROCS blobs): %s (names older than the window "
+		       "are not shown)", strerror(ENOMEM));
+		*nomem = true;
+		fr_proctable__delete(pt);
+		pt = NULL;
 	}
 	return pt;
 }
@@ -202,7 +220,7 @@ static void details(struct dump_ctx *c, const struct fr_rec *r, struct fr_sample
 	case PERF_RECORD_LOST:
 		if (!fr_record__lost(h, &lo)) {
 			snprintf(buf, len, "lost=%llu", (unsigned long long)lo.lost);
-			c->lost += lo.lost;
+			c->lost = fr_u64__sat_add(c->lost, lo.lost);
 		}
 		break;
 	default:
@@ -340,6 +358,7 @@ int fr_dump__run(const char *path, bool header, bool tod)
 	char note[1024];
 	int ret = fr_input__open(path, &rd), err;
 	FILE *real = stdout, *safe;
+	bool nomem = false;
 
 	if (ret)
 		return ret;
@@ -371,7 +390,7 @@ int fr_dump__run(const char *path, bool header, bool tod)
 		if (fr_input__hotplug_note(rd, note, sizeof(note)))
 			printf("# %s\n", note);
 	}
-	c.procs = load_procs(rd);
+	c.procs = load_procs(rd, path, &nomem);
 	err = fr_reader__for_each(rd, dump_cb, &c);
 	if (safe) {
 		stdout = real;
@@ -393,7 +412,11 @@ int fr_dump__run(const char *path, bool header, bool tod)
 	}
 	if (fr_tpdecode__say(c.tp, path) && !ret)   /* refused formats, damaged records */
 		ret = FR_EXIT_PARTIAL;
+	if (fr_input__say_unusable(rd, path) && ret == FR_EXIT_OK)
+		ret = FR_EXIT_PARTIAL;
 	if (fr_input__say_lost(rd, path, c.lost) && ret == FR_EXIT_OK)
+		ret = FR_EXIT_PARTIAL;
+	if (nomem && ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;
 out:
 	if (safe) {

@@ -83,7 +83,7 @@ int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, bool by_period,
 
 void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost)
 {
-	tl->lost += lost;
+	tl->lost = fr_u64__sat_add(tl->lost, lost);
 	if (tl->nr_holes < MAX_HOLES)
 		tl->holes[tl->nr_holes++] = (struct hole){ cpu, time, lost };
 }

@@ -1,7 +1,8 @@
 /* src/report/input.c: what dump and report share about their input: the
  * newest *.frec of a directory, opening a file with one-line errors, saying
- * what damage was skipped, escaping the text that goes to the terminal, notes
- * on wrapped rings and live files, and times written as dump prints them.
+ * what damage was skipped and what could not be used, escaping the text
+ * that goes to the terminal, notes on wrapped rings and live files, and times
+ * written as dump prints them.
  */
 #include "config.h"
 
@@ -92,6 +93,8 @@ int fr_input__open(const char *path, struct fr_reader **rd)
 size_t fr_input__damage(const struct fr_reader *rd, const char *path)
 {
 	size_t n = fr_reader__nr_damaged(rd);
+	uint64_t unknown;
+	uint32_t kind;
 
 	for (size_t i = 0; fr_reader__damage(rd, i); i++) {
 		const struct fr_damage *d = fr_reader__damage(rd, i);
@@ -119,7 +122,26 @@ size_t fr_input__damage(const struct fr_reader *rd, const char *path)
 	}
 	if (n > FR_DAMAGE_KEEP)
 		fr_err(path, "%zu more damaged chunks", n - FR_DAMAGE_KEEP);
+	unknown = fr_reader__unknown_blobs(rd, &kind);
+	if (unknown)   /* a newer writer's: said, not damage (doc/format.md §4 BLOB) */
+		fr_err(path, "%llu blob%s of a kind this flightrec does not know (kind %u: a newer "
+		       "flightrec's?) skipped", (unsigned long long)unknown, unknown > 1 ? "s" : "",
+		       kind);
 	return n;
+}
+
+bool fr_input__say_unusable(const struct fr_reader *rd, const char *path)
+{
+	struct fr_unusable u;
+	uint64_t n = fr_reader__unusable(rd, &u);
+
+	if (n)
+		fr_err(path, "%llu records could not be used: %llu samples of no event of the file, "
+		       "%llu samples whose body does not parse by their event's sample_type, %llu CPU "
+		       "statistics of a CPU id past %u", (unsigned long long)n,
+		       (unsigned long long)u.no_event, (unsigned long long)u.bad_body,
+		       (unsigned long long)u.bad_cpu, FR_CPU_MAX - 1);
+	return n != 0;
 }
 
 /* ---- the escaping stream ---- */
@@ -291,7 +313,7 @@ uint64_t fr_input__lost(const struct fr_reader *rd, uint64_t in_records)
 
 		uint64_t n = cs->lost_records > cs->lost_samples ? cs->lost_records : cs->lost_samples;
 
-		stats = stats + n < stats ? UINT64_MAX : stats + n;   /* saturated: a file's counts */
+		stats = fr_u64__sat_add(stats, n);   /* saturated: a file's counts */
 	}
 	return stats > in_records ? stats : in_records;
 }

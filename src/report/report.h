@@ -298,6 +298,10 @@ int fr_input__open(const char *path, struct fr_reader **rd);
 /* Say on stderr what damage the reader found (one line per kind of problem,
  * with a count); returns how many damaged chunks there were. */
 size_t fr_input__damage(const struct fr_reader *rd, const char *path);
+/* Records the file's chunks hold but that could not be used (no event, a
+ * body that does not parse, a CPU id past FR_CPU_MAX), said in one line:
+ * true if any (exit 1). */
+bool fr_input__say_unusable(const struct fr_reader *rd, const char *path);
 /* A stream that writes to f with control bytes (< 0x20 but \n and \t, 0x7f,
  * UTF-8 C1 controls) and invalid UTF-8 escaped as \xNN: names and text from
  * a file reach the terminal through it. Closing it leaves f open. */

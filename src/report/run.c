@@ -144,7 +144,7 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 
 		if (!fr_record__lost(r->h, &l)) {
 			/* saturated: counts from a file can wrap a plain sum to 0 */
-			rp->lost = rp->lost + l.lost < rp->lost ? UINT64_MAX : rp->lost + l.lost;
+			rp->lost = fr_u64__sat_add(rp->lost, l.lost);
 			if (rp->timeline)
 				fr_timeline__lost(rp->timeline, r->cpu, r->time, l.lost);
 		}
@@ -416,7 +416,7 @@ static void *worker_main(void *arg)
 	/* anything but a clean walk: the report is made again in one pass,
 	 * which says what happened as it always does */
 	if (!err && (w->rp.err || fr_reader__nr_damaged(w->rp.rd) || fr_reader__truncated(w->rp.rd) ||
-		     fr_tpdecode__nr_bad(w->rp.tp)))
+		     fr_reader__unusable(w->rp.rd, NULL) || fr_tpdecode__nr_bad(w->rp.tp)))
 		err = w->rp.err ? w->rp.err : -EBADMSG;
 	w->err = err;
 	return NULL;
@@ -483,7 +483,7 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 		if (x->samples && x->last > rp->last)
 			rp->last = x->last;
 		rp->samples += x->samples;
-		rp->lost = rp->lost + x->lost < rp->lost ? UINT64_MAX : rp->lost + x->lost;
+		rp->lost = fr_u64__sat_add(rp->lost, x->lost);
 		for (size_t k = 0; k < rp->nr_events && !err; k++) {
 			rp->counts[k] += x->counts[k];
 			if (!x->hists[k])
@@ -655,6 +655,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		ret = fr_held__say(path, &so);
 	}
 	if (fr_tpdecode__say(rp.tp, path) && !ret)   /* refused formats, damaged records */
+		ret = FR_EXIT_PARTIAL;
+	if (ret != FR_EXIT_ERROR && fr_input__say_unusable(rp.rd, path) && ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;
 	if (ret != FR_EXIT_ERROR && fr_input__say_lost(rp.rd, path, rp.lost) && ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;

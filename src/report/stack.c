@@ -67,20 +67,25 @@ struct fr_resolver {
  * blob that does not parse costs its processes' names and symbols only. */
 static int load_procs(struct fr_resolver *r, struct fr_reader *rd)
 {
-	for (size_t i = 0; i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
+	struct fr_procs_batch *b = fr_procs_batch__new();
+	int err = b ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < fr_reader__nr_blobs(rd, FR_BLOB_PROCS); i++) {
 		void *data = NULL;
 		size_t len = 0;
-		int err = 0;
 
-		if (!fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len))
-			err = fr_proctable__parse(r->procs, data, len);
+		err = fr_reader__blob(rd, FR_BLOB_PROCS, i, &data, &len);
+		if (!err)
+			err = fr_procs_batch__add(b, data, len);
 		free(data);
-		if (err == -ENOMEM)
-			return err;
-		if (err)
+		if (err == -EBADMSG)
 			fr_reader__blob_damaged(rd, FR_BLOB_PROCS, i, "malformed payload");
+		err = err == -ENOMEM ? err : 0;
 	}
-	return 0;
+	if (!err)
+		err = fr_procs_batch__apply(b, r->procs);
+	fr_procs_batch__delete(b);
+	return err;
 }
 
 int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,

@@ -209,11 +209,13 @@ static void check_events(struct fr_reader *r)
 	CU_ASSERT_EQUAL(e1->attr.config, PERF_COUNT_SW_DUMMY);
 }
 
-#define NR_STATS 20000u  /* more than one CPUSTAT chunk holds */
+#define NR_STATS 20000u  /* more than one CPUSTAT chunk holds; the last of a CPU id
+			  * past FR_CPU_MAX: not usable, counted */
 
 static void test_round_trip(void)
 {
 	struct fr_cpu_stat *st = calloc(NR_STATS, sizeof(*st));
+	struct fr_unusable u;
 	struct fr_reader *r;
 	struct fr_writer *w;
 	char path[256];
@@ -223,7 +225,8 @@ static void test_round_trip(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
 	for (i = 0; i < NR_STATS; i++)
-		st[i] = (struct fr_cpu_stat){ (uint32_t)i, FR_CPU_FULL, i, i + 1, i * 3, 7, 1, 2, 3 };
+		st[i] = (struct fr_cpu_stat){ (uint32_t)i % FR_CPU_MAX, FR_CPU_FULL, i, i + 1, i * 3, 7, 1, 2, 3 };
+	st[NR_STATS - 1].cpu = FR_CPU_MAX;
 	w = open_writer(path, sizeof(path));
 	CU_ASSERT_EQUAL(fr_writer__meta(w, "host", "box1"), 0);
 	CU_ASSERT_EQUAL(fr_writer__meta(w, "kernel.release", "6.1.0-13-amd64 = x"), 0);
@@ -246,11 +249,13 @@ static void test_round_trip(void)
 	CU_ASSERT_STRING_EQUAL(fr_reader__meta(r, "late"), "");
 	CU_ASSERT_PTR_NULL(fr_reader__meta(r, "ok"));
 	check_events(r);
-	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_cpu_stats(r), NR_STATS);
-	for (i = 0; i < NR_STATS; i++)
+	CU_ASSERT_EQUAL_FATAL(fr_reader__nr_cpu_stats(r), NR_STATS - 1);
+	for (i = 0; i < NR_STATS - 1; i++)
 		if (memcmp(fr_reader__cpu_stat(r, i), &st[i], sizeof(st[i])))
 			break;
-	CU_ASSERT_EQUAL(i, NR_STATS);
+	CU_ASSERT_EQUAL(i, NR_STATS - 1);
+	CU_ASSERT_EQUAL(fr_reader__unusable(r, &u), 1);
+	CU_ASSERT_EQUAL(u.bad_cpu, 1);
 	CU_ASSERT_EQUAL(fr_reader__for_each(r, collect, &(struct coll){ 0 }), 0);
 	fr_reader__close(r);
 	free(st);
@@ -979,6 +984,7 @@ static void test_short_write_efbig(void)
 static void test_blobs(void)
 {
 	static const char a[] = "first", b[] = "second kind-1 blob", c[] = "kind 2";
+	uint32_t kind = 0;
 	struct fr_writer *w = NULL;
 	struct fr_reader *r = NULL;
 	char path[256];
@@ -996,6 +1002,9 @@ static void test_blobs(void)
 	CU_ASSERT_FATAL(fr_writer__close(w) == 0);
 	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
 	CU_ASSERT_FALSE(fr_reader__truncated(r));
+	CU_ASSERT_EQUAL(fr_reader__unknown_blobs(r, &kind), 1);   /* said, not damage */
+	CU_ASSERT_EQUAL(kind, 77);
+	CU_ASSERT_EQUAL(fr_reader__nr_damaged(r), 0);
 	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, 1), 2);
 	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, 2), 1);
 	CU_ASSERT_EQUAL(fr_reader__nr_blobs(r, 3), 0);
@@ -1143,6 +1152,60 @@ static void test_merge_memory_bound(void)
 	fr_reader__close(r);
 }
 
+/* The one proportion budget covers every chunk kind (issue 32): 8 META, 8
+ * EVENT, 8 CPUSTAT and 8 BLOB chunks of ~1 MiB each (a few KiB of file):
+ * what fits the 16 MiB floor is read, every other chunk is skipped as damage
+ * for its size, whatever its kind; nothing stops the read. */
+static void test_budget_every_kind(void)
+{
+	enum { PER = 8, SZ = FR_CHUNK_RAW_MAX - 64 };
+	static const uint16_t types[] = { FR_CHUNK_META, FR_CHUNK_EVENT, FR_CHUNK_CPUSTAT, FR_CHUNK_BLOB };
+	uint8_t *p = calloc(1, FR_CHUNK_RAW_MAX);
+	size_t seen[7] = { 0 }, n;
+	struct fr_reader *r = NULL;
+	char path[256];
+	int fd = open(tmp_path(path, sizeof(path)), O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	CU_ASSERT_FATAL(p != NULL && fd >= 0);
+	put_header(fd, 2);
+	for (int i = 0; i < PER; i++)
+		for (size_t t = 0; t < 4; t++) {
+			size_t len = SZ;
+
+			memset(p, 'a', SZ);
+			if (types[t] == FR_CHUNK_META) {
+				memcpy(p, "k=", 2);
+				p[SZ - 1] = '\n';
+			} else if (types[t] == FR_CHUNK_EVENT) {   /* index i, a long format */
+				memset(p, 0, 24);
+				fr_put32(p, (uint32_t)i);
+				fr_put32(p + 12, 1);
+				fr_put32(p + 17, SZ - 25);
+				fr_put32(p + SZ - 4, 0);
+			} else if (types[t] == FR_CHUNK_CPUSTAT) {
+				n = (SZ - FR_CPUSTAT_HDR_SIZE) / FR_CPUSTAT_ENTRY_SIZE;
+				len = FR_CPUSTAT_HDR_SIZE + n * FR_CPUSTAT_ENTRY_SIZE;
+				memset(p, 0, len);
+				fr_put32(p, (uint32_t)n);
+			}
+			put_chunk(fd, types[t], 0, types[t] == FR_CHUNK_BLOB ? FR_BLOB_TRIGGER : 0, p, len);
+		}
+	close(fd);
+	free(p);
+	CU_ASSERT_FATAL(fr_reader__open(path, &r) == 0);
+	n = fr_reader__nr_damaged(r);
+	CU_ASSERT(n >= 4 * PER - 16 && n <= 4 * PER - 15);   /* 15 or 16 MiB-ish chunks fit */
+	for (size_t i = 0; fr_reader__damage(r, i); i++) {
+		CU_ASSERT_STRING_EQUAL(fr_reader__damage(r, i)->why,
+				       "decoded size out of proportion to the file size");
+		seen[fr_reader__damage(r, i)->type]++;
+	}
+	for (size_t t = 0; t < 4; t++)   /* the chunks are interleaved: every kind refused */
+		CU_ASSERT(seen[types[t]] >= 3);
+	CU_ASSERT(fr_reader__nr_events(r) >= 3 && fr_reader__nr_events(r) <= 5);
+	fr_reader__close(r);
+}
+
 /* Opening n chunks and fetching every blob costs O(n log n) index steps (it
  * was O(n^2): a linear stream search per chunk, a linear blob search per
  * fetch). Counted, not timed. */
@@ -1240,6 +1303,7 @@ static const struct fr_test tests[] = {
 	{ "damage: duplicate and out-of-range event indexes", test_duplicate_event_index },
 	{ "bounds: a RECORDS stream of cpu >= 4096 is a bad header", test_stream_bounds },
 	{ "bounds: merge memory bounded by the file size", test_merge_memory_bound },
+	{ "bounds: one proportion budget for every chunk kind", test_budget_every_kind },
 	{ "open: 100k chunks in O(n log n) index steps", test_open_linear },
 	{ NULL, NULL },
 };

@@ -6,7 +6,7 @@
 B=$(dirname "$(dirname "$FLIGHTREC")")
 S=$(dirname "$(dirname "$(dirname "$TESTLIB")")")
 LSAN_OPTIONS=suppressions=$S/tests/fuzz/lsan.supp; export LSAN_OPTIONS
-for t in file reader record event control addrcache perfmap jitdump tpformat; do
+for t in file reader record event control addrcache perfmap jitdump tpformat procs ksyms trigger vdso; do
 	dirs=
 	for d in "$S/tests/fuzz/corpus/$t" "$S/tests/fuzz/regress/$t"; do
 		[ -d "$d" ] && dirs="$dirs $d"

@@ -705,7 +705,7 @@ static void test_gc_keeps_inherited(void)
 
 /* A PROCS payload from hostile bytes: counts past the end, a path longer
  * than what is left, a build id longer than 20 are refused; nothing of the
- * bad image is added (the images before it are). */
+ * payload is added (not even the images before the bad one). */
 static void test_parse_hostile(void)
 {
 	struct fr_proctable *pt = rec_table(), *back;
@@ -726,7 +726,7 @@ static void test_parse_hostile(void)
 		memset(b + at, 0x7f, 4);
 		back = fr_proctable__new(NULL);
 		CU_ASSERT_EQUAL(fr_proctable__parse(back, b, pl.len[0]), -EBADMSG);
-		CU_ASSERT_EQUAL(fr_proctable__nr(back), k == 0 ? 1u : 0u);   /* k 0: the 2nd is bad */
+		CU_ASSERT_EQUAL(fr_proctable__nr(back), 0);   /* k 0: the 2nd is bad, the 1st goes too */
 		fr_proctable__delete(back);
 		memcpy(b + at, save, 4);
 	}
@@ -774,6 +774,98 @@ static void test_thread_exit_gc(void)
 	fr_proctable__delete(pt);
 }
 
+/* ---- PROCS payloads ordered against the parser (issue 32) ---- */
+
+static uint8_t *put_img(uint8_t *b, uint32_t pid, uint64_t start, uint64_t exit_time,
+			uint32_t nc, uint32_t nm)
+{
+	memset(b, 0, 32);
+	memcpy(b, &pid, 4);
+	memcpy(b + 8, &start, 8);
+	memcpy(b + 16, &exit_time, 8);
+	memcpy(b + 24, &nc, 4);
+	memcpy(b + 28, &nm, 4);
+	return b + 32;
+}
+
+/* One image of pid 5 with n names newest first and n mappings of one page
+ * each at falling addresses (all mapped at time 1): every insert at the
+ * front. The work of the inserts stays linear; the answers are right. */
+#define HOSTILE_N 20000u
+
+static void test_parse_against_order(void)
+{
+	size_t len = 8 + 32 + (size_t)HOSTILE_N * 24 + (size_t)HOSTILE_N * (64 + 4);
+	uint8_t *pl = calloc(1, len), *b = pl + 8;
+	struct fr_proctable *pt = fr_proctable__new(NULL);
+	const struct fr_proc *p;
+	uint32_t one = 1, plen = 4;
+	char want[16];
+
+	CU_ASSERT_FATAL(pl && pt);
+	memcpy(pl, &one, 4);
+	memcpy(pl + 4, &one, 4);
+	b = put_img(b, 5, 0, 0, HOSTILE_N, HOSTILE_N);
+	for (uint32_t i = 0; i < HOSTILE_N; i++, b += 24) {
+		uint64_t t = 10 + (uint64_t)(HOSTILE_N - i) * 10;
+
+		memcpy(b, &t, 8);
+		snprintf((char *)b + 8, 16, "n%u", HOSTILE_N - i);
+	}
+	for (uint32_t i = 0; i < HOSTILE_N; i++, b += 68) {
+		uint64_t t = 1, start = 0x10000000ull + (uint64_t)(HOSTILE_N - i) * 0x1000, l = 0x1000;
+
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &start, 8);
+		memcpy(b + 16, &l, 8);
+		memcpy(b + 60, &plen, 4);
+		memcpy(b + 64, "/lib", 4);
+	}
+	CU_ASSERT_EQUAL_FATAL((size_t)(b - pl), len);
+	CU_ASSERT_EQUAL_FATAL(fr_proctable__parse(pt, pl, len), 0);
+	CU_ASSERT(fr_proctable__steps(pt) <= 4ull * 2 * HOSTILE_N);   /* O(n^2): ~ n^2 / 2 */
+	p = fr_proctable__proc_at(pt, 5, 10 + 777 * 10 + 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	snprintf(want, sizeof(want), "n%u", 777u);
+	CU_ASSERT_STRING_EQUAL(fr_proctable__proc_comm(pt, p, 10 + 777 * 10 + 5), want);
+	for (uint32_t k = 1; k <= HOSTILE_N; k += 997) {
+		const struct fr_map *m = fr_proctable__find(pt, 5, 100, 0x10000000ull + k * 0x1000ull + 8);
+
+		CU_ASSERT(m && m->start == 0x10000000ull + k * 0x1000ull);
+	}
+	fr_proctable__delete(pt);
+	free(pl);
+}
+
+/* Many payloads, each one image of pid 6, the later ones starting earlier:
+ * applied as one batch, the images go in start order, appended. */
+static void test_batch_images_against_order(void)
+{
+	struct fr_procs_batch *bt = fr_procs_batch__new();
+	struct fr_proctable *pt = fr_proctable__new(NULL);
+	uint8_t pl[8 + 32];
+	uint32_t one = 1;
+
+	CU_ASSERT_FATAL(bt && pt);
+	memcpy(pl, &one, 4);
+	memcpy(pl + 4, &one, 4);
+	for (uint32_t i = 0; i < HOSTILE_N; i++) {
+		uint64_t start = 100 + (uint64_t)(HOSTILE_N - i) * 10;
+
+		put_img(pl + 8, 6, start, start + 5, 0, 0);
+		CU_ASSERT_EQUAL(fr_procs_batch__add(bt, pl, sizeof(pl)), 0);
+	}
+	pl[4] = 2;   /* claims 2 images, holds 1: refused whole */
+	CU_ASSERT_EQUAL(fr_procs_batch__add(bt, pl, sizeof(pl)), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_procs_batch__apply(bt, pt), 0);
+	CU_ASSERT_EQUAL(fr_proctable__nr(pt), HOSTILE_N);
+	CU_ASSERT(fr_proctable__steps(pt) <= 2ull * HOSTILE_N);
+	CU_ASSERT(fr_proctable__proc_at(pt, 6, 100 + 4321 * 10 + 2) &&
+		  fr_proctable__proc_at(pt, 6, 100 + 4321 * 10 + 2)->start_time == 100 + 4321 * 10);
+	fr_procs_batch__delete(bt);
+	fr_proctable__delete(pt);
+}
+
 static const struct fr_test tests[] = {
 	{ "fork, exec, rename, map, exit, reuse, gc", test_lifecycle },
 	{ "PROCS payload: round trip, truncation, splitting", test_serialize },
@@ -788,6 +880,8 @@ static const struct fr_test tests[] = {
 	{ "gc: a child keeps what it saw of a parent that goes", test_gc_keeps_inherited },
 	{ "PROCS payload: hostile counts and lengths", test_parse_hostile },
 	{ "a thread's exit: named until the collection passes it", test_thread_exit_gc },
+	{ "PROCS payload ordered against the parser: linear inserts", test_parse_against_order },
+	{ "PROCS batch: images of many payloads against the order", test_batch_images_against_order },
 	{ NULL, NULL },
 };
 
