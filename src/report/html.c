@@ -49,6 +49,8 @@ struct fr_timeline {
 	uint64_t t0, t1;
 	struct hole holes[MAX_HOLES];
 	size_t nr_holes;
+	struct hole offline[MAX_HOLES];   /* time: from, lost: to (0: to the end) */
+	size_t nr_offline;
 	uint64_t lost;       /* every loss, marked or not */
 	uint32_t nr_cpus;
 	uint32_t *counts;    /* [cpu][2][BINS]: samples, then tracepoint events */
@@ -79,6 +81,12 @@ int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, bool by_period,
 	tl->by_period = by_period;
 	*out = tl;
 	return 0;
+}
+
+void fr_timeline__offline(struct fr_timeline *tl, uint32_t cpu, uint64_t from, uint64_t to)
+{
+	if (tl->nr_offline < MAX_HOLES && cpu < tl->nr_cpus)
+		tl->offline[tl->nr_offline++] = (struct hole){ cpu, from, to };
 }
 
 void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost)
@@ -300,6 +308,20 @@ static void timeline(FILE *f, const struct fr_timeline *tl, const struct fr_html
 			    y + ROW_H, "#2a6fd2");
 	}
 	thread_rows(f, tl, 24 + (double)tl->nr_cpus * per * ROW_H + 10);
+	for (size_t i = 0; i < tl->nr_offline; i++) {   /* a CPU offline: a grey band */
+		const struct hole *o = &tl->offline[i];
+		uint64_t to = o->lost && o->lost < tl->t1 ? o->lost : tl->t1;
+		double x0 = xpos(tl, o->time > tl->t0 ? o->time : tl->t0), x1 = xpos(tl, to);
+
+		if (to <= tl->t0 || o->time >= tl->t1)
+			continue;
+		fprintf(f, "<rect class=\"offline\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%u\" fill=\"#888\" fill-opacity=\"0.35\"><title>cpu %u offline "
+			"from %llu.%09llu%s: nothing recorded on it</title></rect>\n", x0,
+			24 + (double)o->cpu * per * ROW_H, x1 - x0 > 1 ? x1 - x0 : 1, per * ROW_H,
+			o->cpu, (unsigned long long)(o->time / 1000000000ull),
+			(unsigned long long)(o->time % 1000000000ull), o->lost ? "" : " to the end");
+	}
 	for (size_t i = 0; i < tl->nr_holes; i++) {   /* a loss: an orange mark on its CPU's row */
 		const struct hole *o = &tl->holes[i];
 		double x = xpos(tl, o->time), y = 24 + (double)(o->cpu < tl->nr_cpus ? o->cpu : 0) *

@@ -380,31 +380,50 @@ static bool next_gap(const char **p, unsigned long *cpu, unsigned long long *fro
 	return true;
 }
 
-bool fr_input__hotplug_note(struct fr_reader *rd, char *buf, size_t len)
+size_t fr_input__cpu_gaps(struct fr_reader *rd, struct fr_cpu_gap *out, size_t max, bool *bad)
 {
-	const char *v = fr_reader__meta(rd, "cpu_offline"), *nr = fr_reader__meta(rd, "cpu_not_recorded");
+	const char *v = fr_reader__meta(rd, "cpu_offline");
 	size_t n = 0;
 
-	buf[0] = '\0';
-	while (v && *v && n + 96 < len) {
+	*bad = false;
+	while (v && *v && n < max) {
 		unsigned long long from, to;
 		unsigned long cpu;
-		int w;
 
 		if (!next_gap(&v, &cpu, &from, &to)) {
-			w = snprintf(buf + n, len - n, "%sCPUs offline while recording: "
-				     "(the list does not parse)", n ? "; " : "");
-			n += w > 0 ? (size_t)w : 0;
+			*bad = true;
 			break;
 		}
-		if (to)
-			w = snprintf(buf + n, len - n, "%sCPU %lu offline from %.3f to %.3f (%.3f s): "
-				     "nothing recorded on it then", n ? "; " : "", cpu, from / 1e9,
-				     to / 1e9, (to - from) / 1e9);
+		out[n++] = (struct fr_cpu_gap){ (uint32_t)cpu, from, to };
+	}
+	return n;
+}
+
+bool fr_input__hotplug_note(struct fr_reader *rd, char *buf, size_t len)
+{
+	const char *nr = fr_reader__meta(rd, "cpu_not_recorded");
+	struct fr_cpu_gap g[FR_CPU_GAPS_MAX];
+	bool bad;
+	size_t ng = fr_input__cpu_gaps(rd, g, FR_CPU_GAPS_MAX, &bad), n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ng && n + 96 < len; i++) {
+		int w;
+
+		if (g[i].to)
+			w = snprintf(buf + n, len - n, "%sCPU %u offline from %.3f to %.3f (%.3f s): "
+				     "nothing recorded on it then", n ? "; " : "", g[i].cpu,
+				     g[i].from / 1e9, g[i].to / 1e9, (g[i].to - g[i].from) / 1e9);
 		else
-			w = snprintf(buf + n, len - n, "%sCPU %lu offline from %.3f on: nothing "
-				     "recorded on it after", n ? "; " : "", cpu, from / 1e9);
+			w = snprintf(buf + n, len - n, "%sCPU %u offline from %.3f on: nothing "
+				     "recorded on it after", n ? "; " : "", g[i].cpu, g[i].from / 1e9);
 		n += w > 0 && (size_t)w < len - n ? (size_t)w : 0;
+	}
+	if (bad && n + 64 < len) {
+		int w = snprintf(buf + n, len - n, "%sCPUs offline while recording: (the list does "
+				 "not parse)", n ? "; " : "");
+
+		n += w > 0 ? (size_t)w : 0;
 	}
 	if (nr && *nr && n + 96 < len) {
 		int w = snprintf(buf + n, len - n, "%sCPUs %.32s came online after the recording "

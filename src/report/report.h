@@ -226,6 +226,8 @@ int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_
 		     bool tracepoint, bool fold);
 /* A LOST record: marked on its CPU's row at its time (the first 64). */
 void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost);
+/* A CPU offline from..to (to 0: to the end): a grey band on its rows. */
+void fr_timeline__offline(struct fr_timeline *tl, uint32_t cpu, uint64_t from, uint64_t to);
 /* The page's script (html_js.c). */
 extern const char fr_html_script[];
 struct fr_html_info {
@@ -318,6 +320,14 @@ bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
 /* The CPUs that went offline while recording (META cpu_offline) and those
  * that came online after its start (cpu_not_recorded), as one line. */
 bool fr_input__hotplug_note(struct fr_reader *rd, char *buf, size_t len);
+/* META cpu_offline's gaps, at most max (*bad: the list stopped at what does
+ * not parse); a recorder keeps 20. */
+#define FR_CPU_GAPS_MAX 32
+struct fr_cpu_gap {
+	uint32_t cpu;
+	uint64_t from, to;    /* to 0: still offline at the file's end */
+};
+size_t fr_input__cpu_gaps(struct fr_reader *rd, struct fr_cpu_gap *out, size_t max, bool *bad);
 /* A file without its END that is still being written: a writer holds it
  * open (fr_reader__being_written; recorder_pid in the meta only names it).
  * True with a note. */

@@ -296,6 +296,14 @@ static int setup(struct report *rp)
 	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, o->hist.period,
 							  &rp->timeline)))
 		return err;
+	if (rp->timeline) {   /* the CPUs' times offline (hotplug) */
+		struct fr_cpu_gap g[FR_CPU_GAPS_MAX];
+		bool bad;
+		size_t ng = fr_input__cpu_gaps(rp->rd, g, FR_CPU_GAPS_MAX, &bad);
+
+		for (size_t i = 0; i < ng; i++)
+			fr_timeline__offline(rp->timeline, g[i].cpu, g[i].from, g[i].to);
+	}
 	if (o->fmt == FMT_FLAME && !(rp->flames = calloc(rp->nr_events + 1, sizeof(*rp->flames))))
 		return -ENOMEM;
 	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_HTML)

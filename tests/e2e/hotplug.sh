@@ -2,7 +2,8 @@
 # tests/e2e/hotplug.sh: a CPU taken offline under a system-wide recorder and
 # brought back is recorded again, in every mode (backward, --keep,
 # --forward): the recorder says both, opens the CPU's events again into the
-# same rings, and the file's header says the gap (report and dump). A CPU
+# same rings, and the file says the gap (report's and dump's header, the
+# HTML timeline's CPU row). A CPU
 # that comes online after the start is said not to be recorded. Runs alone,
 # last (Makefile.am): the other tests pin work to CPU 1.
 . "$TESTLIB"
@@ -40,6 +41,9 @@ for mode in backward keep forward; do
 	[ -n "$to" ] || fail "$mode: the report does not show the gap: $(grep '^#' "$T/r.txt" | head -12)"
 	"$FLIGHTREC" dump "$f" >"$T/d.txt" 2>&1 || fail "$mode: dump exited $?"
 	grep -q '^# CPU 1 offline from' "$T/d.txt" || fail "$mode: dump does not show the gap"
+	"$FLIGHTREC" report --format=html -o "$T/hp.html" "$f" 2>/dev/null || fail "$mode: report --format=html exited $?"
+	grep -q '<rect class="offline"[^>]*><title>cpu 1 offline from' "$T/hp.html" ||
+		fail "$mode: the HTML timeline does not shade the gap"
 	# busy's samples on CPU 1 after it came back
 	n=$(awk -v t="$to" '$4 == "SAMPLE" && $2 == "[001]" && $1 > t { n++ } END { print n + 0 }' "$T/d.txt")
 	[ "$n" -ge 200 ] || fail "$mode: $n samples on CPU 1 after it came back at $to (busy ran 1 s at 999 Hz)"
