@@ -91,7 +91,10 @@
  *   4. since = h1; the bytes of n not handed out (beyond the walk, or
  *      overwritten while copied) are lost: fr_ring__read_overwritten says
  *      how many, and how many records that is at the mean size of the
- *      records read so far (an estimate: the kernel counts none).
+ *      records handed out so far (an estimate: the kernel counts none; a
+ *      walk's own headers are not used, the oldest may be torn). Known
+ *      after step 2 where records were handed out before, else after the
+ *      read.
  */
 
 struct fr_ring;

@@ -37,7 +37,8 @@ struct fr_ring {
 	const uint8_t *lrec;
 	size_t lleft;
 	bool lap_corrupt_said;
-	uint64_t seen_bytes, seen_nr;   /* records walked so far: the size estimate */
+	uint64_t seen_bytes, seen_nr;   /* records handed out so far: the size estimate */
+	uint64_t lap_deferred;   /* lapped bytes of the current read not yet estimated */
 	uint64_t lost_bytes, lost_nr;   /* overwritten, not told yet */
 	fr_ring_copy_hook_t hook;
 	void *hook_arg;

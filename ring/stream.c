@@ -293,9 +293,14 @@ int fr_ring__lap_init(struct fr_ring *r)
 	st->begun = true;
 	r->lap_n = n;
 	r->lap_corrupt_said = false;
-	r->seen_bytes += st->wend;
-	r->seen_nr += st->walked;
-	note_overwritten(r, n - st->wend);   /* lapped: the walk stopped short */
+	/* lapped: the walk stopped short. Its bytes are exact; as records they
+	 * are estimated at the mean size of records handed out (checked), never
+	 * of a walk's headers (the oldest may be torn): none yet, at this
+	 * read's end */
+	if (r->seen_nr)
+		note_overwritten(r, n - st->wend);
+	else
+		r->lap_deferred = n - st->wend;
 	return 0;
 }
 
@@ -318,6 +323,8 @@ const struct perf_event_header *fr_ring__lap_event(struct fr_ring *r, int *err)
 	r->lrec += h->size;
 	r->lleft -= h->size;
 	r->lap_out += h->size;
+	r->seen_bytes += h->size;
+	r->seen_nr++;
 	return h;
 }
 
@@ -328,7 +335,8 @@ void fr_ring__lap_done(struct fr_ring *r)
 {
 	if (!r->lap_n)
 		return;
-	note_overwritten(r, r->lst.wend - r->lap_out);
+	note_overwritten(r, r->lst.wend - r->lap_out + r->lap_deferred);
+	r->lap_deferred = 0;
 	r->since = r->lst.head;
 	r->lap_n = 0;
 	r->lleft = 0;

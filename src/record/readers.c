@@ -43,6 +43,7 @@ struct fwd_cpu {
 	uint64_t holes_dropped;     /* hole records refused themselves (not the workload's) */
 	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
 	struct fr_keep_chunk pend;  /* --keep: what the chunk in progress holds */
+	uint64_t read_from;         /* the newest record's time before this read */
 };
 
 struct fr_forward {
@@ -75,7 +76,8 @@ static void keep_note(struct fwd_cpu *c, uint64_t t, uint64_t lost)
 	if (t) {
 		if (!c->pend.first_ns)
 			c->pend.first_ns = t;
-		c->pend.last_ns = t;
+		if (t > c->pend.last_ns)   /* a lapped read's LOST after its records is older */
+			c->pend.last_ns = t;
 	}
 	c->pend.nr_records++;
 	c->pend.lost += lost;
@@ -176,9 +178,10 @@ static int note_hole(struct fwd_cpu *c, uint64_t lost)
 	return 0;
 }
 
-/* A drained overwrite ring (--keep) lapped its reader: the kernel overwrote
- * the oldest records the reader had not reached; the hole began after the
- * newest record read before it. */
+/* A drained overwrite ring (--forward, --keep) lapped its reader: the
+ * kernel overwrote the oldest records the reader had not reached; the hole
+ * began after the newest record of the reads before (told before this
+ * read's records, or after them where the count needed them). */
 static int lapped_cb(void *ctx, size_t ci, uint64_t records, uint64_t bytes)
 {
 	struct fwd_cpu *c = ctx;
@@ -187,7 +190,7 @@ static int lapped_cb(void *ctx, size_t ci, uint64_t records, uint64_t bytes)
 	(void)bytes;
 	c->st.lost_records += records;
 	c->st.flags |= FR_CPU_FULL;
-	return append_lost(c, records, c->st.last_time);
+	return append_lost(c, records, c->read_from);
 }
 
 /* A refused write (a full disk) drops chunks until writes succeed again: say
@@ -263,6 +266,7 @@ static void *reader(void *arg)
 			break;
 		}
 		pthread_mutex_lock(&c->lock);
+		c->read_from = c->st.last_time;
 		c->err = fr_evlist__read_samples(f->el, c->ci, record_cb, lapped_cb, c);
 		if (c->err == -EBADMSG) {
 			c->err = 0;   /* corrupt ring: skipped to head, flagged in the file */
@@ -376,6 +380,7 @@ static int read_all(struct fr_forward *f, bool flush, uint64_t *drops)
 		if (!c->started)
 			continue;
 		pthread_mutex_lock(&c->lock);
+		c->read_from = c->st.last_time;
 		e = fr_evlist__read_samples(f->el, c->ci, record_cb, lapped_cb, c);
 		if (e == -EBADMSG) {
 			e = 0;

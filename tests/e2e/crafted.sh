@@ -11,6 +11,13 @@ F=$FLIGHTREC
 # decoded bytes at most max(16 MiB, 64 x file size) (doc/format.md §6): the
 # readers' peak, libraries and tables included, stays far under 1 GB
 RSS_MAX_KB=${RSS_MAX_KB:-200000}
+# a sanitizer build (make distcheck): its runtime's shadow and quarantine of
+# freed memory are not the reader's: a small quarantine, and room for the shadow
+if grep -q __asan_init "$FLIGHTREC" 2>/dev/null; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
+	export ASAN_OPTIONS
+	RSS_MAX_KB=400000
+fi
 
 # run CMD...: exit code in $rc, stderr in $T/err, stdout in $T/out, peak RSS (KiB) in $rss
 run() {
