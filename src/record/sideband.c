@@ -233,6 +233,9 @@ struct fr_sideband {
 	uint64_t perfmaps_ns;      /* when they were last read */
 	bool jit_seen;             /* some process mapped anonymous executable memory */
 	bool jit_full_said;        /* the JIT maps' budget filled: said once */
+	struct { uint32_t tid; uint64_t t; } named[256];   /* the newest name record a
+	                            * file can hold, by tid % 256: a name learnt later
+	                            * is dated after it (fr_sideband__name_now) */
 	uint8_t *pend;             /* table records of the drains not fed yet */
 	size_t pend_len, pend_cap;
 	struct pend_ref *refs;
@@ -447,6 +450,10 @@ void fr_sideband__name_now(struct fr_sideband *sb, uint32_t pid, uint32_t tid, c
 	if (cur && cur->comm && !strcmp(cur->comm, comm))
 		return;
 	from = cur && cur->time + 1 > sb->synth_t ? cur->time + 1 : sb->synth_t;
+	/* after the file's own COMM of its exec (at the exec's end, later than
+	 * the table's image start): the report applies that one in time order */
+	if (sb->named[tid % 256].tid == tid && sb->named[tid % 256].t + 1 > from)
+		from = sb->named[tid % 256].t + 1;
 	fr_proctable__comm(sb->procs, pid, tid, from < time ? from : time, comm, false);
 }
 
@@ -458,6 +465,12 @@ uint64_t fr_sideband__synth_time(const struct fr_sideband *sb)
 const struct fr_proctable *fr_sideband__procs(const struct fr_sideband *sb)
 {
 	return sb->procs;
+}
+
+void fr_sideband__named(struct fr_sideband *sb, uint32_t tid, uint64_t time)
+{
+	sb->named[tid % 256].tid = tid;
+	sb->named[tid % 256].t = time;
 }
 
 int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h)

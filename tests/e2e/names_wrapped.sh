@@ -15,7 +15,7 @@ check() {   # FILE PID WHAT
 	grep -q "^# ring wrapped" "$T/r.txt" || fail "$3: the rings did not wrap: $(grep '^#' "$T/r.txt" | head -12)"
 	for n in fr-main-name fr-thread-name; do
 		awk -v n="$n" -v p="$2" '$3 == n && $4 == p { f = 1 } END { exit !f }' "$T/r.txt" ||
-			fail "$3: no samples of $n ($2): $(awk -v p="$2" '$4 == p' "$T/r.txt")"
+			fail "$3: no samples of $n ($2): $(grep -v '^#' "$T/r.txt" | head -8)"
 	done
 	if awk -v p="$2" '$4 == p && $3 !~ /^fr-(main|thread)-name$/ { f = 1 } END { exit !f }' "$T/r.txt"; then
 		fail "$3: samples of $2 under another name: $(awk -v p="$2" '$4 == p' "$T/r.txt")"
