@@ -476,6 +476,7 @@ static void free_composer(struct fr_composer *c)
 	free(c->cs);
 	free(c->drops);
 	free(c->pids);
+	free(c->comm_tids);
 	free(c);
 }
 
@@ -498,7 +499,7 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 	if (!err)   /* the CPUs' times offline so far */
 		fr_hotplug__meta(s->hp, c);
 	if (!err && !c->streaming)   /* each thread's name, whatever the rings overwrote */
-		err = fr_session__thread_names(s, c->w, c->pids, c->nr_pids, s->names.on);
+		err = fr_session__thread_names(s, c, s->names.on);
 	if (!err)
 		err = fr_sideband__write_procs(s->sb, c->w, c->pids, c->nr_pids);
 	if (!err)

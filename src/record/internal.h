@@ -197,6 +197,8 @@ struct fr_composer {
 	uint64_t *drops;            /* per CPU: records refused (a full disk, no memory) */
 	uint32_t *pids;             /* the samples' pids for PROCS (NULL: every process) */
 	size_t nr_pids;
+	uint32_t *comm_tids;        /* threads with a COMM in the samples' streams (backward) */
+	size_t nr_comm_tids;
 	uint64_t app_chunks, app_bytes; /* of the sample appenders closed */
 	struct fr_writer **sbw;     /* streaming: per CPU sideband appenders */
 	uint64_t *sb_nr, *sb_lost;  /* streaming: per CPU sideband counts */

@@ -101,13 +101,14 @@ int fr_session__hotplug_fd(const struct fr_session *s);
  * stream, comm, parent and executable mappings for the process table. */
 int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr);
 /* A snapshot's thread names (thread_names.c): with from_proc (the renames
- * were in the sample rings), the living threads of pids (none when NULL)
- * read from /proc into the table first; then the newest name of each of pids'
- * threads but the main ones (PROCS names those) as a COMM of the
- * synthesized sideband stream of w. */
-struct fr_writer;
-int fr_session__thread_names(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
-			     size_t nr, bool from_proc);
+ * were in the sample rings), the living threads of c's pids (none when NULL)
+ * read from /proc into the table first; then, in the synthesized sideband
+ * stream of c's file, the newest name of each of those pids' threads but the
+ * main ones (PROCS names those), and for a thread the window renames itself
+ * (c->comm_tids) the name it had before a name learnt late (its renames in
+ * the window are exact; the late name only guessed when they held). */
+struct fr_composer;
+int fr_session__thread_names(struct fr_session *s, struct fr_composer *c, bool from_proc);
 /* Before the control socket says "recording": /proc/kallsyms (a few hundred
  * ms on a busy machine) loaded now when the source's threads note kernel
  * addresses from their start (forward, --keep). */

@@ -86,6 +86,8 @@ uint64_t fr_sideband__synth_time(const struct fr_sideband *sb);
  * are left alone. */
 void fr_sideband__name_now(struct fr_sideband *sb, uint32_t pid, uint32_t tid, const char *comm,
 			   uint64_t time);
+/* The time a name of tid learnt by name_now holds from, if one was. */
+bool fr_sideband__late_name(const struct fr_sideband *sb, uint32_t tid, uint64_t *time);
 /* The file got a COMM of thread tid at time (an exec's, at its end): a name
  * learnt later by name_now is dated after it. */
 void fr_sideband__named(struct fr_sideband *sb, uint32_t tid, uint64_t time);

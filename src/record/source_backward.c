@@ -102,6 +102,7 @@ _Static_assert(FR_COPY_CHUNK_MAX == FR_CHUNK_RAW_MAX, "ring chunks are file chun
 struct cpu_ctx {
 	struct fr_writer *app;      /* RECORDS chunks of this CPU's samples */
 	struct pid_set pids;
+	struct pid_set comm_tids;   /* threads renamed in the window (their COMMs) */
 	uint32_t last_pid;          /* the pid added last, plus one (0: none) */
 	uint64_t dropped_by_window;
 };
@@ -202,6 +203,11 @@ static int samples_chunk(void *ctx, size_t ci, const uint8_t *recs, size_t len, 
 
 			if (!fr_record__lost(h, &l))
 				cs->lost_records += l.lost;
+		} else if (h->type == PERF_RECORD_COMM) {
+			struct fr_comm cm;
+
+			if (!fr_record__comm(h, &cm))
+				pid_set_add(&cc->comm_tids, cm.tid);
 		} else if (h->type == PERF_RECORD_SAMPLE) {
 			uint32_t pid;
 
@@ -241,7 +247,7 @@ static int cpus_open(struct write_ctx *w, size_t ncpu)
  * appender that dropped a chunk (a failed write) fails the file. */
 static int cpus_close(struct write_ctx *w, size_t ncpu)
 {
-	struct pid_set all = { 0 };
+	struct pid_set all = { 0 }, named = { 0 };
 	int ret = 0;
 
 	for (size_t ci = 0; w->cpus && ci < ncpu; ci++) {
@@ -254,6 +260,9 @@ static int cpus_close(struct write_ctx *w, size_t ncpu)
 			pid_set_add(&all, cc->pids.pids[i]);
 		all.lost += cc->pids.lost;
 		pid_set_free(&cc->pids);
+		for (size_t i = 0; i < cc->comm_tids.nr; i++)
+			pid_set_add(&named, cc->comm_tids.pids[i]);
+		pid_set_free(&cc->comm_tids);
 		w->st->dropped_by_window += cc->dropped_by_window;
 	}
 	free(w->cpus);
@@ -261,7 +270,10 @@ static int cpus_close(struct write_ctx *w, size_t ncpu)
 	w->st->pids_lost += all.lost;
 	w->c->pids = all.pids;      /* NULL when no sample named one: every process */
 	w->c->nr_pids = all.nr;
+	w->c->comm_tids = named.pids;
+	w->c->nr_comm_tids = named.nr;
 	fr_hmap__exit(&all.index);
+	fr_hmap__exit(&named.index);
 	return ret;
 }
 

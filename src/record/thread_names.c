@@ -2,7 +2,8 @@
  * rings overwrote: a backward recorder reads the living threads' names from
  * /proc into the process table (their renames went into the sample rings),
  * and every snapshot carries each thread's newest name as a COMM record of
- * the synthesized sideband stream (the PROCS blob names main threads).
+ * the synthesized sideband stream (the PROCS blob names main threads), and
+ * withdraws a name learnt late where the window holds the thread's renames.
  */
 #include "config.h"
 
@@ -70,24 +71,30 @@ static int proc_pid(void *ctx, int pid)
 	return 0;
 }
 
-static int add_name(void *ctx, uint32_t pid, uint32_t tid, const struct fr_pcomm *newest)
+/* One COMM record into n's list. */
+static int add_comm(struct names *n, uint32_t pid, uint32_t tid, const char *comm, uint64_t t)
 {
-	struct names *n = ctx;
-	uint64_t t = newest->time > n->from ? newest->time : n->from;
 	int k;
 
-	/* main threads' names are their images' (PROCS) */
-	if (pid == tid || !wanted(n, pid) || !newest->comm || !newest->comm[0])
-		return 0;
 	if (fr_grow(&n->buf, &n->cap, n->len + 128, 1, 65536) ||
 	    fr_grow(&n->refs, &n->cap_refs, n->nr + 1, sizeof(*n->refs), 256))
 		return -ENOMEM;
-	k = fr_record__make_comm(n->buf + n->len, 128, pid, tid, newest->comm, 0, n->sample_type, t);
+	k = fr_record__make_comm(n->buf + n->len, 128, pid, tid, comm, 0, n->sample_type, t);
 	if (k < 0)
 		return 0;
 	n->refs[n->nr++] = (struct name_ref){ t, n->len };
 	n->len += (size_t)k;
 	return 0;
+}
+
+static int add_name(void *ctx, uint32_t pid, uint32_t tid, const struct fr_pcomm *newest)
+{
+	struct names *n = ctx;
+
+	/* main threads' names are their images' (PROCS) */
+	if (pid == tid || !wanted(n, pid) || !newest->comm || !newest->comm[0])
+		return 0;
+	return add_comm(n, pid, tid, newest->comm, newest->time > n->from ? newest->time : n->from);
 }
 
 static int cmp_ref(const void *a, const void *b)
@@ -99,35 +106,58 @@ static int cmp_ref(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-int fr_session__thread_names(struct fr_session *s, struct fr_writer *w, const uint32_t *pids,
-			     size_t nr, bool from_proc)
+/* Threads the window renames itself: their late names withdrawn for this
+ * file (after the late names' records: at the same time, they win). */
+static int withdraw(struct names *n, const uint32_t *tids, size_t nr)
+{
+	const struct fr_proctable *pt = fr_sideband__procs(n->s->sb);
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		uint32_t pid = fr_proctable__thread_pid(pt, tids[i]);
+		const char *before, *late;
+		uint64_t t;
+
+		if (!pid || !wanted(n, pid) || !fr_sideband__late_name(n->s->sb, tids[i], &t) || !t)
+			continue;
+		before = fr_proctable__thread_comm(pt, tids[i], t - 1);
+		late = fr_proctable__thread_comm(pt, tids[i], t);
+		if (before && late && strcmp(before, late))
+			err = add_comm(n, pid, tids[i], before, t);
+	}
+	return err;
+}
+
+int fr_session__thread_names(struct fr_session *s, struct fr_composer *c, bool from_proc)
 {
 	struct names n = { .s = s, .now = fr_session_now(CLOCK_MONOTONIC),
 			   .from = fr_sideband__synth_time(s->sb),
 			   .sample_type = fr_evlist__sideband_event(s->el)->attr.sample_type };
 	int err = 0;
 
-	if (pids) {
-		if (!(n.pids = malloc((nr ? nr : 1) * sizeof(*n.pids))))
+	if (c->pids) {
+		if (!(n.pids = malloc((c->nr_pids ? c->nr_pids : 1) * sizeof(*n.pids))))
 			return -ENOMEM;
-		memcpy(n.pids, pids, nr * sizeof(*pids));
-		qsort(n.pids, nr, sizeof(*n.pids), cmp_u32);
-		n.nr_pids = nr;
+		memcpy(n.pids, c->pids, c->nr_pids * sizeof(*c->pids));
+		qsort(n.pids, c->nr_pids, sizeof(*n.pids), cmp_u32);
+		n.nr_pids = c->nr_pids;
 	}
 	/* without pids no sample needs a name (backward mode names the pids
 	 * of its samples) */
-	if (from_proc && pids && fr_procfs__for_each_id("/proc", proc_pid, &n) == -ENOMEM)
+	if (from_proc && c->pids && fr_procfs__for_each_id("/proc", proc_pid, &n) == -ENOMEM)
 		err = -ENOMEM;
 	if (!err)
 		err = fr_proctable__for_each_thread(fr_sideband__procs(s->sb), add_name, &n);
+	if (!err)
+		err = withdraw(&n, c->comm_tids, c->nr_comm_tids);
 	if (!err && n.nr) {
 		/* in time order, after the synthesized records (none is older) */
 		qsort(n.refs, n.nr, sizeof(*n.refs), cmp_ref);
-		err = fr_writer__records_begin(w, FR_CPU_NONE, FR_STREAM_SIDEBAND);
+		err = fr_writer__records_begin(c->w, FR_CPU_NONE, FR_STREAM_SIDEBAND);
 		for (size_t i = 0; i < n.nr && !err; i++)
-			err = fr_writer__record(w, (const void *)(n.buf + n.refs[i].off));
+			err = fr_writer__record(c->w, (const void *)(n.buf + n.refs[i].off));
 		if (!err)
-			err = fr_writer__records_end(w);
+			err = fr_writer__records_end(c->w);
 	}
 	free(n.pids);
 	free(n.buf);

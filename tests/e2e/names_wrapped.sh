@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/e2e/names_wrapped.sh: thread names survive the ring that held their
 # renames. A process renames itself (prctl PR_SET_NAME) and a thread it
-# starts (pthread_setname_np), then both make 1-byte reads long enough for
+# starts (pthread_setname_np), then both make 61-byte reads long enough for
 # the 8-page backward rings to wrap many times (the COMMs of the renames are
 # overwritten): in a snapshot after it exited (the names it had at exit:
 # sched_process_exit) and in one while it still lives (/proc at the
@@ -23,7 +23,7 @@ check() {   # FILE PID WHAT
 	pass "$3: $(awk -v p="$2" '$4 == p {printf "%s %s samples; ", $3, $2}' "$T/r.txt")"
 }
 
-record_bg nw --backward -a -m 8 -e syscalls:sys_enter_read --filter 'count == 1' -o "$T/out"
+record_bg nw --backward -a -m 8 -e syscalls:sys_enter_read --filter 'count == 61' -o "$T/out"
 pid=$("$HELPERS/rename_reads" 500) || fail "rename_reads failed"
 f=$("$FLIGHTREC" snapshot --name nw) || fail "snapshot exited $?: $(cat "$T/record-nw.err")"
 check "$f" "$pid" "exited"

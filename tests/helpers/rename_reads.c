@@ -1,6 +1,6 @@
 /* tests/helpers/rename_reads.c: a process that renames itself and a thread
- * it starts (prctl PR_SET_NAME, pthread_setname_np), then both make 1-byte
- * read()s for MS milliseconds, then 2000 more in turn (a ping-pong over two
+ * it starts (prctl PR_SET_NAME, pthread_setname_np), then both make 61-byte
+ * read()s (a count no other helper uses) for MS milliseconds, then 2000 more in turn (a ping-pong over two
  * pipes: the newest reads are both threads', however they were scheduled);
  * with "stay" it then sleeps until killed (alive at a snapshot), else it
  * exits. Prints its pid. Usage: rename_reads MS [stay].
@@ -22,15 +22,15 @@ static int ping[2], pong[2];
 /* n rounds: read one byte from in, write one to out (first writes first) */
 static void turns(int in, int out, bool first)
 {
-	char c = 'x';
+	char c[61] = { 0 };
 
 	for (int i = 0; i < 2000; i++) {
-		if ((first || i) && write(out, &c, 1) != 1)
+		if ((first || i) && write(out, c, sizeof(c)) != (ssize_t)sizeof(c))
 			exit(1);
-		if (read(in, &c, 1) != 1)
+		if (read(in, c, sizeof(c)) != (ssize_t)sizeof(c))
 			exit(1);
 	}
-	if (!first && write(out, &c, 1) != 1)
+	if (!first && write(out, c, sizeof(c)) != (ssize_t)sizeof(c))
 		exit(1);
 }
 
@@ -46,14 +46,14 @@ static void *reads(void *arg)
 {
 	int fd = open("/dev/zero", O_RDONLY);
 	long long end = now_ms() + ms;
-	char c;
+	char c[61];
 
 	(void)arg;
 	if (fd < 0)
 		exit(1);
 	while (now_ms() < end)
 		for (int i = 0; i < 1000; i++)
-			if (read(fd, &c, 1) != 1)
+			if (read(fd, c, sizeof(c)) != (ssize_t)sizeof(c))
 				exit(1);
 	close(fd);
 	if (arg)
