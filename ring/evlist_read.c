@@ -40,19 +40,29 @@ size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds
 	return n;
 }
 
-static int drain_ring(struct fr_ring *r, size_t ci, fr_sideband_cb cb, void *ctx)
+static int tell_lapped(struct fr_ring *r, size_t ci, fr_lapped_cb lapped, void *ctx)
+{
+	uint64_t bytes, nr;
+
+	return fr_ring__read_overwritten(r, &bytes, &nr) && lapped ? lapped(ctx, ci, nr, bytes) : 0;
+}
+
+/* Ring r (may be NULL) to its head through cb; a drained backward ring's
+ * overwritten records told to lapped (if given) before and after. */
+static int drain_ring(struct fr_ring *r, size_t ci, fr_sideband_cb cb, fr_lapped_cb lapped,
+		      void *ctx)
 {
 	const struct perf_event_header *h;
-	int err = 0, ret = 0;
+	int err = r ? fr_ring__read_init(r) : -EAGAIN, ret;
 
-	if (!r || fr_ring__read_init(r))
-		return 0;
-	while ((h = fr_ring__read_event(r, &err))) {
+	if (err)
+		return err == -EAGAIN ? 0 : err;
+	ret = tell_lapped(r, ci, lapped, ctx);
+	while (!ret && (h = fr_ring__read_event(r, &err)))
 		ret = cb(ctx, ci, h);
-		if (ret)
-			break;
-	}
 	fr_ring__read_done(r);
+	if (!ret)
+		ret = tell_lapped(r, ci, lapped, ctx);
 	return ret ? ret : err;
 }
 
@@ -61,7 +71,7 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
 	int ret = 0;
 
 	for (size_t ci = 0; el->trig_event && ci < el->nr_cpus && !ret; ci++)
-		ret = drain_ring(el->rings[ci].trigger, ci, cb, ctx);
+		ret = drain_ring(el->rings[ci].trigger, ci, cb, NULL, ctx);
 	return ret;
 }
 
@@ -92,29 +102,10 @@ int fr_evlist__sample_written(const struct fr_evlist *el, size_t ci, uint64_t *w
 	return 0;
 }
 
-static int tell_lapped(struct fr_ring *r, size_t ci, fr_lapped_cb lapped, void *ctx)
-{
-	uint64_t bytes, nr;
-
-	return fr_ring__read_overwritten(r, &bytes, &nr) && lapped ? lapped(ctx, ci, nr, bytes) : 0;
-}
-
 int fr_evlist__read_samples(struct fr_evlist *el, size_t ci, fr_sideband_cb cb,
 			    fr_lapped_cb lapped, void *ctx)
 {
-	struct fr_ring *r = ci < el->nr_cpus ? el->rings[ci].samples : NULL;
-	const struct perf_event_header *h;
-	int err = r ? fr_ring__read_init(r) : -EAGAIN, ret;
-
-	if (err)
-		return err == -EAGAIN ? 0 : err;
-	ret = tell_lapped(r, ci, lapped, ctx);
-	while (!ret && (h = fr_ring__read_event(r, &err)))
-		ret = cb(ctx, ci, h);
-	fr_ring__read_done(r);
-	if (!ret)
-		ret = tell_lapped(r, ci, lapped, ctx);
-	return ret ? ret : err;
+	return drain_ring(ci < el->nr_cpus ? el->rings[ci].samples : NULL, ci, cb, lapped, ctx);
 }
 
 int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
@@ -122,7 +113,7 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
 	int ret = 0;
 
 	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
-		int err = drain_ring(el->rings[ci].sideband, ci, cb, ctx);
+		int err = drain_ring(el->rings[ci].sideband, ci, cb, NULL, ctx);
 
 		if (err && err != -EBADMSG)
 			return err;

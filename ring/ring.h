@@ -129,7 +129,6 @@ struct fr_ring_stream {
 	uint64_t raced;       /* bytes of records overwritten before they were copied (dropped) */
 	size_t nr, len;       /* records and bytes handed out so far */
 	bool full;            /* older data was overwritten (the ring had wrapped, or raced) */
-	size_t walked;        /* records the walk found */
 	size_t margin;        /* bytes at the oldest end never trusted (lapping reads) */
 	bool corrupt;         /* the walk stopped at a malformed header */
 	/* iterator state (ring.c's) */

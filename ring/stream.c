@@ -81,7 +81,6 @@ static void stream_walk(struct fr_ring *r, uint64_t h1, size_t lim, struct fr_ri
 			cstart = off;
 		}
 		off += h.size;
-		st->walked++;
 	}
 	/* the walk reached the end of a wrapped ring: older data was overwritten */
 	st->full = lim == r->size && st->bad_at == SIZE_MAX &&

@@ -127,6 +127,13 @@ const struct fr_pcomm *fr_proctable__thread_newest(const struct fr_proctable *pt
 	return t && t->n ? &t->h[t->n - 1] : NULL;
 }
 
+uint64_t fr_proctable__thread_late(const struct fr_proctable *pt, uint32_t tid)
+{
+	const struct thread *t = fr_pm_thread(pt, tid);
+
+	return t ? t->late : 0;
+}
+
 int fr_proctable__for_each_thread(const struct fr_proctable *pt,
 				  int (*cb)(void *ctx, uint32_t pid, uint32_t tid,
 					    const struct fr_pcomm *newest),

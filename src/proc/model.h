@@ -30,6 +30,7 @@ struct thread {
 	struct fr_pcomm *h;       /* sorted by time */
 	size_t n, cap;
 	uint64_t exit_time;       /* a thread (not a main thread) that exited; 0: alive */
+	uint64_t late;            /* its name learnt late (fr_proctable__late_comm) holds from; 0: none */
 };
 
 struct fr_proctable {

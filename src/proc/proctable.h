@@ -78,6 +78,12 @@ int fr_proctable__mmap(struct fr_proctable *pt, uint32_t pid, uint64_t time, uin
  * mappings as of that time. */
 int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint32_t ppid,
 		       uint32_t ptid, uint64_t time);
+/* The same, for a name learnt late (as the thread exited, or from /proc: its
+ * renames went into overwritten rings), dated from time: the table marks it,
+ * fr_proctable__thread_late says from when (0: none), a tid used again by a
+ * fork clears it. */
+int fr_proctable__late_comm(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time,
+			   const char *comm);
 /* Thread tid of pid exited at time (its name stays for its samples until
  * the collection passes it); the image ends when its main thread does. */
 int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time);
@@ -123,6 +129,8 @@ const char *fr_proctable__thread_comm(const struct fr_proctable *pt, uint32_t ti
 				      uint64_t time);
 /* The process of thread tid as the model last knew it, or 0. */
 uint32_t fr_proctable__thread_pid(const struct fr_proctable *pt, uint32_t tid);
+/* When thread tid's name learnt late holds from (fr_proctable__late_comm), or 0. */
+uint64_t fr_proctable__thread_late(const struct fr_proctable *pt, uint32_t tid);
 /* Thread tid's newest name and the time it holds from, or NULL. */
 const struct fr_pcomm *fr_proctable__thread_newest(const struct fr_proctable *pt, uint32_t tid);
 /* Every thread with a name: cb(ctx, pid, tid, newest) with its newest name

@@ -448,7 +448,19 @@ int fr_proctable__fork(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint
 		t->exit_time = 0;
 		pt->nr_exited_threads--;
 	}
+	t->late = 0;
 	return comm ? add_comm(pt, t, time, comm, pid != ppid ? UINT64_MAX : 0) : 0;
+}
+
+int fr_proctable__late_comm(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time,
+			   const char *comm)
+{
+	int err = fr_proctable__comm(pt, pid, tid, time, comm, false);
+	struct thread *t = err ? NULL : fr_pm_thread(pt, tid);
+
+	if (t)
+		t->late = time;
+	return err;
 }
 
 int fr_proctable__exit(struct fr_proctable *pt, uint32_t pid, uint32_t tid, uint64_t time)

@@ -61,7 +61,7 @@ int fr_budget__cgroup_limit(const char *proc_cgroup, const char *root, uint64_t 
 		*c2 = '\0';
 		cg = c2 + 1;
 		cg[strcspn(cg, "\n")] = '\0';
-		if (cg[0] != '/' || strstr(cg, "/../") || strstr(cg, "/.."))
+		if (cg[0] != '/' || strstr(cg, "/.."))
 			continue;
 		v2 = !strcmp(c1, ":");
 		for (char *t = strtok(c1 + 1, ","); t && !v2; t = strtok(NULL, ","))

@@ -156,7 +156,6 @@ static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pag
 	o->data_pages = data;
 }
 
-/* The worse of two exit codes (an error is not lowered to a partial file). */
 /* The memory budget (budget.c): --keep's SIZE by default, a SIZE past half
  * a cgroup's limit cut to it, the JIT maps' share; said where a cgroup
  * sets it (the keep line says the window's SIZE anyway). */
@@ -176,14 +175,16 @@ static void plan_memory(struct fr_record_opts *o, struct fr_session_opts *so)
 			(unsigned long long)(b.keep_max >> 20));
 		o->keep_bytes = b.keep_max;
 	}
-	if (b.from_cgroup)
-		fr_info("memory budget: %llu MiB (%s): %s%llu MiB%s, JIT maps at most %llu MiB",
-			(unsigned long long)(b.total >> 20), which,
-			o->keep_ns ? "the --keep window at most " : "",
-			(unsigned long long)((o->keep_ns ? o->keep_bytes : 0) >> 20),
-			o->keep_ns ? "" : " of window (not --keep)", (unsigned long long)(b.jit >> 20));
+	if (b.from_cgroup && o->keep_ns)
+		fr_info("memory budget: %llu MiB (%s): the --keep window at most %llu MiB, JIT maps at "
+			"most %llu MiB", (unsigned long long)(b.total >> 20), which,
+			(unsigned long long)(o->keep_bytes >> 20), (unsigned long long)(b.jit >> 20));
+	else if (b.from_cgroup)
+		fr_info("memory budget: %llu MiB (%s): JIT maps at most %llu MiB",
+			(unsigned long long)(b.total >> 20), which, (unsigned long long)(b.jit >> 20));
 }
 
+/* The worse of two exit codes (an error is not lowered to a partial file). */
 static int worse(int a, int b)
 {
 	return a > b ? a : b;

@@ -329,14 +329,7 @@ static int drain_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 		if (err || !fr_sideband__name_in_target(s->sb, (const void *)file))
 			return err;
 		h = (const void *)file;
-		{
-			struct fr_comm c;
-			uint64_t t = 0;
-
-			if (!fr_record__comm(h, &c) &&
-			    !fr_record__time(h, fr_evlist__sideband_event(s->el)->attr.sample_type, &t))
-				fr_sideband__named(s->sb, c.tid, t);
-		}
+		fr_sideband__named(s->sb, h);
 	} else {
 		err = fr_sideband__pend(s->sb, h);
 	}

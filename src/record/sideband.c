@@ -233,8 +233,6 @@ struct fr_sideband {
 	uint64_t perfmaps_ns;      /* when they were last read */
 	bool jit_seen;             /* some process mapped anonymous executable memory */
 	bool jit_full_said;        /* the JIT maps' budget filled: said once */
-	struct { uint32_t tid; uint64_t t; } late[4096];   /* names learnt late (name_now):
-	                            * tid and time, by tid % 4096 (a collision forgets one) */
 	struct { uint32_t tid; uint64_t t; } named[256];   /* the newest name record a
 	                            * file can hold, by tid % 256: a name learnt later
 	                            * is dated after it (fr_sideband__name_now) */
@@ -456,19 +454,7 @@ void fr_sideband__name_now(struct fr_sideband *sb, uint32_t pid, uint32_t tid, c
 	 * the table's image start): the report applies that one in time order */
 	if (sb->named[tid % 256].tid == tid && sb->named[tid % 256].t + 1 > from)
 		from = sb->named[tid % 256].t + 1;
-	from = from < time ? from : time;
-	if (!fr_proctable__comm(sb->procs, pid, tid, from, comm, false)) {
-		sb->late[tid % 4096].tid = tid;
-		sb->late[tid % 4096].t = from;
-	}
-}
-
-bool fr_sideband__late_name(const struct fr_sideband *sb, uint32_t tid, uint64_t *time)
-{
-	if (sb->late[tid % 4096].tid != tid || !sb->late[tid % 4096].t)
-		return false;
-	*time = sb->late[tid % 4096].t;
-	return true;
+	fr_proctable__late_comm(sb->procs, pid, tid, from < time ? from : time, comm);
 }
 
 uint64_t fr_sideband__synth_time(const struct fr_sideband *sb)
@@ -481,10 +467,15 @@ const struct fr_proctable *fr_sideband__procs(const struct fr_sideband *sb)
 	return sb->procs;
 }
 
-void fr_sideband__named(struct fr_sideband *sb, uint32_t tid, uint64_t time)
+void fr_sideband__named(struct fr_sideband *sb, const struct perf_event_header *comm)
 {
-	sb->named[tid % 256].tid = tid;
-	sb->named[tid % 256].t = time;
+	struct fr_comm c;
+	uint64_t t = 0;
+
+	if (fr_record__comm(comm, &c) || fr_record__time(comm, sb->sample_type, &t))
+		return;
+	sb->named[c.tid % 256].tid = c.tid;
+	sb->named[c.tid % 256].t = t;
 }
 
 int fr_sideband__store(struct fr_sideband *sb, size_t ci, const struct perf_event_header *h)

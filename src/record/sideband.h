@@ -82,15 +82,13 @@ uint64_t fr_sideband__synth_time(const struct fr_sideband *sb);
  * at time (as it exited, or in /proc at a snapshot): where the table names
  * it otherwise, comm holds from just after the table's last change of its
  * name (its renames went into overwritten sample rings), not before the
- * recording's start. Threads the table never saw, and outside a target,
- * are left alone. */
+ * recording's start; the table marks it late (fr_proctable__late_comm).
+ * Threads the table never saw, and outside a target, are left alone. */
 void fr_sideband__name_now(struct fr_sideband *sb, uint32_t pid, uint32_t tid, const char *comm,
 			   uint64_t time);
-/* The time a name of tid learnt by name_now holds from, if one was. */
-bool fr_sideband__late_name(const struct fr_sideband *sb, uint32_t tid, uint64_t *time);
-/* The file got a COMM of thread tid at time (an exec's, at its end): a name
- * learnt later by name_now is dated after it. */
-void fr_sideband__named(struct fr_sideband *sb, uint32_t tid, uint64_t time);
+/* The file got this COMM record (an exec's, at its end): a name of its
+ * thread learnt later by name_now is dated after it. */
+void fr_sideband__named(struct fr_sideband *sb, const struct perf_event_header *comm);
 /* Learn the processes that exist now from /proc (pids NULL: all). */
 int fr_sideband__scan_proc(struct fr_sideband *sb, const int *pids, size_t nr);
 /* Exited processes held, and dropping those that ended before `before`. */

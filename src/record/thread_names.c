@@ -118,7 +118,7 @@ static int withdraw(struct names *n, const uint32_t *tids, size_t nr)
 		const char *before, *late;
 		uint64_t t;
 
-		if (!pid || !wanted(n, pid) || !fr_sideband__late_name(n->s->sb, tids[i], &t) || !t)
+		if (!pid || !wanted(n, pid) || !(t = fr_proctable__thread_late(pt, tids[i])))
 			continue;
 		before = fr_proctable__thread_comm(pt, tids[i], t - 1);
 		late = fr_proctable__thread_comm(pt, tids[i], t);
