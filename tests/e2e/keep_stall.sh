@@ -16,10 +16,14 @@ cpu=1
 
 record_bg st --keep 30s -a -e syscalls:sys_enter_read -o "$T/out"
 kill -STOP "$RECPID"
+# the stall lasts 2 s and at least the loop: all its reads fall inside it
+# (a loop still running after SIGCONT beside other flat-out loops of a
+# parallel make check lapped the reader again: not the stall's end)
+sleep 2 & SP=$!
 taskset -c $cpu "$HELPERS/read_loop" $N 0 0 & LP=$!
-sleep 2
-kill -CONT "$RECPID"
 wait "$LP" || fail "read_loop failed"
+wait "$SP"
+kill -CONT "$RECPID"
 f=$("$FLIGHTREC" snapshot --name st) || fail "snapshot exited $?: $(cat "$T/record-st.err")"
 kill -INT "$RECPID"
 wait "$RECPID"; rc=$?
