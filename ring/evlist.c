@@ -8,7 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <linux/bpf.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -23,10 +22,8 @@ struct fr_evlist *fr_evlist__new(void)
 {
 	struct fr_evlist *el = calloc(1, sizeof(*el));
 
-	if (el) {
+	if (el)
 		el->sb_event.name = (char *)"sideband";
-		el->bpf_map_fd = -1;
-	}
 	return el;
 }
 
@@ -497,22 +494,11 @@ int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci)
 	/* the rings stay: the new events write into them (SET_OUTPUT to the
 	 * old leaders, which keep the mappings), after what they held */
 	err = open_cpu(el, ci, -1, 0, &el->opts, &oe, &el->target);
-	for (size_t i = from; i < el->nr_fds && !err; i++) {
-		struct fd_info *f = &el->fds[i];
-		union bpf_attr ba;
-
-		if (ioctl(f->fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+	for (size_t i = from; i < el->nr_fds && !err; i++)
+		if (ioctl(el->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			err = -errno;
-		if (err || el->bpf_map_fd < 0 || f->event != el->bpf_map_ev)
-			continue;
-		memset(&ba, 0, sizeof(ba));
-		ba.map_fd = (uint32_t)el->bpf_map_fd;
-		ba.key = (uint64_t)(uintptr_t)&el->cpus[ci];
-		ba.value = (uint64_t)(uintptr_t)&f->fd;
-		ba.flags = BPF_ANY;
-		if (syscall(SYS_bpf, BPF_MAP_UPDATE_ELEM, &ba, sizeof(ba)) < 0)
-			err = -errno;
-	}
+	if (!err && el->writer && el->writer->cpu_reopened)
+		err = el->writer->cpu_reopened(el->writer_ctx, el, ci);
 	for (size_t i = from; err && i < el->nr_fds; i++)
 		ioctl(el->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);   /* none half on */
 	if (!err && el->copier)
@@ -520,10 +506,17 @@ int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci)
 	return err;
 }
 
-void fr_evlist__set_bpf_map(struct fr_evlist *el, size_t ev, int map_fd)
+void fr_evlist__set_writer(struct fr_evlist *el, const struct fr_evlist_writer_ops *ops,
+			   void *ctx)
 {
-	el->bpf_map_fd = map_fd;
-	el->bpf_map_ev = (int)ev;
+	el->writer = ops;
+	el->writer_ctx = ctx;
+}
+
+void fr_evlist__flush_writer(struct fr_evlist *el)
+{
+	if (el->writer && el->writer->flush)
+		el->writer->flush(el->writer_ctx);
 }
 
 int fr_evlist__disable(struct fr_evlist *el)

@@ -86,12 +86,22 @@ int fr_evlist__disable(struct fr_evlist *el);
 /* A CPU that went offline and came back (a system-wide or cgroup target):
  * the kernel took its events out for good, so they are opened again, as at
  * the start, writing into the same rings after what those held, and enabled;
- * its copy thread is pinned again, a BPF map given (set_bpf_map) gets the
- * new fd of its event for that CPU. -EINVAL for a per-task target. */
+ * its copy thread is pinned again, and the writer (set_writer) told.
+ * -EINVAL for a per-task target. */
 int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci);
-/* map_fd (a BPF_MAP_TYPE_PERF_EVENT_ARRAY by CPU number) holds event ev's
- * fds: reopen_cpu puts the new one in. */
-void fr_evlist__set_bpf_map(struct fr_evlist *el, size_t ev, int map_fd);
+/* What writes into the events from outside the kernel's own perf paths (BPF
+ * programs that output into an event, holding records back meanwhile). */
+struct fr_evlist_writer_ops {
+	/* CPU index ci's events were opened again (new fds): 0 or -errno */
+	int (*cpu_reopened)(void *ctx, struct fr_evlist *el, size_t ci);
+	/* what it holds back, into the rings now (before a snapshot's copy and
+	 * before the events stop) */
+	void (*flush)(void *ctx);
+};
+void fr_evlist__set_writer(struct fr_evlist *el, const struct fr_evlist_writer_ops *ops,
+			   void *ctx);
+/* The writer's flush, if there is one. */
+void fr_evlist__flush_writer(struct fr_evlist *el);
 
 size_t fr_evlist__nr_cpus(const struct fr_evlist *el);
 int fr_evlist__cpu(const struct fr_evlist *el, size_t idx);

@@ -42,7 +42,8 @@ struct fr_evlist {
 	bool sb_in_samples;         /* no sideband ring: the first sample event carries it */
 	struct fr_target target;    /* as opened (a CPU back online is opened again so) */
 	struct fr_evlist_opts opts;
-	int bpf_map_fd, bpf_map_ev; /* a BPF perf event array of event bpf_map_ev's fds, by CPU */
+	const struct fr_evlist_writer_ops *writer; /* set_writer's, or NULL */
+	void *writer_ctx;
 };
 
 #endif

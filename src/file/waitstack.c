@@ -1,6 +1,7 @@
-/* src/file/waitstack.c: reading the raw data of an offcpu sample: a switch
- * (24 bytes), or a wait's stacks (a 40-byte header, 64 kernel frame slots,
- * then nr_user user frames).
+/* src/file/waitstack.c: reading the raw data of an offcpu sample: a batch
+ * of switches (a 24-byte header, then 16 bytes each), a single switch (24
+ * bytes, files before batches), or a wait's stacks (a 40-byte header, 64
+ * kernel frame slots, then nr_user user frames).
  */
 #include "config.h"
 #include "src/file/waitstack.h"
@@ -12,6 +13,9 @@
 
 #define SWITCH_SIZE 24
 #define HEAD 40   /* kind, flags, off_ns, thresh_ns, tid, pid, nr_kernel, nr_user */
+#define BATCH_HEAD 24   /* kind, nr, padding, first prev_tid and prev_pid, padding, base */
+#define BATCH_REC 16    /* dt_state, next_tid, next_pid, delay_ns */
+#define DT_MASK ((1u << 30) - 1)
 
 enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size)
 {
@@ -21,6 +25,8 @@ enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size)
 		return 0;
 	if (p[0] == FR_OFFCPU_SWITCH)
 		return FR_OFFCPU_SWITCH;
+	if (p[0] == FR_OFFCPU_BATCH)
+		return FR_OFFCPU_BATCH;
 	return raw_size >= HEAD && fr_get32(p) == FR_OFFCPU_STACK ? FR_OFFCPU_STACK : 0;
 }
 
@@ -36,6 +42,44 @@ int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_s
 	sw->delay_ns = fr_get32(p + 12);
 	sw->prev_tid = fr_get32(p + 16);
 	sw->prev_pid = fr_get32(p + 20);
+	return 0;
+}
+
+int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_batch *b)
+{
+	const uint8_t *p = raw;
+
+	if (fr_offcpu__kind(raw, raw_size) != FR_OFFCPU_BATCH || !p[1] ||
+	    raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC)
+		return -EBADMSG;
+	b->nr = p[1];
+	b->at = 0;
+	b->prev_tid = fr_get32(p + 4);
+	b->prev_pid = fr_get32(p + 8);
+	b->base = fr_get64(p + 16);
+	b->recs = p + BATCH_HEAD;
+	return 0;
+}
+
+int fr_offcpu_batch__next(struct fr_offcpu_batch *b, struct fr_offcpu_switch *sw,
+			  uint64_t *time)
+{
+	const uint8_t *p;
+	uint32_t ds;
+
+	if (b->at >= b->nr)
+		return -ENOENT;
+	p = b->recs + (size_t)b->at++ * BATCH_REC;
+	ds = fr_get32(p);
+	*time = b->base + (ds & DT_MASK);
+	sw->state = (enum fr_switch_state)(ds >> 30);
+	sw->prev_tid = b->prev_tid;
+	sw->prev_pid = b->prev_pid;
+	sw->next_tid = fr_get32(p + 4);
+	sw->next_pid = fr_get32(p + 8);
+	sw->delay_ns = fr_get32(p + 12);
+	b->prev_tid = sw->next_tid;   /* the next switch's prev */
+	b->prev_pid = sw->next_pid;
 	return 0;
 }
 

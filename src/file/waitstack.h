@@ -1,7 +1,8 @@
 /* src/file/waitstack.h: the raw data of an offcpu sample (record
  * --off-cpu-thresh; written by src/record/waits.bpf.c, laid out in
- * doc/format.md "The offcpu event"): a context switch, or the stacks of a
- * wait; checked before it is read (waitstack.c).
+ * doc/format.md "The offcpu event"): a batch of context switches (a
+ * single one in files before batches), or the stacks of a wait; checked
+ * before it is read (waitstack.c).
  */
 #ifndef FR_FILE_WAITSTACK_H
 #define FR_FILE_WAITSTACK_H
@@ -13,7 +14,7 @@
 #define FR_WAIT_FRAMES 64     /* kernel and user frames each, at most */
 #define FR_WAIT_USER 1u       /* flags: user[] is the user stack as the waiter returned to user space */
 
-enum fr_offcpu_kind { FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2 };
+enum fr_offcpu_kind { FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2, FR_OFFCPU_BATCH = 3 };
 /* The state a switched-out task left in. */
 enum fr_switch_state { FR_SWITCH_R, FR_SWITCH_S, FR_SWITCH_D, FR_SWITCH_DEAD };
 
@@ -22,6 +23,16 @@ struct fr_offcpu_switch {
 	enum fr_switch_state state;
 	uint32_t prev_tid, prev_pid, next_tid, next_pid;
 	uint32_t delay_ns;    /* next was runnable this long (woken or preempted); 0: not known */
+};
+
+/* A CPU's switches in the order they happened, each at base + its dt; the
+ * task that goes out of each is the one the switch before brought in (the
+ * first one's is in the header). Read with fr_offcpu_batch__next. */
+struct fr_offcpu_batch {
+	uint64_t base;        /* CLOCK_MONOTONIC ns */
+	uint32_t nr, at;      /* nr: 1 to 255; at: the next switch to read */
+	uint32_t prev_tid, prev_pid;   /* the next switch's prev */
+	const uint8_t *recs;  /* nr records of 16 bytes */
 };
 
 struct fr_wait_stack {
@@ -37,6 +48,12 @@ struct fr_wait_stack {
 enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size);
 /* Read a switch: 0, or -EBADMSG (short, or a state out of range). */
 int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_switch *sw);
+/* Read a batch's header, positioned on its first switch: 0, or -EBADMSG
+ * (no switches, or fewer bytes than its count says). */
+int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_batch *b);
+/* The batch's next switch and its time: 0, or -ENOENT after the last. */
+int fr_offcpu_batch__next(struct fr_offcpu_batch *b, struct fr_offcpu_switch *sw,
+			  uint64_t *time);
 /* Read a wait's stacks: 0, or -EBADMSG where it is shorter than its counts
  * say, a count passes FR_WAIT_FRAMES, or tid is 0. */
 int fr_wait_stack__parse(const void *raw, size_t raw_size, struct fr_wait_stack *w);

@@ -425,7 +425,10 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms)
 
 int fr_session__stop(struct fr_session *s)
 {
-	int err = fr_evlist__disable(s->el);
+	int err;
+
+	fr_evlist__flush_writer(s->el);   /* what BPF held back, before the events stop */
+	err = fr_evlist__disable(s->el);
 
 	s->stopped = true;
 	return err;
@@ -451,6 +454,8 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 
 	memset(st, 0, sizeof(*st));
 	path[0] = '\0';
+	if (!s->stopped)
+		fr_evlist__flush_writer(s->el);   /* what BPF held back, into the rings */
 	ret = s->src->ops->snapshot(s->src, tr, path, len, st);
 	if (ret >= 0 && path[0] && st->lost > s->files_lost)
 		s->files_lost = st->lost;

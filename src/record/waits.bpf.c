@@ -1,11 +1,13 @@
 /* src/record/waits.bpf.c: the in-kernel half of record --off-cpu-thresh:
- * at each context switch one small sample of the offcpu event (who went
- * out, in what state, after how long runnable before that run, who came
- * in), and for a sleep of thresh_ns or more (a shorter one of d ns with
- * probability d / thresh_ns) its kernel stack at the switch-in and, as the
- * thread returns to user space in its own context (rseq_update), its user
- * stack: one more sample with both (doc/format.md "The offcpu event",
- * doc/design-notes.md "Off-CPU time always on").
+ * each context switch (who went out, in what state, after how long
+ * runnable before that run, who came in) appended to its CPU's batch, which
+ * goes out as one sample of the offcpu event when full, before a wait's
+ * stack, and at each tick of a CPU clock timer (fr_flush); for a sleep of
+ * thresh_ns or more (a shorter one of d ns with probability d / thresh_ns)
+ * its kernel stack at the switch-in and, as the thread returns to user space
+ * in its own context (rseq_update), its user stack: one more sample with both
+ * (doc/format.md "The offcpu event", doc/design-notes.md "Off-CPU time always
+ * on").
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -18,7 +20,10 @@
 #define PF_KTHREAD 0x00200000
 #define MAX_FRAMES 64
 
-enum { KIND_SWITCH = 1, KIND_STACK = 2 };
+enum { KIND_SWITCH = 1, KIND_STACK = 2, KIND_BATCH = 3 };
+#define BATCH 64              /* switches per batch sample */
+#define DT_MAX (1u << 30)     /* a batch spans less than this (ns): dt and state share a u32 */
+#define MAX_CPUS 1024         /* ticks[] (a CPU past it is flushed, not told) */
 enum { ST_R, ST_S, ST_D, ST_DEAD };
 #define F_USER 1              /* user[] holds the user stack as the waiter returned to user space */
 
@@ -50,16 +55,35 @@ struct {
 	__type(value, struct wait);
 } waits SEC(".maps");
 
-/* A switch: prev went out, next came in. */
+/* A switch: the task that ran went out (the batch's first prev, then each
+ * switch's next in turn), next came in. */
 struct switch_rec {
-	__u8 kind;         /* KIND_SWITCH */
-	__u8 state;        /* prev's: ST_R preempted, ST_S, ST_D, ST_DEAD */
-	__u16 pad;
+	__u32 dt_state;    /* ns after the batch's base (bits 0-29); the state prev went
+	                    * out in (bits 30-31): ST_R preempted, ST_S, ST_D, ST_DEAD */
 	__u32 next_tid, next_pid;
 	__u32 delay_ns;    /* prev: runnable before the run that ends here (the scheduler's
 	                    * own count, sched_info.run_delay), saturated; 0: none or not known */
-	__u32 prev_tid, prev_pid;   /* (the sample's own TID is -1 for a task that died) */
 };
+
+/* A CPU's switches not yet written: one sample of the offcpu event holds
+ * the header and nr switches. */
+struct batch {
+	__u8 kind;         /* KIND_BATCH */
+	__u8 nr;
+	__u8 busy;         /* fr_resume is writing (the timer, which can interrupt it, waits) */
+	__u8 pad;
+	__u32 prev_tid, prev_pid;   /* the first switch's prev (0: the idle task) */
+	__u32 pad2;
+	__u64 base;        /* the first switch's time (CLOCK_MONOTONIC ns) */
+	struct switch_rec recs[BATCH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct batch);
+} batches SEC(".maps");
 
 /* A wait's stacks, innermost first. */
 struct wait_rec {
@@ -96,6 +120,9 @@ const volatile __u64 thresh_ns = 10000000;   /* at most 2^32 ns: see the samplin
  * costs that load's shortcut */
 __u32 nr_pending;
 const volatile __u32 self_tgid = 0;          /* the recorder's own threads: no stacks */
+/* each CPU's last timer tick that left its batch empty (CLOCK_MONOTONIC
+ * ns): the recorder waits for one after a snapshot's trigger */
+__u64 ticks[MAX_CPUS];
 
 static const struct wait_rec zero;
 
@@ -106,6 +133,22 @@ static __always_inline void emit_stack(void *ctx, struct wait_rec *r)
 	if (r->nr_user >= MAX_FRAMES)
 		size = sizeof(*r);
 	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, r, size);
+}
+
+/* The batch out as one sample (busy or not: the callers cannot be interrupted
+ * by another writer of b but the timer, which checks busy). */
+static __always_inline void flush(void *ctx, struct batch *b)
+{
+	__u32 n = b->nr;
+
+	if (!n)
+		return;
+	if (n > BATCH)
+		n = BATCH;
+	b->kind = KIND_BATCH;
+	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, b,
+			      sizeof(*b) - sizeof(b->recs) + (__u64)n * sizeof(b->recs[0]));
+	b->nr = 0;
 }
 
 static __always_inline __u8 state_of(_Bool preempt, unsigned int s)
@@ -121,45 +164,68 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 tid = (__u32)prev->pid, ntid = (__u32)next->pid;
-	struct switch_rec sr = { KIND_SWITCH, state_of(preempt, prev_state), 0, ntid,
-				 (__u32)next->tgid, 0, tid, (__u32)prev->tgid };
-	__u64 now = bpf_ktime_get_ns(), d = 0, out = 0;
+	__u32 tid = (__u32)prev->pid, ntid = (__u32)next->pid, key = 0, i;
+	__u8 state = state_of(preempt, prev_state);
+	struct switch_rec *sr;
+	struct batch *b = bpf_map_lookup_elem(&batches, &key);
+	__u64 now, d = 0, out = 0;
 	struct wait_rec *r;
-	struct wait *w;
+	struct wait *w = 0, *nw;
 	long n;
 
+	if (!b)
+		return 0;
 	/* prev: a wait that ended without its call returning goes now, without
-	 * its user stack; a sleep (or a preemption) begins */
+	 * its user stack, after the switches before it */
 	if (tid) {
-		w = bpf_task_storage_get(&waits, prev, 0, sr.state == ST_DEAD ? 0 :
+		w = bpf_task_storage_get(&waits, prev, 0, state == ST_DEAD ? 0 :
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (w && w->pending) {
+			flush(ctx, b);
 			if ((r = bpf_map_lookup_elem(&pending, &tid)))
 				emit_stack(ctx, r);
 			bpf_map_delete_elem(&pending, &tid);
 			w->pending = 0;
 			__sync_fetch_and_add(&nr_pending, -1);
 		}
-		if (w) {
-			/* the scheduler counted its runnable wait at its switch-in */
-			__u64 rd = prev->sched_info.run_delay, dd = rd - w->run_delay;
-
-			if (w->seen && rd >= w->run_delay)
-				sr.delay_ns = dd > 0xffffffffull ? 0xffffffffu : (__u32)dd;
-			w->run_delay = rd;
-			w->seen = 1;
-			if (sr.state != ST_DEAD)
-				w->out = sr.state == ST_R ? 0 : now;
-		}
 	}
-	/* next: its sleep ends */
-	w = ntid ? bpf_task_storage_get(&waits, next, 0, 0) : 0;
+	now = bpf_ktime_get_ns();
+	if (b->nr && now - b->base >= DT_MAX)
+		flush(ctx, b);
+	if (!b->nr) {
+		b->base = now;
+		b->prev_tid = tid;
+		b->prev_pid = (__u32)prev->tgid;
+	}
+	i = b->nr;
+	if (i >= BATCH)   /* flushed when full: not reached */
+		return 0;
+	sr = &b->recs[i];
+	sr->dt_state = (__u32)(now - b->base) | ((__u32)state << 30);
+	sr->next_tid = ntid;
+	sr->next_pid = (__u32)next->tgid;
+	sr->delay_ns = 0;
+	/* prev: a sleep (or a preemption) begins */
 	if (w) {
-		out = w->out;
-		w->out = 0;
+		/* the scheduler counted its runnable wait at its switch-in */
+		__u64 rd = prev->sched_info.run_delay, dd = rd - w->run_delay;
+
+		if (w->seen && rd >= w->run_delay)
+			sr->delay_ns = dd > 0xffffffffull ? 0xffffffffu : (__u32)dd;
+		w->run_delay = rd;
+		w->seen = 1;
+		if (state != ST_DEAD)
+			w->out = state == ST_R ? 0 : now;
 	}
-	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, &sr, sizeof(sr));
+	b->nr = i + 1;
+	/* next: its sleep ends */
+	nw = ntid ? bpf_task_storage_get(&waits, next, 0, 0) : 0;
+	if (nw) {
+		out = nw->out;
+		nw->out = 0;
+	}
+	if (b->nr >= BATCH)
+		flush(ctx, b);
 	/* a long sleep (or a short one sampled) keeps the kernel stack it slept on */
 	if (!out || (__u32)next->tgid == self_tgid)
 		return 0;
@@ -176,11 +242,12 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	r->pid = (__u32)next->tgid;
 	n = bpf_get_task_stack(next, r->kernel, sizeof(r->kernel), 0);
 	r->nr_kernel = n > 0 ? (__u32)((__u64)n >> 3) : 0;
-	if (next->flags & PF_KTHREAD) {   /* no user stack to wait for */
+	if (next->flags & PF_KTHREAD) {   /* no user stack to wait for: after its switch-in */
+		flush(ctx, b);
 		emit_stack(ctx, r);
 		bpf_map_delete_elem(&pending, &ntid);
-	} else if (w) {
-		w->pending = 1;
+	} else if (nw) {
+		nw->pending = 1;
 		__sync_fetch_and_add(&nr_pending, 1);
 	}
 	return 0;
@@ -194,8 +261,9 @@ SEC("tp_btf/rseq_update")
 int BPF_PROG(fr_resume, struct task_struct *task)
 {
 	struct wait_rec *r;
+	struct batch *b;
 	struct wait *w;
-	__u32 tid;
+	__u32 tid, key = 0;
 	long n;
 
 	if (!nr_pending)
@@ -211,9 +279,34 @@ int BPF_PROG(fr_resume, struct task_struct *task)
 	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
 	r->nr_user = n > 0 ? (__u32)((__u64)n >> 3) : 0;
 	r->flags = F_USER;
-	emit_stack(ctx, r);
+	/* after the switch-in it ended with: this CPU's batch first (the
+	 * timer, which may interrupt this program, leaves it alone meanwhile) */
+	if ((b = bpf_map_lookup_elem(&batches, &key))) {
+		b->busy = 1;
+		flush(ctx, b);
+		emit_stack(ctx, r);
+		b->busy = 0;
+	} else {
+		emit_stack(ctx, r);
+	}
 	bpf_map_delete_elem(&pending, &tid);
 	return 0;
+}
+
+/* A CPU clock timer on each CPU (waits.c): the batch out, so that no switch
+ * waits in it longer than a tick; the tick noted for the recorder. */
+SEC("perf_event")
+int fr_flush(void *ctx)
+{
+	__u32 key = 0, cpu = bpf_get_smp_processor_id();
+	struct batch *b = bpf_map_lookup_elem(&batches, &key);
+
+	if (!b || b->busy)
+		return 0;
+	flush(ctx, b);
+	if (cpu < MAX_CPUS)
+		ticks[cpu] = bpf_ktime_get_ns();
+	return 0;   /* no sample of the timer's own */
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

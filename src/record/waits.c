@@ -1,6 +1,7 @@
 /* src/record/waits.c: loading waits.bpf.c's programs (libbpf skeleton),
- * pointing them at the offcpu event of each CPU, and attaching them to the
- * BTF tracepoints sched_switch, sched_wakeup(_new) and rseq_update.
+ * pointing them at the offcpu event of each CPU, attaching them to the BTF
+ * tracepoints sched_switch and rseq_update and to a CPU clock timer per CPU
+ * (the batches' flush), and the evlist's writer hooks (a CPU back, a flush).
  */
 #include "config.h"
 #include "src/record/waits.h"
@@ -11,12 +12,93 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <bpf/libbpf.h>
 
 #include "src/record/waits.skel.h"
 
+#define MAX_CPUS 1024          /* waits.bpf.c's ticks[] */
+#define FLUSH_WAIT_NS (5 * FR_WAITS_TICK_NS)
+
 struct fr_waits {
 	struct fr_waits_bpf *skel;
+	struct fr_evlist *el;      /* its writer, once attached */
+	size_t ev;                 /* the offcpu event's index in the evlist */
+	size_t nr_cpus;
+	int *cpus;                 /* the evlist's CPUs, by index */
+	struct bpf_link **timers;  /* fr_flush on each CPU's timer (NULL: none) */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The CPU clock timer of CPU index ci, running fr_flush at each tick. */
+static int open_timer(struct fr_waits *w, size_t ci)
+{
+	struct perf_event_attr a = { 0 };
+	struct bpf_link *l;
+	int fd, err;
+
+	bpf_link__destroy(w->timers[ci]);
+	w->timers[ci] = NULL;
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = FR_WAITS_TICK_NS;
+	fd = (int)syscall(SYS_perf_event_open, &a, -1, w->cpus[ci], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	l = bpf_program__attach_perf_event(w->skel->progs.fr_flush, fd);
+	if (!l) {
+		err = errno ? -errno : -EINVAL;
+		close(fd);
+		return err;
+	}
+	w->timers[ci] = l;   /* the link owns fd */
+	return 0;
+}
+
+/* CPU index ci's offcpu event into the map by CPU number. */
+static int point_map(struct fr_waits *w, struct fr_evlist *el, size_t ci)
+{
+	uint32_t cpu = (uint32_t)w->cpus[ci];
+	int fd = fr_evlist__event_fd(el, w->ev, ci);
+
+	if (fd < 0)
+		return -ENOENT;
+	return bpf_map__update_elem(w->skel->maps.samples, &cpu, sizeof(cpu), &fd, sizeof(fd),
+				    BPF_ANY);
+}
+
+static int cpu_reopened(void *ctx, struct fr_evlist *el, size_t ci)
+{
+	struct fr_waits *w = ctx;
+	int err;
+
+	if (ci >= w->nr_cpus)
+		return -EINVAL;
+	if ((err = point_map(w, el, ci)))
+		return err;
+	return open_timer(w, ci);
+}
+
+static void flush_cb(void *ctx)
+{
+	fr_waits__flush(ctx);
+}
+
+static const struct fr_evlist_writer_ops writer_ops = {
+	.cpu_reopened = cpu_reopened,
+	.flush = flush_cb,
 };
 
 /* library code says nothing: libbpf's messages are dropped */
@@ -50,6 +132,14 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 		return err;
 	if (!(w = calloc(1, sizeof(*w))))
 		return -ENOMEM;
+	w->ev = ev;
+	w->nr_cpus = fr_evlist__nr_cpus(el);
+	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
+	w->timers = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->timers));
+	if (!w->cpus || !w->timers) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	libbpf_set_print(quiet);
 	if (!(w->skel = fr_waits_bpf__open())) {
 		err = errno ? -errno : -ENOMEM;
@@ -59,22 +149,16 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 	w->skel->rodata->self_tgid = (uint32_t)self;
 	if ((err = fr_waits_bpf__load(w->skel)))
 		goto fail;
-	for (size_t ci = 0; ci < fr_evlist__nr_cpus(el); ci++) {
-		uint32_t cpu = (uint32_t)fr_evlist__cpu(el, ci);
-		int fd = fr_evlist__event_fd(el, ev, ci);
-
-		if (fd < 0) {
-			err = -ENOENT;
-			goto fail;
-		}
-		if ((err = bpf_map__update_elem(w->skel->maps.samples, &cpu, sizeof(cpu), &fd,
-						sizeof(fd), BPF_ANY)))
+	for (size_t ci = 0; ci < w->nr_cpus; ci++) {
+		w->cpus[ci] = fr_evlist__cpu(el, ci);
+		if ((err = point_map(w, el, ci)) || (err = open_timer(w, ci)))
 			goto fail;
 	}
-	/* a CPU back online gets its new event in the map */
-	fr_evlist__set_bpf_map(el, ev, bpf_map__fd(w->skel->maps.samples));
 	if ((err = fr_waits_bpf__attach(w->skel)))
 		goto fail;
+	/* a CPU back online gets its new event in the map and a timer again */
+	fr_evlist__set_writer(el, &writer_ops, w);
+	w->el = el;
 	*out = w;
 	return 0;
 fail:
@@ -82,10 +166,43 @@ fail:
 	return err < 0 ? err : -EINVAL;
 }
 
+/* Each CPU's timer ticks within FR_WAITS_TICK_NS and writes its batch out
+ * (unless a stack was being written then: the next tick does): wait for a
+ * tick after now on every CPU, a few ticks at most (an offline CPU has none:
+ * its batch waits for its return). */
+void fr_waits__flush(struct fr_waits *w)
+{
+	uint64_t t0 = now_ns(), t;
+
+	if (!w || !w->skel->bss)
+		return;
+	do {
+		size_t ci;
+
+		for (ci = 0; ci < w->nr_cpus; ci++) {
+			int cpu = w->cpus[ci];
+
+			if (w->timers[ci] && cpu >= 0 && cpu < MAX_CPUS &&
+			    __atomic_load_n(&w->skel->bss->ticks[cpu], __ATOMIC_ACQUIRE) <= t0)
+				break;
+		}
+		if (ci == w->nr_cpus)
+			return;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		t = now_ns();
+	} while (t - t0 < FLUSH_WAIT_NS);
+}
+
 void fr_waits__delete(struct fr_waits *w)
 {
 	if (!w)
 		return;
+	if (w->el)
+		fr_evlist__set_writer(w->el, NULL, NULL);
+	for (size_t ci = 0; w->timers && ci < w->nr_cpus; ci++)
+		bpf_link__destroy(w->timers[ci]);
 	fr_waits_bpf__destroy(w->skel);
+	free(w->timers);
+	free(w->cpus);
 	free(w);
 }

@@ -12,6 +12,7 @@
 
 #define FR_WAITS_EVENT FR_OFFCPU_EVENT
 #define FR_WAITS_MAX_THRESH_NS (4000000000ull)   /* the sampling's 32-bit product */
+#define FR_WAITS_TICK_NS 10000000ull   /* a switch waits in its CPU's batch at most this long */
 
 struct fr_waits;
 
@@ -24,6 +25,9 @@ struct fr_waits;
  * without BTF or BPF trampolines). Nothing is printed. */
 int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self,
 		   struct fr_waits **out);
+/* Each CPU's batch of switches written out: returns once every CPU's timer
+ * ticked since the call (a few ticks at most). The evlist's writer flush. */
+void fr_waits__flush(struct fr_waits *w);
 /* Detach and unload (before el's events are closed). NULL is a no-op. */
 void fr_waits__delete(struct fr_waits *w);
 

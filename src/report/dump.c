@@ -145,7 +145,11 @@ static void offcpu_fields(const struct fr_sample *s, char *buf, size_t len)
 	struct fr_offcpu_switch sw;
 	struct fr_wait_stack w;
 
-	if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
+	struct fr_offcpu_batch b;
+
+	if (!fr_offcpu_batch__parse(s->raw, s->raw_size, &b))
+		snprintf(buf, len, " switches n=%u", b.nr);   /* one line each below */
+	else if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
 		snprintf(buf, len, " switch prev=%u/%u state=%c next=%u/%u delay_ns=%u", sw.prev_pid,
 			 sw.prev_tid, st[sw.state], sw.next_pid, sw.next_tid, sw.delay_ns);
 	else if (!fr_wait_stack__parse(s->raw, s->raw_size, &w))
@@ -154,6 +158,22 @@ static void offcpu_fields(const struct fr_sample *s, char *buf, size_t len)
 			 w.nr_kernel, w.nr_user);
 	else
 		snprintf(buf, len, " (raw data does not parse: %u bytes)", s->raw_size);
+}
+
+/* A batch's switches, a line each, under its SAMPLE line. */
+static void offcpu_batch_lines(const struct fr_sample *s)
+{
+	static const char st[] = "RSDX";
+	struct fr_offcpu_batch b;
+	struct fr_offcpu_switch sw;
+	uint64_t t;
+
+	if (fr_offcpu_batch__parse(s->raw, s->raw_size, &b))
+		return;
+	while (!fr_offcpu_batch__next(&b, &sw, &t))
+		printf("    %llu.%09llu switch prev=%u/%u state=%c next=%u/%u delay_ns=%u\n",
+		       (unsigned long long)(t / 1000000000ull), (unsigned long long)(t % 1000000000ull),
+		       sw.prev_pid, sw.prev_tid, st[sw.state], sw.next_pid, sw.next_tid, sw.delay_ns);
 }
 
 /* The record's details, each body decoded once: it also names the process
@@ -266,6 +286,8 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 	/* pid and tid signed, as perf: -1 for an exiting task's */
 	printf("%s %7d/%-7d %-8s %-16s %s\n", cpu, (int)s.pid, (int)s.tid,
 	       fr_record__type_name(h->type), s.has_tid ? comm_of(c, &s, r->time) : "-", det);
+	if (h->type == PERF_RECORD_SAMPLE && r->event && s.raw && fr_offcpu_in__stack_event(r->event))
+		offcpu_batch_lines(&s);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* src/report/offcpu_in.c: a report's records to the waits of offcpu.c:
  * which events carry context switches, their tracepoint fields (through
- * tpdecode's public API), the switch-out stacks (the resolver), the window,
- * the threads --pid, --tid and --comm select.
+ * tpdecode's public API), the switch-out stacks (the resolver), the offcpu
+ * event's records put back in time order, the window, the threads --pid,
+ * --tid and --comm select.
  */
 #include "config.h"
 
@@ -10,9 +11,35 @@
 #include <string.h>
 
 #include "src/report/offcpu.h"
+#include "src/report/order.h"
 #include "src/report/tpdecode.h"
 #include "src/file/waitstack.h"
 #include "src/util.h"
+
+/* The offcpu event's switches reach the report in batches, each on its
+ * CPU's stream at the time it was written, up to a timer tick (10 ms) after
+ * its first switch: what offcpu.c is told is held this long and handed on in
+ * the order it happened. */
+#define ORDER_NS 100000000ull
+
+enum item_kind { IT_SWITCH, IT_STACK, IT_FORK, IT_DEAD, IT_WAKEUP };
+
+/* A wait's stacks, resolved when read (the process model as of then). */
+struct held_stack {
+	uint32_t tid;
+	uint64_t off_ns, thresh_ns;
+	struct fr_rsample rs;
+	struct fr_frame frames[];
+};
+
+struct item {
+	uint8_t kind;
+	union {
+		struct fr_offcpu_switch sw;          /* IT_SWITCH */
+		struct held_stack *stk;              /* IT_STACK */
+		struct { uint32_t pid, tid; } task;  /* IT_FORK, IT_DEAD, IT_WAKEUP */
+	} u;
+};
 
 
 struct offcpu_in {
@@ -26,6 +53,7 @@ struct offcpu_in {
 	uint64_t chain[2 + 2 * FR_WAIT_FRAMES];
 	uint64_t stk_bad;                     /* offcpu samples that did not parse */
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
+	struct fr_order *q;     /* with stk_ev: what offcpu.c is told, held to be in order */
 	struct fr_folded *fo;   /* the report's own outputs, or NULL */
 	struct fr_pprof *pp;
 	const struct fr_report_opts *o;   /* --pid, --tid, --comm */
@@ -124,6 +152,11 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		free(in);
 		return err;
 	}
+	if (in->stk_ev && (err = fr_order__new(sizeof(struct item), ORDER_NS, &in->q))) {
+		fr_offcpu__delete(in->oc);
+		free(in);
+		return err;
+	}
 	if (in->stk_ev) {
 		const char *v = fr_reader__meta(rd, "offcpu_thresh_ns");
 		uint64_t thresh;
@@ -152,10 +185,19 @@ size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in)
 	return fr_offcpu__nr_threads(in->oc);
 }
 
+static void free_item(void *p)
+{
+	struct item *it = p;
+
+	if (it->kind == IT_STACK)
+		free(it->u.stk);
+}
+
 void fr_offcpu_in__delete(struct offcpu_in *in)
 {
 	if (!in)
 		return;
+	fr_order__delete(in->q, free_item);
 	fr_offcpu__delete(in->oc);
 	free(in);
 }
@@ -209,33 +251,97 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 
 /* An offcpu switch: prev went out (or died) after a run it had waited
  * delay_ns for, next came in. */
-static int bpf_switch(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s)
+static int bpf_switch(struct offcpu_in *in, uint64_t time, const struct fr_offcpu_switch *sw)
 {
 	static const enum fr_wait_state st[] = { FR_WAIT_R, FR_WAIT_S, FR_WAIT_D };
-	struct fr_offcpu_switch sw;
 	struct fr_rsample rs = { 0 };
 	int err = 0;
 
-	if (fr_offcpu_switch__parse(s->raw, s->raw_size, &sw)) {
+	/* prev's scheduler delay before the run that ends here: of its last wait */
+	if (sw->prev_tid && sw->delay_ns &&
+	    (err = fr_offcpu__run_delay(in->oc, sw->prev_tid, sw->delay_ns)))
+		return err;
+	if (sw->prev_tid && sw->state == FR_SWITCH_DEAD) {
+		err = fr_offcpu__task_dead(in->oc, sw->prev_tid, time);
+	} else if (sw->prev_tid) {
+		/* the name it has now (renames: the process model's COMMs) */
+		if (!(rs.comm = fr_resolver__comm(in->res, sw->prev_tid, time)))
+			return -ENOMEM;
+		err = fr_offcpu__switch_out(in->oc, sw->prev_pid, sw->prev_tid, time, st[sw->state],
+					    &rs);
+	}
+	if (err || !sw->next_tid)
+		return err;
+	return fr_offcpu__switch_in(in->oc, sw->next_tid, time);
+}
+
+static int hand_on(struct offcpu_in *in, uint64_t time, struct item *it)
+{
+	struct held_stack *h;
+	int err = 0;
+
+	switch (it->kind) {
+	case IT_SWITCH:
+		return bpf_switch(in, time, &it->u.sw);
+	case IT_STACK:
+		h = it->u.stk;
+		err = fr_offcpu__wait_stack(in->oc, h->tid, h->off_ns, h->thresh_ns, &h->rs);
+		free(h);
+		return err;
+	case IT_FORK:
+		return fr_offcpu__fork(in->oc, it->u.task.pid, it->u.task.tid, time);
+	case IT_DEAD:
+		return fr_offcpu__task_dead(in->oc, it->u.task.tid, time);
+	default:
+		return fr_offcpu__wakeup(in->oc, it->u.task.tid, time);
+	}
+}
+
+/* Hand on what is due (everything at the end), in the order it happened. */
+static int release(struct offcpu_in *in, bool all)
+{
+	struct item it;
+	uint64_t time;
+	int err = 0;
+
+	while (!err && fr_order__pop(in->q, all, &time, &it) == 1)
+		err = hand_on(in, time, &it);
+	return err;
+}
+
+/* Hold it, which happened at time (taking a stack's ownership), read in a
+ * record of read_time; hand on what that makes due. */
+static int hold(struct offcpu_in *in, uint64_t time, struct item *it, uint64_t read_time)
+{
+	if (fr_order__push(in->q, time, read_time, it)) {
+		free_item(it);
+		return -ENOMEM;
+	}
+	return release(in, false);
+}
+
+/* A batch's switches, or a single one (files before batches). */
+static int bpf_switches(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s)
+{
+	struct fr_offcpu_batch b;
+	struct item it = { .kind = IT_SWITCH };
+	uint64_t time;
+	int err = 0;
+
+	if (fr_offcpu__kind(s->raw, s->raw_size) == FR_OFFCPU_SWITCH) {
+		if (fr_offcpu_switch__parse(s->raw, s->raw_size, &it.u.sw)) {
+			in->stk_bad++;
+			return 0;
+		}
+		return hold(in, r->time, &it, r->time);
+	}
+	if (fr_offcpu_batch__parse(s->raw, s->raw_size, &b)) {
 		in->stk_bad++;
 		return 0;
 	}
-	/* prev's scheduler delay before the run that ends here: of its last wait */
-	if (sw.prev_tid && sw.delay_ns &&
-	    (err = fr_offcpu__run_delay(in->oc, sw.prev_tid, sw.delay_ns)))
-		return err;
-	if (sw.prev_tid && sw.state == FR_SWITCH_DEAD) {
-		err = fr_offcpu__task_dead(in->oc, sw.prev_tid, r->time);
-	} else if (sw.prev_tid) {
-		/* the name it has now (renames: the process model's COMMs) */
-		if (!(rs.comm = fr_resolver__comm(in->res, sw.prev_tid, r->time)))
-			return -ENOMEM;
-		err = fr_offcpu__switch_out(in->oc, sw.prev_pid, sw.prev_tid, r->time, st[sw.state],
-					    &rs);
-	}
-	if (err || !sw.next_tid)
-		return err;
-	return fr_offcpu__switch_in(in->oc, sw.next_tid, r->time);
+	while (!err && !fr_offcpu_batch__next(&b, &it.u.sw, &time))
+		err = hold(in, time, &it, r->time);
+	return err;
 }
 
 /* An offcpu wait's stacks: kernel and user, as one callchain the resolver
@@ -246,6 +352,7 @@ static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct
 	struct fr_rec cr = *r;
 	struct fr_sample cs = { 0 };
 	struct fr_rsample rs;
+	struct item it = { .kind = IT_STACK };
 	size_t n = 0;
 	int err;
 
@@ -272,7 +379,18 @@ static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct
 	cr.event = &in->stk_chain;
 	if ((err = fr_resolver__sample(in->res, &cr, &cs, true, &rs)))
 		return err;
-	return fr_offcpu__wait_stack(in->oc, w.tid, w.off_ns, w.thresh_ns, &rs);
+	if (!(it.u.stk = malloc(sizeof(*it.u.stk) + rs.nr_frames * sizeof(rs.frames[0]))))
+		return -ENOMEM;
+	it.u.stk->tid = w.tid;
+	it.u.stk->off_ns = w.off_ns;
+	it.u.stk->thresh_ns = w.thresh_ns;
+	it.u.stk->rs = rs;
+	it.u.stk->rs.raw = NULL;
+	it.u.stk->rs.raw_size = 0;
+	if (rs.nr_frames)
+		memcpy(it.u.stk->frames, rs.frames, rs.nr_frames * sizeof(rs.frames[0]));
+	it.u.stk->rs.frames = it.u.stk->frames;
+	return hold(in, r->time, &it, r->time);
 }
 
 int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
@@ -285,15 +403,18 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 	    !s.raw || !s.has_time)
 		return 0;   /* a record shorter than its fields: the reader checked the chunk */
 	if (e == in->stk_ev)
-		return fr_offcpu__kind(s.raw, s.raw_size) == FR_OFFCPU_SWITCH ? bpf_switch(in, r, &s)
-									       : wait_stack(in, r, &s);
+		return fr_offcpu__kind(s.raw, s.raw_size) == FR_OFFCPU_STACK ? wait_stack(in, r, &s)
+									      : bpf_switches(in, r, &s);
 	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
 		return 0;   /* fields outside the record: nothing to trust */
 	if (e == in->sw_ev)
 		return switch_sample(in, r, &s, &f);
-	if (f.has_pid && f.pid && f.pid <= UINT32_MAX)
-		return fr_offcpu__wakeup(in->oc, (uint32_t)f.pid, r->time);
-	return 0;
+	if (!f.has_pid || !f.pid || f.pid > UINT32_MAX)
+		return 0;
+	if (in->stk_ev)
+		return hold(in, r->time, &(struct item){ .kind = IT_WAKEUP,
+							 .u.task.tid = (uint32_t)f.pid }, r->time);
+	return fr_offcpu__wakeup(in->oc, (uint32_t)f.pid, r->time);
 }
 
 int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
@@ -306,10 +427,18 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 	case PERF_RECORD_FORK:
 		if (fr_record__task(r->h, &t))
 			return 0;
+		if (in->stk_ev)
+			return hold(in, r->time ? r->time : t.time,
+				    &(struct item){ .kind = IT_FORK, .u.task = { t.pid, t.tid } },
+				    r->time);
 		return fr_offcpu__fork(in->oc, t.pid, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_EXIT:
 		if (fr_record__task(r->h, &t) || !(r->time ? r->time : t.time))
 			return 0;
+		if (in->stk_ev)
+			return hold(in, r->time ? r->time : t.time,
+				    &(struct item){ .kind = IT_DEAD, .u.task = { t.pid, t.tid } },
+				    r->time);
 		return fr_offcpu__task_dead(in->oc, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_SWITCH:
 		if (!e || fr_record__parse_id(r->h, e->attr.sample_type, &s) || !s.has_tid ||
@@ -329,7 +458,9 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 
 int fr_offcpu_in__finish(struct offcpu_in *in)
 {
-	return fr_offcpu__finish(in->oc);
+	int err = in->q ? release(in, true) : 0;
+
+	return err ? err : fr_offcpu__finish(in->oc);
 }
 
 int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j)
@@ -353,5 +484,9 @@ int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)
 	if (!err && in->stk_bad)
 		fprintf(f, "# offcpu samples not used (their raw data does not parse): %llu\n",
 			(unsigned long long)in->stk_bad);
+	if (!err && in->q && fr_order__late(in->q))
+		fprintf(f, "# offcpu records read more than %llu ms after later ones (taken in the "
+			"order read): %llu\n", ORDER_NS / 1000000,
+			(unsigned long long)fr_order__late(in->q));
 	return err;
 }

@@ -1,6 +1,7 @@
 /* tests/file/test_waitstack.c: CUnit suite for the raw data of offcpu samples
- * (src/file/waitstack.c): a switch and a wait's stacks read back as laid out
- * in doc/format.md; every short, unknown or out-of-range record refused.
+ * (src/file/waitstack.c): a batch of switches, a single switch and a wait's
+ * stacks read back as laid out in doc/format.md; every short, unknown or
+ * out-of-range record refused.
  */
 #include "config.h"
 #include "src/file/waitstack.h"
@@ -39,6 +40,56 @@ static void test_switch(void)
 	raw[0] = 9;   /* no such kind */
 	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, 24), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__kind(NULL, 24), 0);
+}
+
+static void test_batch(void)
+{
+	unsigned char raw[24 + 3 * 16 + 4] = { 0 };
+	struct fr_offcpu_batch b;
+	struct fr_offcpu_switch sw;
+	uint64_t t;
+
+	raw[0] = FR_OFFCPU_BATCH;
+	raw[1] = 3;
+	put32(raw + 4, 7);      /* the first prev */
+	put32(raw + 8, 6);
+	put64(raw + 16, 5000000000ull);
+	put32(raw + 24, 0 | (uint32_t)FR_SWITCH_S << 30);   /* 7 sleeps, 42 in */
+	put32(raw + 28, 42);
+	put32(raw + 32, 40);
+	put32(raw + 36, 99);
+	put32(raw + 40, 1500 | (uint32_t)FR_SWITCH_R << 30);   /* 42 preempted, idle in */
+	put32(raw + 44, 0);
+	put32(raw + 48, 0);
+	put32(raw + 56, ((1u << 30) - 1) | (uint32_t)FR_SWITCH_DEAD << 30);   /* the largest dt */
+	put32(raw + 60, 8);
+	put32(raw + 64, 8);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, sizeof(raw)), FR_OFFCPU_BATCH);
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__parse(raw, sizeof(raw), &b), 0);   /* padded */
+	CU_ASSERT_EQUAL(b.nr, 3);
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__next(&b, &sw, &t), 0);
+	CU_ASSERT_EQUAL(t, 5000000000ull);
+	CU_ASSERT_EQUAL(sw.state, FR_SWITCH_S);
+	CU_ASSERT(sw.prev_tid == 7 && sw.prev_pid == 6 && sw.next_tid == 42 && sw.next_pid == 40);
+	CU_ASSERT_EQUAL(sw.delay_ns, 99);
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__next(&b, &sw, &t), 0);
+	CU_ASSERT_EQUAL(t, 5000001500ull);
+	CU_ASSERT_EQUAL(sw.state, FR_SWITCH_R);
+	CU_ASSERT(sw.prev_tid == 42 && sw.prev_pid == 40 && sw.next_tid == 0);   /* chained */
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__next(&b, &sw, &t), 0);
+	CU_ASSERT_EQUAL(t, 5000000000ull + (1u << 30) - 1);
+	CU_ASSERT(sw.state == FR_SWITCH_DEAD && sw.prev_tid == 0 && sw.next_tid == 8);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__next(&b, &sw, &t), -ENOENT);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__next(&b, &sw, &t), -ENOENT);
+	/* shorter than its count says; no switches; not a batch */
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(raw, 24 + 3 * 16 - 1, &b), -EBADMSG);
+	raw[1] = 0;
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(raw, sizeof(raw), &b), -EBADMSG);
+	raw[1] = 3;
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(raw, 23, &b), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_offcpu_switch__parse(raw, sizeof(raw), &sw), -EBADMSG);
+	raw[0] = FR_OFFCPU_SWITCH;
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(raw, sizeof(raw), &b), -EBADMSG);
 }
 
 static void test_stack(void)
@@ -97,6 +148,8 @@ static void test_stack(void)
 static const struct fr_test tests[] = {
 	{ "a switch read back; short, unknown, out of range refused", test_switch },
 	{ "a wait's stacks read back; bad counts and sizes refused", test_stack },
+	{ "a batch's switches read back in order, each prev the one before's next; short "
+	  "and empty batches refused", test_batch },
 	{ NULL, NULL },
 };
 

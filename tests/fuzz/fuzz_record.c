@@ -34,10 +34,15 @@ static void touch(const void *p, size_t n)
 static void offcpu(const struct fr_sample *s)
 {
 	struct fr_offcpu_switch sw;
+	struct fr_offcpu_batch b;
 	struct fr_wait_stack w;
+	uint64_t t;
 
 	if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
 		sink += sw.next_tid + sw.prev_tid + sw.delay_ns + (uint64_t)sw.state;
+	if (!fr_offcpu_batch__parse(s->raw, s->raw_size, &b))
+		while (!fr_offcpu_batch__next(&b, &sw, &t))
+			sink += t + sw.next_tid + sw.prev_tid + sw.delay_ns + (uint64_t)sw.state;
 	if (!fr_wait_stack__parse(s->raw, s->raw_size, &w)) {
 		touch(w.kernel, (size_t)w.nr_kernel * 8);
 		touch(w.user, (size_t)w.nr_user * 8);
