@@ -8,7 +8,7 @@
 #   read: bench/workloads/read_loop on one CPU: ns per read() (no switch)
 # Prints "WORKLOAD ROUND CONFIG VALUE" lines and, with --stats, bench/frstat
 # -p none's paired differences. Root.
-#   bench/offcpu_cost.sh [--rounds N] [--configs "none thresh ..."] [--out DIR] [--stats]
+#   bench/offcpu_cost.sh [--rounds N] [--configs "none thresh ..."] [--old FLIGHTREC] [--out DIR] [--stats]
 # Configurations (all system-wide, backward rings):
 #   none        no recorder
 #   thresh      cpu-clock 99 Hz -g --off-cpu-thresh 10ms (the service's events: switches and
@@ -17,18 +17,20 @@
 #               flightrec's -g would give them stacks, so no cpu-clock either)
 #   offcpu      cpu-clock 99 Hz -g --off-cpu (every switch with its stack)
 #   perf-nostack perf record -a cpu-clock -g, sched_switch and sched_wakeup without stacks
+#   thresh-old  thresh, by the flightrec binary --old names (an earlier build)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-rounds=9 configs="none thresh switches offcpu perf-nostack" out="" stats=0
+rounds=9 configs="none thresh switches offcpu perf-nostack" out="" stats=0 old=""
 fr=$top/src/flightrec rl=$top/bench/workloads/read_loop
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift ;;
 	--configs) configs=$2; shift ;;
 	--out) out=$2; shift ;;
+	--old) old=$2; shift ;;
 	--stats) stats=1 ;;
-	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) echo "offcpu_cost.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 	shift
@@ -44,6 +46,8 @@ start() {
 	case "$1" in
 	none) rec=""; return ;;
 	thresh) "$fr" record $base --off-cpu-thresh 10ms & rec=$! ;;
+	thresh-old) [ -x "$old" ] || { echo "offcpu_cost.sh: thresh-old needs --old FLIGHTREC" >&2; exit 64; }
+		"$old" record $base --off-cpu-thresh 10ms & rec=$! ;;
 	switches) "$fr" record -q -a -e sched:sched_switch -e sched:sched_wakeup \
 		-o "$tmp" --name cost 2>/dev/null & rec=$! ;;
 	offcpu) "$fr" record $base --off-cpu & rec=$! ;;

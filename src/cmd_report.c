@@ -17,7 +17,7 @@
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
-	OPT_CHILDREN, OPT_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD,
+	OPT_CHILDREN, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD,
 };
 
 static const struct argp_option report_options[] = {
@@ -28,7 +28,10 @@ static const struct argp_option report_options[] = {
 	  "(Children: samples with it anywhere on the stack), sorted by it", 1 },
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0, "wall clock: waits from the recorded context switches "
 	  "(record --off-cpu): an off-CPU section (text), off-CPU stacks beside on-CPU ones "
-	  "weighted in time (folded: microseconds)", 1 },
+	  "weighted in time (folded: microseconds); the default for a file that recorded "
+	  "context switches", 1 },
+	{ "no-off-cpu", OPT_NO_OFF_CPU, NULL, 0, "no off-CPU time, even from a file that recorded "
+	  "context switches: their samples counted as any event's", 1 },
 	{ "period", OPT_PERIOD, NULL, 0, "weigh samples by their period (default: count them)", 1 },
 	{ "percent-limit", OPT_PERCENT, "PCT", 0, "hide entries below PCT percent", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0, "FlameGraph collapsed stacks (--format=folded)", 2 },
@@ -136,7 +139,8 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'g': o->hist.callchains = true; break;
 	case OPT_PERIOD: o->hist.period = true; break;
-	case OPT_OFF_CPU: o->off_cpu = true; break;
+	case OPT_OFF_CPU: o->off_cpu = true; o->no_off_cpu = false; break;
+	case OPT_NO_OFF_CPU: o->no_off_cpu = true; o->off_cpu = false; break;
 	case OPT_PERCENT: parse_percent(arg, o); break;
 	case OPT_FOLDED: o->fmt = FMT_FOLDED; break;
 	case OPT_FORMAT: parse_format(arg, o); break;

@@ -140,6 +140,9 @@ size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
 bool fr_offcpu_in__stack_event(const struct fr_file_event *e);
 /* The file records context switches (else --off-cpu has nothing to show). */
 bool fr_offcpu_in__usable(const struct offcpu_in *in);
+/* The same, of a file before any pass: an event that records context
+ * switches (sched:sched_switch, the offcpu event, PERF_RECORD_SWITCH). */
+bool fr_offcpu_in__in_file(struct fr_reader *rd);
 /* e is one of the events the waits are made of (not an ordinary sample). */
 bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e);
 int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r);

@@ -119,6 +119,24 @@ static uint64_t complete_from(struct fr_reader *rd, uint64_t t0)
 	return t0;
 }
 
+static bool switch_event(const struct fr_file_event *e)
+{
+	return !(e->flags & FR_EVENT_SIDEBAND) &&
+	       ((e->attr.type == PERF_TYPE_TRACEPOINT && !strcmp(e->name, "sched:sched_switch")) ||
+		fr_offcpu_in__stack_event(e));
+}
+
+bool fr_offcpu_in__in_file(struct fr_reader *rd)
+{
+	for (size_t k = 0; k < fr_reader__nr_events(rd); k++) {
+		const struct fr_file_event *e = fr_reader__event(rd, k);
+
+		if (switch_event(e) || e->attr.context_switch)
+			return true;
+	}
+	return false;
+}
+
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
 		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
 		      bool keep, struct offcpu_in **out)

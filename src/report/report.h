@@ -398,6 +398,7 @@ struct fr_report_opts {
 	const char *output;      /* -o FILE, NULL: stdout */
 	bool raw, no_header, quiet;
 	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
+	bool no_off_cpu;         /* --no-off-cpu: not even where the file records switches */
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];

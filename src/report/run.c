@@ -546,6 +546,10 @@ static int time_opts(struct report *rp, const struct fr_report_opts *o, struct f
 			ro->t1 = ro->ranges.hi[i] > ro->t1 ? ro->ranges.hi[i] : ro->t1;
 		}
 	}
+	/* a file that recorded why threads waited shows it, as perf shows
+	 * every event it recorded (--no-off-cpu leaves it out) */
+	if (!o->off_cpu && !o->no_off_cpu && o->fmt != FMT_SCRIPT && fr_offcpu_in__in_file(rp->rd))
+		ro->off_cpu = true;
 	if (o->tod && o->fmt == FMT_SCRIPT) {
 		if (fr_clock__of_file(rp->rd, &rp->clock)) {
 			fr_err("--tod", "the file has no wall-clock reference (no clock_pair_* or "
