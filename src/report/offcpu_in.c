@@ -423,6 +423,7 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 	if (e == in->stk_ev)
 		return fr_offcpu__kind(s.raw, s.raw_size) == FR_OFFCPU_STACK ? wait_stack(in, r, &s)
 									      : bpf_switches(in, r, &s);
+	fr_tpdecode__check(in->tp, e->name, s.raw, s.raw_size);   /* one outside it is counted */
 	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
 		return 0;   /* fields outside the record: nothing to trust */
 	if (e == in->sw_ev)

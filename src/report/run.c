@@ -547,8 +547,11 @@ static int time_opts(struct report *rp, const struct fr_report_opts *o, struct f
 		}
 	}
 	/* a file that recorded why threads waited shows it, as perf shows
-	 * every event it recorded (--no-off-cpu leaves it out) */
-	if (!o->off_cpu && !o->no_off_cpu && o->fmt != FMT_SCRIPT && fr_offcpu_in__in_file(rp->rd))
+	 * every event it recorded (--no-off-cpu leaves it out); perf-script
+	 * prints the records themselves, and the JSON trace's state slices
+	 * do not nest with its samples' frames yet (asked for, they are there) */
+	if (!o->off_cpu && !o->no_off_cpu && o->fmt != FMT_SCRIPT && o->fmt != FMT_JSON &&
+	    fr_offcpu_in__in_file(rp->rd))
 		ro->off_cpu = true;
 	if (o->tod && o->fmt == FMT_SCRIPT) {
 		if (fr_clock__of_file(rp->rd, &rp->clock)) {
