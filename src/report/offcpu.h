@@ -126,9 +126,11 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 struct fr_tpdecode;
 struct offcpu_in;
 /* Window [t0, t1], started later where a CPU's ring wrapped (its older
- * switches are gone). The waits also go to fo and pp where not NULL. */
+ * switches are gone). Each wait also goes to sink (its stack, its ns as the
+ * period) where not NULL; keep: the waits kept as intervals (timelines). */
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
-		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
+		      uint64_t t0, uint64_t t1,
+		      int (*sink)(void *ctx, const struct fr_rsample *s), void *sink_ctx,
 		      bool keep, struct offcpu_in **out);
 void fr_offcpu_in__delete(struct offcpu_in *in);
 /* The threads o's --pid, --tid and --comm select (o outlives in). */

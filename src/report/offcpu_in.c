@@ -54,17 +54,16 @@ struct offcpu_in {
 	uint64_t stk_bad;                     /* offcpu samples that did not parse */
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
 	struct fr_order *q;     /* with stk_ev: what offcpu.c is told, held to be in order */
-	struct fr_folded *fo;   /* the report's own outputs, or NULL */
-	struct fr_pprof *pp;
+	int (*sink)(void *ctx, const struct fr_rsample *s);   /* the report's output, or NULL */
+	void *sink_ctx;
 	const struct fr_report_opts *o;   /* --pid, --tid, --comm */
 };
 
 static int sink(void *ctx, const struct fr_rsample *s)
 {
 	struct offcpu_in *in = ctx;
-	int err = in->fo ? fr_folded__add(in->fo, s) : 0;
 
-	return !err && in->pp ? fr_pprof__add_off_cpu(in->pp, in->res, s) : err;
+	return in->sink(in->sink_ctx, s);
 }
 
 /* A thread first seen switching in, from the process model. */
@@ -138,7 +137,8 @@ bool fr_offcpu_in__in_file(struct fr_reader *rd)
 }
 
 int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
-		      uint64_t t0, uint64_t t1, struct fr_folded *fo, struct fr_pprof *pp,
+		      uint64_t t0, uint64_t t1,
+		      int (*sink_fn)(void *ctx, const struct fr_rsample *s), void *sink_ctx,
 		      bool keep, struct offcpu_in **out)
 {
 	struct offcpu_in *in = calloc(1, sizeof(*in));
@@ -148,8 +148,8 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		return -ENOMEM;
 	in->res = res;
 	in->tp = tp;
-	in->fo = fo;
-	in->pp = pp;
+	in->sink = sink_fn;
+	in->sink_ctx = sink_ctx;
 	for (size_t k = 0; k < fr_reader__nr_events(rd); k++) {
 		const struct fr_file_event *e = fr_reader__event(rd, k);
 
@@ -184,7 +184,7 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 		if (v && !fr_parse__u64(v, 1, UINT64_MAX, &thresh))
 			fr_offcpu__set_thresh(in->oc, thresh);
 	}
-	if (fo || pp)
+	if (sink_fn)
 		fr_offcpu__set_sink(in->oc, sink, in);
 	fr_offcpu__set_identify(in->oc, identify_cb, in);
 	*out = in;

@@ -1,7 +1,8 @@
 /* src/report/run.c: one report: the pass over a file that applies the
- * filters, feeds sideband records to the resolver and resolved samples to the
- * chosen output (text histogram, folded, flame graph, HTML, pprof,
- * perf-script, JSON), with a progress line on a terminal.
+ * filters, feeds sideband records to the resolver, switches to the off-CPU
+ * stage and resolved samples and waits to the chosen output (output.h: it
+ * names none), with a progress line on a terminal, in parallel parts where
+ * the output merges them.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include "src/util.h"
 #include "src/report/offcpu.h"
+#include "src/report/output.h"
 #include "src/report/report.h"
 #include "src/report/run_internal.h"
 #include "src/report/tpdecode.h"
@@ -76,28 +78,15 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		rp->first = r->time;
 	rp->last = r->time;
 	rp->counts[e->index]++;
-	switch (o->fmt) {
-	case FMT_TEXT:
-		if (!rp->hists[e->index] && (err = fr_hist__new(&o->hist, &rp->hists[e->index])))
-			return err;
-		return fr_hist__add(rp->hists[e->index], &rs);
-	case FMT_HTML:
-		err = fr_timeline__add(rp->timeline, &rs, r->time,
-				       e->attr.type == PERF_TYPE_TRACEPOINT, e == rp->fold_ev);
-		if (err || e != rp->fold_ev)
-			return err;
-		/* fall through */
-	case FMT_FOLDED: return fr_folded__add(rp->folded, &rs);
-	case FMT_PPROF: return fr_pprof__add(rp->pprof, rp->res, &rs);
-	case FMT_FLAME:
-		if (!rp->flames[e->index] && (err = fr_folded__new(o->hist.period, &rp->flames[e->index])))
-			return err;
-		return fr_folded__add(rp->flames[e->index], &rs);
-	case FMT_SCRIPT:
-		return fr_script__sample_tod(rp->out, &rs, rp->tp, rp->name_width, rp->tod);
-	case FMT_JSON: return fr_json__sample(rp->json, &rs);
-	}
-	return 0;
+	return rp->ops->sample(rp->ost, rp, r, &rs);
+}
+
+/* An off-CPU wait from the stage, to the output that draws them. */
+static int wait_cb(void *ctx, const struct fr_rsample *s)
+{
+	struct report *rp = ctx;
+
+	return rp->ops->wait ? rp->ops->wait(rp->ost, rp, s) : 0;
 }
 
 static double elapsed(const struct timespec *since)
@@ -145,8 +134,8 @@ static int report_cb(void *ctx, const struct fr_rec *r)
 		if (!fr_record__lost(r->h, &l)) {
 			/* saturated: counts from a file can wrap a plain sum to 0 */
 			rp->lost = fr_u64__sat_add(rp->lost, l.lost);
-			if (rp->timeline)
-				fr_timeline__lost(rp->timeline, r->cpu, r->time, l.lost);
+			if (rp->ops->lost)
+				rp->ops->lost(rp->ost, r->cpu, r->time, l.lost);
 		}
 	}
 	if (err) {
@@ -171,8 +160,8 @@ static int check_callchains(struct report *rp)
 	return FR_EXIT_USAGE;
 }
 
-/* Which events to report: -e names, else all; --folded (and pprof) folds one
- * event, html the first sampled one of those chosen; the flame graph each. */
+/* Which events to report: -e names, else all; an output that folds one
+ * event takes the first, html draws the first sampled one of those chosen. */
 static int select_events(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
@@ -205,12 +194,9 @@ static int select_events(struct report *rp)
 			rp->selected[e->index] = true;
 		if (rp->selected[e->index] && (!rp->fold_ev ||
 		    (rp->fold_ev->attr.type == PERF_TYPE_TRACEPOINT &&
-		     e->attr.type != PERF_TYPE_TRACEPOINT && o->fmt == FMT_HTML)))
+		     e->attr.type != PERF_TYPE_TRACEPOINT && rp->ops->fold == FR_FOLD_SAMPLED_FIRST)))
 			rp->fold_ev = e;
-		if (o->fmt == FMT_HTML)
-			continue;
-		if (rp->selected[e->index] && (o->fmt == FMT_FOLDED || o->fmt == FMT_PPROF) &&
-		    chosen++) {
+		if (rp->selected[e->index] && rp->ops->fold == FR_FOLD_ONE && chosen++) {
 			size_t n = strlen(names);
 
 			rp->selected[e->index] = false;
@@ -224,20 +210,21 @@ static int select_events(struct report *rp)
 	if (left)
 		fr_err("--format", "the file has several events; folding only the first (choose "
 		       "with -e), left out: %s", names);
-	return o->fmt == FMT_TEXT && o->hist.callchains ? check_callchains(rp) : FR_EXIT_OK;
+	return rp->ops->keyed && o->hist.callchains ? check_callchains(rp) : FR_EXIT_OK;
 }
 
-/* What the text histogram reads of a frame: source lines only for the
- * srcline key, inline frames only for srcline and call paths (the leaf's
- * function is the one the inline instances are in). Lines and inline
- * instances come from DWARF, often a separate compressed debug file: a report
- * that shows neither never opens it (names come from the symbol table). */
-static const struct fr_symbolizer_opts *text_sym_opts(const struct fr_report_opts *o,
-						      struct fr_symbolizer_opts *so)
+/* What the histogram reads of a frame: source lines only for the srcline
+ * key, inline frames only for srcline and call paths (the leaf's function is
+ * the one the inline instances are in). Lines and inline instances come from
+ * DWARF, often a separate compressed debug file: a report that shows neither
+ * never opens it (names come from the symbol table). */
+static const struct fr_symbolizer_opts *keyed_sym_opts(const struct report *rp,
+						       struct fr_symbolizer_opts *so)
 {
+	const struct fr_report_opts *o = rp->o;
 	bool srcline = false;
 
-	if (o->fmt != FMT_TEXT)
+	if (!rp->ops->keyed)
 		return &o->sym;
 	for (int k = 0; k < o->hist.nr_keys; k++)
 		srcline |= o->hist.keys[k] == FR_KEY_SRCLINE;
@@ -250,15 +237,14 @@ static const struct fr_symbolizer_opts *text_sym_opts(const struct fr_report_opt
 static int setup(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
-	uint32_t nr_cpus = 0;
 	struct fr_symbolizer_opts so;
 	int err;
 
+	rp->ops = fr_output__of(o->fmt);
 	rp->nr_events = fr_reader__nr_events(rp->rd);
-	rp->hists = calloc(rp->nr_events + 1, sizeof(*rp->hists));
 	rp->counts = calloc(rp->nr_events + 1, sizeof(*rp->counts));
 	rp->selected = calloc(rp->nr_events + 1, sizeof(*rp->selected));
-	if (!rp->hists || !rp->counts || !rp->selected || fr_tpdecode__new(&rp->tp))
+	if (!rp->counts || !rp->selected || fr_tpdecode__new(&rp->tp))
 		return -ENOMEM;
 	for (size_t i = 0; i < rp->nr_events; i++) {
 		const struct fr_file_event *e = fr_reader__event(rp->rd, i);
@@ -268,16 +254,16 @@ static int setup(struct report *rp)
 		if (!(e->flags & FR_EVENT_SIDEBAND) && strlen(e->name) > (size_t)rp->name_width)
 			rp->name_width = strlen(e->name) < 256 ? (int)strlen(e->name) : 256;
 	}
-	rp->need_stack = o->fmt != FMT_TEXT || o->hist.callchains;
+	rp->need_stack = !rp->ops->keyed || o->hist.callchains;
 	for (int k = 0; k < o->hist.nr_keys; k++)
 		if (o->hist.keys[k] == FR_KEY_DSO || o->hist.keys[k] == FR_KEY_SYM ||
 		    o->hist.keys[k] == FR_KEY_SRCLINE)
 			rp->need_stack = true;
-	err = fr_resolver__new(rp->rd, text_sym_opts(o, &so), &rp->res);
+	err = fr_resolver__new(rp->rd, keyed_sym_opts(rp, &so), &rp->res);
 	if (err)
 		return err;
 	/* the histogram without call paths keys on the sample's own frames */
-	fr_resolver__leaf_only(rp->res, o->fmt == FMT_TEXT && !o->hist.callchains &&
+	fr_resolver__leaf_only(rp->res, rp->ops->keyed && !o->hist.callchains &&
 			       !o->hist.children && !o->off_cpu);
 	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rp->rd); i++) {
 		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rp->rd, i);
@@ -286,114 +272,33 @@ static int setup(struct report *rp)
 			rp->t0 = cs->first_time;
 		if (cs->last_time > rp->t1)
 			rp->t1 = cs->last_time;
-		if (cs->cpu + 1 > nr_cpus)
-			nr_cpus = cs->cpu + 1;
 	}
 	if (o->has_time) {
 		rp->t0 = o->t0 > rp->t0 ? o->t0 : rp->t0;
 		rp->t1 = o->t1 < rp->t1 ? o->t1 : rp->t1;
 	}
-	if (o->fmt == FMT_HTML && (err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, o->hist.period,
-							  &rp->timeline)))
+	if ((err = rp->ops->open(rp, &rp->ost)))
 		return err;
-	if (rp->timeline) {   /* the CPUs' times offline (hotplug) */
-		struct fr_cpu_gap g[FR_CPU_GAPS_MAX];
-		bool bad;
-		size_t ng = fr_input__cpu_gaps(rp->rd, g, FR_CPU_GAPS_MAX, &bad);
-
-		for (size_t i = 0; i < ng; i++)
-			fr_timeline__offline(rp->timeline, g[i].cpu, g[i].from, g[i].to);
-	}
-	if (o->fmt == FMT_FLAME && !(rp->flames = calloc(rp->nr_events + 1, sizeof(*rp->flames))))
-		return -ENOMEM;
-	if (o->fmt == FMT_FOLDED || o->fmt == FMT_FLAME || o->fmt == FMT_HTML)
-		err = fr_folded__new(o->hist.period || o->off_cpu, &rp->folded);
-	if (o->fmt == FMT_PPROF)
-		err = fr_pprof__new(&rp->pprof);
-	if (!err && o->off_cpu)
-		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1, rp->folded,
-					rp->pprof, o->fmt == FMT_JSON || o->fmt == FMT_HTML,
+	if (o->off_cpu)
+		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1,
+					rp->ops->wait ? wait_cb : NULL, rp, rp->ops->wait_intervals,
 					&rp->oc);
-	if (err)
-		return err;
-	if (rp->oc)
+	if (!err && rp->oc)
 		fr_offcpu_in__select(rp->oc, o);
-	if (o->fmt == FMT_JSON)
-		return fr_json__new(rp->out, rp->tp, &rp->json);
-	return 0;
+	return err;
 }
 
 static void teardown(struct report *rp)
 {
-	for (size_t i = 0; rp->hists && i < rp->nr_events; i++)
-		fr_hist__delete(rp->hists[i]);
-	free(rp->hists);
+	if (rp->ops)
+		rp->ops->close(rp->ost);
+	rp->ost = NULL;
 	free(rp->counts);
 	free(rp->selected);
-	fr_folded__delete(rp->folded);
-	fr_pprof__delete(rp->pprof);
-	for (size_t i = 0; rp->flames && i < rp->nr_events; i++)
-		fr_folded__delete(rp->flames[i]);
-	free(rp->flames);
-	fr_timeline__delete(rp->timeline);
-	fr_json__delete(rp->json);
 	fr_offcpu_in__delete(rp->oc);
 	fr_resolver__delete(rp->res);
 	fr_tpdecode__delete(rp->tp);
 	fr_reader__close(rp->rd);
-}
-
-/* A flame graph per event with samples (none: one, empty). */
-static int print_flames(struct report *rp, const char *unit)
-{
-	const char **names = calloc(rp->nr_events + 1, sizeof(*names));
-	int err = -ENOMEM;
-
-	for (size_t k = 0; names && k < rp->nr_events; k++) {
-		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
-
-		if (e->index < rp->nr_events)
-			names[e->index] = e->name;
-	}
-	if (names)
-		err = fr_flame__svgs(rp->flames, names, rp->nr_events, rp->folded,
-				     &(struct fr_flame_opts){ .unit = unit, .standalone = true }, rp->out);
-	free(names);
-	return err;
-}
-
-/* The folded stacks as the chosen picture: flame graph, html page, pprof. */
-static int print_folded(struct report *rp, const char *path)
-{
-	const char *ev = rp->fold_ev ? rp->fold_ev->name : "";
-	const char *unit = rp->o->off_cpu ? "ns" : rp->o->hist.period ? "period" : "samples";
-
-	switch (rp->o->fmt) {
-	case FMT_FLAME:
-		return print_flames(rp, unit);
-	case FMT_HTML: {
-		struct fr_html_info in = { path, ev, unit, rp->samples, false, 0, NULL, NULL };
-
-		in.has_trigger = fr_input__trigger_time(rp->rd, &in.trigger_ns);
-		if (rp->oc) {   /* --off-cpu: each thread's states */
-			in.more = fr_offcpu_in__html;
-			in.more_ctx = rp->oc;
-		}
-		return fr_html__write(rp->out, &in, rp->timeline, rp->folded);
-	}
-	case FMT_PPROF: {
-		struct fr_clock_ref c;
-		struct fr_pprof_info in = { rp->fold_ev, rp->first, rp->samples ? rp->last - rp->first : 0,
-					    !rp->o->sym.no_inline };
-
-		if (!fr_clock__of_file(rp->rd, &c))   /* wall clock: the file's clock pair */
-			in.time_ns = fr_clock__to_real(&c, rp->first);
-
-		return fr_pprof__write(rp->pprof, rp->out, &in);
-	}
-	default:   /* --off-cpu: on-CPU periods and waits in ns, printed in us */
-		return fr_folded__print_scaled(rp->folded, rp->o->off_cpu ? 1000 : 1, rp->out);
-	}
 }
 
 /* Files smaller than this are read in the report's thread (readahead.c's
@@ -437,7 +342,7 @@ static unsigned par_parts(const struct report *rp, bool big)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = fr_reader__nr_cpu_stats(rp->rd);
 
-	if (rp->o->fmt != FMT_TEXT || rp->o->off_cpu || getenv("FLIGHTREC_REPORT_ONE_PASS") ||
+	if (!rp->ops->merge || rp->o->off_cpu || getenv("FLIGHTREC_REPORT_ONE_PASS") ||
 	    ncpu < 2 || !big ||
 	    fr_reader__nr_damaged(rp->rd) || fr_reader__truncated(rp->rd))
 		return 0;
@@ -492,22 +397,17 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 			rp->last = x->last;
 		rp->samples += x->samples;
 		rp->lost = fr_u64__sat_add(rp->lost, x->lost);
-		for (size_t k = 0; k < rp->nr_events && !err; k++) {
+		for (size_t k = 0; k < rp->nr_events; k++)
 			rp->counts[k] += x->counts[k];
-			if (!x->hists[k])
-				continue;
-			if (!rp->hists[k])
-				err = fr_hist__new(&rp->o->hist, &rp->hists[k]);
-			if (!err)
-				err = fr_hist__merge(rp->hists[k], x->hists[k]);
-		}
+		err = rp->ops->merge(rp->ost, x->ost);
 	}
 	if (err) {   /* back to nothing: one pass makes it */
-		for (size_t k = 0; k < rp->nr_events; k++) {
-			fr_hist__delete(rp->hists[k]);
-			rp->hists[k] = NULL;
+		for (size_t k = 0; k < rp->nr_events; k++)
 			rp->counts[k] = 0;
-		}
+		rp->ops->close(rp->ost);
+		rp->ost = NULL;
+		if (rp->ops->open(rp, &rp->ost))
+			return -ENOMEM;
 		rp->samples = rp->lost = rp->first = rp->last = 0;
 		par_free(rp);
 	}
@@ -550,10 +450,10 @@ static int time_opts(struct report *rp, const struct fr_report_opts *o, struct f
 	 * every event it recorded (--no-off-cpu leaves it out); perf-script
 	 * prints the records themselves, and the JSON trace's state slices
 	 * do not nest with its samples' frames yet (asked for, they are there) */
-	if (!o->off_cpu && !o->no_off_cpu && o->fmt != FMT_SCRIPT && o->fmt != FMT_JSON &&
+	if (!o->off_cpu && !o->no_off_cpu && fr_output__of(o->fmt)->offcpu_default &&
 	    fr_offcpu_in__in_file(rp->rd))
 		ro->off_cpu = true;
-	if (o->tod && o->fmt == FMT_SCRIPT) {
+	if (o->tod && fr_output__of(o->fmt)->tod) {
 		if (fr_clock__of_file(rp->rd, &rp->clock)) {
 			fr_err("--tod", "the file has no wall-clock reference (no clock_pair_* or "
 			       "realtime_offset_ns meta)");
@@ -591,8 +491,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	rp.out = real = fr_outfile__stream(of);
 	/* names from the file go out escaped in the text formats (JSON, SVG and
 	 * HTML escape their own; pprof is binary) */
-	if ((o->fmt == FMT_TEXT || o->fmt == FMT_FOLDED || o->fmt == FMT_SCRIPT) &&
-	    (safe = fr_input__escaping(real)))
+	if (fr_output__of(o->fmt)->escaped && (safe = fr_input__escaping(real)))
 		rp.out = safe;
 	rp.progress = !o->quiet && isatty(2);
 	clock_gettime(CLOCK_MONOTONIC, &rp.started);
@@ -619,8 +518,6 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 		fputs("\r\033[K", stderr);
 	if (!rp.err && rp.oc)
 		rp.err = fr_offcpu_in__finish(rp.oc);
-	if (!rp.err && rp.oc && rp.json)
-		rp.err = fr_offcpu_in__json(rp.oc, rp.json);
 	if (rp.err) {
 		if (!output_failed(&rp, of, out_name))   /* else the input is to blame */
 			fr_err(path, "%s", strerror(-rp.err));
@@ -631,16 +528,8 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	 * still closes its document) */
 	held = !rp.samples && (o->has_time || o->nr_pids || o->nr_tids || o->nr_comms) &&
 	       (!rp.oc || !fr_offcpu_in__nr_threads(rp.oc));
-	if (held && o->fmt != FMT_JSON)
-		;
-	else if (o->fmt == FMT_TEXT)
-		rp.err = fr_report_print_text(&rp, path);
-	else if (rp.folded || rp.pprof)
-		rp.err = print_folded(&rp, path);
-	else if (o->fmt == FMT_JSON) {
-		rp.err = fr_json__finish(rp.json, path);
-		rp.json = NULL;
-	}
+	if (!held || rp.ops->finish_empty)
+		rp.err = rp.ops->finish(rp.ost, &rp, path);
 	if (safe) {
 		rp.out = real;
 		if (fclose(safe) && !rp.err)

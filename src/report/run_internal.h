@@ -1,6 +1,5 @@
-/* src/report/run_internal.h: the state of one report's pass (run.c), shared
- * with its text output's header and notes (run_print.c). Nothing outside
- * src/report/run*.c includes it.
+/* src/report/run_internal.h: the state of one report's pass (run.c), which
+ * the outputs (out_*.c, output.h) read. Nothing else includes it.
  */
 #ifndef FR_REPORT_RUN_INTERNAL_H
 #define FR_REPORT_RUN_INTERNAL_H
@@ -17,16 +16,12 @@ struct report {
 	struct fr_reader *rd;
 	struct fr_resolver *res;
 	struct fr_tpdecode *tp;
-	struct fr_hist **hists;      /* per event index */
+	const struct fr_output_ops *ops;   /* the output (output.h) */
+	void *ost;                   /* its state */
 	uint64_t *counts;            /* selected samples per event index */
 	bool *selected;              /* per event index */
 	size_t nr_events;
-	struct fr_folded *folded;
-	const struct fr_file_event *fold_ev;   /* folded for pprof, html */
-	struct fr_folded **flames;   /* the flame graph's: per event index */
-	struct fr_timeline *timeline;
-	struct fr_json *json;
-	struct fr_pprof *pprof;
+	const struct fr_file_event *fold_ev;   /* the one folded (FR_FOLD_ONE) or drawn (html) */
 	int name_width;              /* perf-script: the longest event name */
 	const struct fr_clock_ref *tod;   /* perf-script: its tod field, or NULL */
 	struct fr_clock_ref clock;
@@ -53,9 +48,5 @@ struct worker {
 	int err;
 };
 
-/* run_print.c: the text output: the '#' header, each event's histogram, the
- * off-CPU section, the notes (files not symbolized, kernel symbols, unwinds,
- * JIT frames). 0 or -errno. */
-int fr_report_print_text(struct report *rp, const char *path);
 
 #endif

@@ -1,16 +1,25 @@
-/* src/report/run_print.c: a report's text output: the '#' header (the
- * file, its spans, samples per event), each event's histogram, the off-CPU
- * section, and the notes on what could not be named.
+/* src/report/out_text.c: the text output (the default): each selected
+ * event's histogram (hist.c), merged from a parallel pass's parts; printed
+ * with the '#' header (the file, its spans, samples per event), the off-CPU
+ * section and the notes on what could not be named.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "src/util.h"
 #include "src/report/offcpu.h"
+#include "src/report/output.h"
 #include "src/report/run_internal.h"
+
+struct text {
+	struct fr_hist **hists;   /* by event index, made at its first sample */
+	size_t nr_events;
+	const struct fr_hist_opts *o;
+};
 
 static void print_time(FILE *f, uint64_t t)
 {
@@ -134,8 +143,64 @@ static void print_notes(struct report *rp, FILE *f)
 			(unsigned long long)jit_named);
 }
 
-int fr_report_print_text(struct report *rp, const char *path)
+static void close_text(void *st)
 {
+	struct text *t = st;
+
+	if (!t)
+		return;
+	for (size_t i = 0; t->hists && i < t->nr_events; i++)
+		fr_hist__delete(t->hists[i]);
+	free(t->hists);
+	free(t);
+}
+
+static int open_text(struct report *rp, void **st)
+{
+	struct text *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->hists = calloc(rp->nr_events + 1, sizeof(*t->hists)))) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->nr_events = rp->nr_events;
+	t->o = &rp->o->hist;
+	*st = t;
+	return 0;
+}
+
+static int add(void *st, struct report *rp, const struct fr_rec *r, const struct fr_rsample *rs)
+{
+	struct text *t = st;
+	size_t i = r->event->index;
+	int err;
+
+	if (i >= t->nr_events)
+		return 0;
+	if (!t->hists[i] && (err = fr_hist__new(t->o, &t->hists[i])))
+		return err;
+	return fr_hist__add(t->hists[i], rs);
+}
+
+static int merge(void *st, void *part)
+{
+	struct text *t = st, *x = part;
+	int err = 0;
+
+	for (size_t k = 0; k < t->nr_events && k < x->nr_events && !err; k++) {
+		if (!x->hists[k])
+			continue;
+		if (!t->hists[k])
+			err = fr_hist__new(t->o, &t->hists[k]);
+		if (!err)
+			err = fr_hist__merge(t->hists[k], x->hists[k]);
+	}
+	return err;
+}
+
+static int finish(void *st, struct report *rp, const char *path)
+{
+	struct text *t = st;
 	int err = 0;
 
 	if (!rp->o->no_header)
@@ -143,8 +208,8 @@ int fr_report_print_text(struct report *rp, const char *path)
 	for (size_t k = 0; k < rp->nr_events && !err; k++) {
 		const struct fr_file_event *e = fr_reader__event(rp->rd, k);
 
-		if (e->index < rp->nr_events && rp->hists[e->index])
-			err = fr_hist__print(rp->hists[e->index], e->name, rp->out);
+		if (e->index < t->nr_events && t->hists[e->index])
+			err = fr_hist__print(t->hists[e->index], e->name, rp->out);
 	}
 	if (!err && rp->oc)
 		err = fr_offcpu_in__print(rp->oc, rp->o->hist.percent_limit, rp->out);
@@ -153,3 +218,7 @@ int fr_report_print_text(struct report *rp, const char *path)
 	return err;
 }
 
+const struct fr_output_ops fr_output_text = {
+	.name = "text", .fold = FR_FOLD_EACH, .keyed = true, .escaped = true, .offcpu_default = true,
+	.open = open_text, .sample = add, .merge = merge, .finish = finish, .close = close_text,
+};
