@@ -305,7 +305,6 @@ static int read_file(const struct fr_diff_opts *o, const char *path, struct side
 {
 	struct pass ps = { .o = o, .sides = { a, b ? b : a } };
 	struct fr_symbolizer_opts so = o->sym;
-	char note[256];
 	int ret = fr_input__open(path, &ps.rd), err;
 
 	if (ret)
@@ -353,9 +352,8 @@ static int read_file(const struct fr_diff_opts *o, const char *path, struct side
 	if (ps.err) {
 		fr_err(path, "%s", strerror(-ps.err));
 		ret = FR_EXIT_ERROR;
-	} else if ((err < 0 && err != -EBADMSG) || fr_input__damage(ps.rd, path) ||
-		   (fr_reader__truncated(ps.rd) && !fr_input__live(ps.rd, note, sizeof(note)))) {
-		ret = FR_EXIT_PARTIAL;
+	} else {
+		ret = fr_input__walk_verdict(ps.rd, path, err, "compared");
 	}
 	if (b && !ret && (!a->samples || !b->samples)) {
 		fr_err(path, "no samples %s the split point", a->samples ? "after" : "before");
@@ -364,10 +362,8 @@ static int read_file(const struct fr_diff_opts *o, const char *path, struct side
 		fr_err(path, "no samples of %s: nothing to compare", ps.ev ? ps.ev->name : "its event");
 		ret = FR_EXIT_ERROR;
 	}
-	if (ret != FR_EXIT_ERROR && fr_input__say_unusable(ps.rd, path) && !ret)
-		ret = FR_EXIT_PARTIAL;
 	/* a lossy side: compared all the same, said, and the exit is 1 (as report's) */
-	if (ret != FR_EXIT_ERROR && fr_input__say_lost(ps.rd, path, ps.lost) && !ret)
+	if (ret != FR_EXIT_ERROR && fr_input__content_verdict(ps.rd, path, NULL, ps.lost) && !ret)
 		ret = FR_EXIT_PARTIAL;
 out:
 	*pp = ps;

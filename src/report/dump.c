@@ -420,24 +420,7 @@ int fr_dump__run(const char *path, bool header, bool tod)
 		safe = NULL;
 	}
 	fflush(stdout);
-	if (err < 0 && err != -EBADMSG) {
-		fr_err(path, "corrupt chunk: %s (records before it were listed)", strerror(-err));
-		ret = FR_EXIT_PARTIAL;
-	} else if (fr_input__damage(rd, path)) {
-		ret = FR_EXIT_PARTIAL;
-	} else if (fr_reader__truncated(rd) && fr_input__live(rd, note, sizeof(note))) {
-		fr_info("%s: %s (records written so far were listed)", path, note);
-	} else if (fr_reader__truncated(rd)) {
-		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
-		       "chunks were listed)");
-		ret = FR_EXIT_PARTIAL;
-	}
-	if (fr_tpdecode__say(c.tp, path) && !ret)   /* refused formats, damaged records */
-		ret = FR_EXIT_PARTIAL;
-	if (fr_input__say_unusable(rd, path) && ret == FR_EXIT_OK)
-		ret = FR_EXIT_PARTIAL;
-	if (fr_input__say_lost(rd, path, c.lost) && ret == FR_EXIT_OK)
-		ret = FR_EXIT_PARTIAL;
+	ret = fr_input__verdict(rd, path, err, c.tp, c.lost, "listed");
 	if (nomem && ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;
 out:

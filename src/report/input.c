@@ -1,8 +1,9 @@
-/* src/report/input.c: what dump and report share about their input: the
- * newest *.frec of a directory, opening a file with one-line errors, saying
- * what damage was skipped and what could not be used, escaping the text
- * that goes to the terminal, notes on wrapped rings and live files, and times
- * written as dump prints them.
+/* src/report/input.c: what report, dump and diff share about their input:
+ * the newest *.frec of a directory, opening a file with one-line errors,
+ * saying what damage was skipped and what could not be used and the exit
+ * code that makes (one verdict for every pass), escaping the text that goes
+ * to the terminal, notes on wrapped rings and live files, and times written
+ * as dump prints them.
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 
 #include "src/util.h"
 #include "src/report/report.h"
+#include "src/report/tpdecode.h"
 
 int fr_input__newest(const char *dir, char *out, size_t len)
 {
@@ -499,4 +501,47 @@ int fr_input__time_ranges(struct fr_reader *rd, const struct fr_timesel *sel,
 	c.has_clock = !fr_clock__of_file(rd, &c.clock);
 	c.has_trigger = fr_input__trigger_time(rd, &c.trigger_ns);
 	return fr_timesel__resolve(sel, &c, out, why);
+}
+
+int fr_input__walk_verdict(struct fr_reader *rd, const char *path, int walk_err, const char *did)
+{
+	char note[1024];
+
+	if (walk_err < 0 && walk_err != -EBADMSG) {
+		fr_err(path, "corrupt chunk: %s (records before it were %s)", strerror(-walk_err), did);
+		return FR_EXIT_PARTIAL;
+	}
+	if (fr_input__damage(rd, path))
+		return FR_EXIT_PARTIAL;
+	if (fr_reader__truncated(rd) && fr_input__live(rd, note, sizeof(note))) {
+		fr_info("%s: %s (records written so far were %s)", path, note, did);
+	} else if (fr_reader__truncated(rd)) {
+		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
+		       "chunks were %s)", did);
+		return FR_EXIT_PARTIAL;
+	}
+	return FR_EXIT_OK;
+}
+
+int fr_input__content_verdict(struct fr_reader *rd, const char *path, struct fr_tpdecode *tp,
+			      uint64_t lost)
+{
+	int ret = FR_EXIT_OK;
+
+	if (tp && fr_tpdecode__say(tp, path))   /* refused formats, damaged records */
+		ret = FR_EXIT_PARTIAL;
+	if (fr_input__say_unusable(rd, path))
+		ret = FR_EXIT_PARTIAL;
+	if (fr_input__say_lost(rd, path, lost))
+		ret = FR_EXIT_PARTIAL;
+	return ret;
+}
+
+int fr_input__verdict(struct fr_reader *rd, const char *path, int walk_err,
+		      struct fr_tpdecode *tp, uint64_t lost, const char *did)
+{
+	int walk = fr_input__walk_verdict(rd, path, walk_err, did);
+	int content = fr_input__content_verdict(rd, path, tp, lost);
+
+	return walk ? walk : content;
 }

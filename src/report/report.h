@@ -332,6 +332,21 @@ size_t fr_input__cpu_gaps(struct fr_reader *rd, struct fr_cpu_gap *out, size_t m
  * open (fr_reader__being_written; recorder_pid in the meta only names it).
  * True with a note. */
 bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
+/* What a pass over the file (report, dump, diff) leaves to say about its
+ * input, said, and the exit code it makes, in two parts a command may put
+ * its own checks between. The walk: its error walk_err (a corrupt chunk),
+ * damaged chunks, a truncated file (a live one's said as a note): FR_EXIT_OK
+ * or FR_EXIT_PARTIAL; did: what the pass did with the records before the
+ * damage ("reported"). The content: tracepoint records whose fields lie
+ * outside them (tp, or NULL), records that could not be used, records lost
+ * (lost: the LOST records' counts the pass summed): FR_EXIT_OK or
+ * FR_EXIT_PARTIAL. fr_input__verdict is both, in that order. */
+struct fr_tpdecode;
+int fr_input__walk_verdict(struct fr_reader *rd, const char *path, int walk_err, const char *did);
+int fr_input__content_verdict(struct fr_reader *rd, const char *path, struct fr_tpdecode *tp,
+			      uint64_t lost);
+int fr_input__verdict(struct fr_reader *rd, const char *path, int walk_err,
+		      struct fr_tpdecode *tp, uint64_t lost, const char *did);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 /* trigger_time_ns of the file's first TRIGGER blob: false when none. */

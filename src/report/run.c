@@ -471,7 +471,6 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	struct report rp = { .o = o, .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
 	struct fr_outfile *of = NULL;
-	char note[256];
 	int ret = fr_input__open(path, &rp.rd), err;
 	FILE *real = stdout, *safe = NULL;
 	unsigned nparts;
@@ -542,27 +541,14 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	} else if (rp.err) {
 		fr_err(out_name, "%s", strerror(-rp.err));
 		ret = FR_EXIT_ERROR;
-	} else if (err < 0 && err != -EBADMSG) {
-		fr_err(path, "corrupt chunk: %s (records before it were reported)", strerror(-err));
-		ret = FR_EXIT_PARTIAL;
-	} else if (fr_input__damage(rp.rd, path)) {
-		ret = FR_EXIT_PARTIAL;
-	} else if (fr_reader__truncated(rp.rd) && fr_input__live(rp.rd, note, sizeof(note))) {
-		fr_info("%s: %s (samples written so far were reported)", path, note);
-	} else if (fr_reader__truncated(rp.rd)) {
-		fr_err(path, "truncated: the file ends before its last chunk (records of complete "
-		       "chunks were reported)");
-		ret = FR_EXIT_PARTIAL;
-	} else if (held) {
+	} else if (!(ret = fr_input__walk_verdict(rp.rd, path, err, "reported")) && held &&
+		   !fr_reader__truncated(rp.rd)) {
 		struct fr_symbolizer_opts so = o->sym;
 
 		ret = fr_held__say(path, &so);
 	}
-	if (fr_tpdecode__say(rp.tp, path) && !ret)   /* refused formats, damaged records */
-		ret = FR_EXIT_PARTIAL;
-	if (ret != FR_EXIT_ERROR && fr_input__say_unusable(rp.rd, path) && ret == FR_EXIT_OK)
-		ret = FR_EXIT_PARTIAL;
-	if (ret != FR_EXIT_ERROR && fr_input__say_lost(rp.rd, path, rp.lost) && ret == FR_EXIT_OK)
+	if (ret != FR_EXIT_ERROR && fr_input__content_verdict(rp.rd, path, rp.tp, rp.lost) &&
+	    ret == FR_EXIT_OK)
 		ret = FR_EXIT_PARTIAL;
 out:
 	if (safe)
