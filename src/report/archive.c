@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 extern char **environ;
 

@@ -13,7 +13,7 @@
 
 #include "base/hmap.h"
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define SEP '\x1f'   /* between the parts of a row's key */
 

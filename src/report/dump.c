@@ -16,7 +16,7 @@
 #include "src/util.h"
 #include "src/file/waitstack.h"
 #include "src/report/offcpu.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/tpdecode.h"
 
 /* tid -> its latest comm */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define FRAME_H 16     /* px per level */
 #define PAD 10         /* left and right */

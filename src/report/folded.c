@@ -10,7 +10,7 @@
 
 #include "base/grow.h"
 #include "base/hmap.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 struct stack {
 	uint64_t weight, samples, period;

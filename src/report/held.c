@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define HELD_PIDS 6   /* processes named in the line */
 #define HELD_SLOTS 64 /* processes counted (the first seen; the rest are "others") */

@@ -10,7 +10,7 @@
 
 #include "base/hmap.h"
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/hist_internal.h"
 #include "symbolize/strpool.h"
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "base/hmap.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 struct memo;
 struct node_block;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/hist_internal.h"
 
 #define PREFIX_MAX 8192

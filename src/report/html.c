@@ -13,7 +13,7 @@
 
 #include "base/hmap.h"
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define BINS 300
 #define TL_W 1200

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 const char fr_html_script[] =
 "(function(){\n"

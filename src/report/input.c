@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/tpdecode.h"
 
 int fr_input__newest(const char *dir, char *out, size_t len)

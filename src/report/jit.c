@@ -13,7 +13,7 @@
 #include "base/grow.h"
 #include "base/hmap.h"
 #include "src/proc/perfmap.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "symbolize/demangle.h"
 #include "symbolize/strpool.h"
 

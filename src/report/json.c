@@ -14,7 +14,7 @@
 
 #include "base/hmap.h"
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/tpdecode.h"
 
 struct jnode {                 /* a stack frame under a parent frame */

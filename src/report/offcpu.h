@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 /* What a thread waited in: S sleeping (S, I, P, T), D uninterruptible (I/O),
  * R preempted (runnable all along). */

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 struct fr_outfile {
 	FILE *f;                /* what the formats write to */

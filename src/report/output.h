@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 struct report;
 

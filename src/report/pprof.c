@@ -14,7 +14,7 @@
 
 #include "base/hmap.h"
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;

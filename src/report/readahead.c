@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define NR_BATCHES 8
 #define BATCH_BYTES (128u << 10)   /* a record is at most 64 KiB (u16 size) */

@@ -1,11 +1,9 @@
-/* src/report/report.h: the report subsystem.
- *
- * Owns: turning a file into what people read: opening it (input.c), the
- * resolver that makes symbolized samples from its records (stack.c: process
- * table from the PROCS blob, libdw symbols, libunwind for dwarf stacks), the
- * histogram (hist.c), every output format (folded.c, script.c, json.c),
- * where the output goes (outfile.c), tracepoint fields (tpdecode.c), the
- * whole report pass (run.c) and the raw record listing (dump.c). Formats are specified in doc/report.md.
+/* src/report/report.h: the report subsystem's front door: what the
+ * commands (src/cmd_*.c) call to turn a file into what people read: report
+ * (run.c: one pass, an output per format, output.h), dump (dump.c), diff
+ * (diff.c) and archive (archive.c), with their options, and the two input
+ * helpers the commands use. Formats are specified in doc/report.md; what the
+ * passes and the outputs share is src/report/pass.h.
  *
  * May include: src/file/, src/proc/, symbolize/, ring/record.h, src/util.h.
  * Never: src/record/, src/cli.h or the cmd_*.c front doors. Writes the report
@@ -18,92 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ring/record.h"
-#include "src/file/file.h"
 #include "src/report/timespec.h"
 #include "symbolize/symbolize.h"
-
-#define FR_MAX_FRAMES 1024   /* frames kept per sample, inline frames included */
-
-/* A sample ready for output. Pointers are valid until the next sample. */
-struct fr_rsample {
-	const struct fr_file_event *event;
-	uint32_t pid, tid, cpu;          /* cpu: the stream's CPU */
-	uint64_t time, period;
-	const char *comm;                /* interned: equal names, equal pointers */
-	const struct fr_frame *frames;   /* leaf first */
-	size_t nr_frames;
-	bool has_stack;                  /* the event records an ip or a callchain */
-	const void *raw;                 /* tracepoint data or NULL */
-	uint32_t raw_size;
-	uint64_t stack_id;               /* not 0: every sample of this id has these frames */
-};
-
-/* ---- stack.c: records to resolved samples ---- */
-struct fr_resolver;
-
-/* Reads the file's KSYMS blobs; keeps the process model and the symbolizer. */
-int fr_resolver__new(struct fr_reader *rd, const struct fr_symbolizer_opts *so,
-		     struct fr_resolver **out);
-void fr_resolver__delete(struct fr_resolver *r);
-/* Feed a sideband record (COMM, MMAP2, FORK, EXIT; others are ignored). */
-int fr_resolver__sideband(struct fr_resolver *r, const struct fr_rec *rec);
-/* The name of a thread at a time (":TID" when unknown). */
-const char *fr_resolver__comm(struct fr_resolver *r, uint32_t tid, uint64_t time);
-/* The process of a thread, as the model last knew it, or 0. */
-uint32_t fr_resolver__pid(const struct fr_resolver *r, uint32_t tid);
-/* Fill out from a parsed sample; stack: resolve frames (else nr_frames = 0). */
-int fr_resolver__sample(struct fr_resolver *r, const struct fr_rec *rec,
-			const struct fr_sample *s, bool stack, struct fr_rsample *out);
-/* How often a sample's callchain was found resolved in the cache, and how
- * often it was resolved (tests, benchmarks). */
-void fr_resolver__cache_stats(const struct fr_resolver *r, uint64_t *hits, uint64_t *misses);
-/* on: frames of a callchain's first address only (the sample's own: the
- * leaf and its inline instances); the other addresses are not looked up. */
-void fr_resolver__leaf_only(struct fr_resolver *r, bool on);
-struct fr_symbolizer *fr_resolver__symbolizer(struct fr_resolver *r);
-/* Samples whose user stack could not be unwound past the sampled ip. */
-uint64_t fr_resolver__unwind_failures(const struct fr_resolver *r);
-/* Kernel addresses were looked up but the file has no kernel symbols. */
-bool fr_resolver__missed_ksyms(const struct fr_resolver *r);
-/* The mapping that held user address addr of process pid at time, and its
- * file: 0, or -ENOENT when none did. */
-int fr_resolver__mapping(struct fr_resolver *r, uint32_t pid, uint64_t time, uint64_t addr,
-			 const struct fr_map **map, const struct fr_dso_id **dso);
-
-/* JIT frames named from perf maps, and frames in anonymous memory (JIT
- * code) left unnamed, over the samples resolved so far. */
-void fr_resolver__jit_stats(const struct fr_resolver *r, uint64_t *named, uint64_t *unnamed);
-const struct fr_jit *fr_resolver__jit(const struct fr_resolver *r);
-
-/* ---- jit.c: JIT code names (perf maps), the resolver's hook ---- */
-struct fr_jit_opts {
-	bool demangle;           /* C++/Rust names from a map demangled */
-	bool local_maps;         /* also maps of pids the file has none of: DIR/jit/perf-PID.map
-				  * of each symdir, then /tmp/perf-PID.map */
-	const char *const *symdirs;
-	size_t nr_symdirs;
-};
-struct fr_jit;
-/* Reads the file's PERFMAP blobs (rd may be NULL); a bad one is damage. */
-int fr_jit__new(struct fr_reader *rd, const struct fr_jit_opts *o, struct fr_jit **out);
-void fr_jit__delete(struct fr_jit *j);
-/* f, a user frame of pid the symbolizer left unknown: named from the perf
- * map entry covering its address, as a function of "[JIT] tid PID", if
- * there is one. 0 or -ENOMEM. */
-int fr_jit__name(struct fr_jit *j, uint32_t pid, bool ret, struct fr_frame *f);
-/* Count a sample's frames for fr_jit__stats. */
-void fr_jit__count(struct fr_jit *j, const struct fr_frame *f, size_t n);
-/* How many "[JIT] " symbols j has made (0: fr_jit__count finds none of them). */
-size_t fr_jit__nr_syms(const struct fr_jit *j);
-void fr_jit__stats(const struct fr_jit *j, uint64_t *named, uint64_t *unnamed);
-/* The local maps read so far: the i-th one's pid and path (i < the count
- * returned). */
-size_t fr_jit__local_maps(const struct fr_jit *j, size_t i, uint32_t *pid, const char **path);
-
-/* The frames that describe the sampled address itself: frames[0] up to the
- * first frame that is not an inline instance. */
-size_t fr_leaf_frames(const struct fr_rsample *s);
 
 /* ---- hist.c: the text report's histogram ---- */
 enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_KEY_CPU,
@@ -118,245 +32,17 @@ struct fr_hist_opts {
 	double percent_limit;    /* hide entries below this share */
 	double chain_limit;      /* hide call path branches below this share */
 };
-struct fr_hist;
 
 /* Parse "comm,dso,sym" (keys: comm pid tid cpu dso sym srcline) into keys: 0 or -EINVAL (unknown or repeated key). */
 int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o);
-int fr_hist__new(const struct fr_hist_opts *o, struct fr_hist **out);
-void fr_hist__delete(struct fr_hist *h);
-int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s);
-uint64_t fr_hist__samples(const struct fr_hist *h);
-/* Add src (same options; its samples resolved by another resolver) to dst,
- * a histogram that only ever received merges: 0 or -ENOMEM. src's symbols
- * and names must outlive dst. */
-int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src);
-/* Each entry once, in no order: its keys as text in the order of the
- * options' keys ("-" where a sample had none), its samples and weight. A
- * non-zero return of cb stops the walk and is returned. */
-typedef int (*fr_hist_cb)(void *ctx, const char *const *text, int nr_keys, uint64_t samples,
-			  uint64_t weight);
-int fr_hist__for_each(struct fr_hist *h, fr_hist_cb cb, void *ctx);
-/* The column title of a key: "Shared Object" for FR_KEY_DSO. */
-const char *fr_hist__key_header(enum fr_sort_key k);
-/* The entries, heaviest first, with a header naming the event. */
-int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f);
 
-/* ---- folded.c: FlameGraph's collapsed stacks ---- */
-struct fr_folded;
-int fr_folded__new(bool period, struct fr_folded **out);
-void fr_folded__delete(struct fr_folded *fo);
-int fr_folded__add(struct fr_folded *fo, const struct fr_rsample *s);
-/* "comm;root;...;leaf count" lines, sorted. */
-int fr_folded__print(struct fr_folded *fo, FILE *f);
-/* The same with each weight divided by div, rounded (ns to us: 1000). */
-int fr_folded__print_scaled(struct fr_folded *fo, uint64_t div, FILE *f);
-/* Each distinct stack once, in the order first added: frames leaf first; weight is
- * samples, or period when made with period. A non-zero return of cb stops
- * the walk and is returned. */
-typedef int (*fr_folded_cb)(void *ctx, const char *comm, const struct fr_sym *const *frames,
-			    size_t n, uint64_t weight, uint64_t samples, uint64_t period);
-int fr_folded__for_each(struct fr_folded *fo, fr_folded_cb cb, void *ctx);
-uint64_t fr_folded__total(const struct fr_folded *fo);   /* sum of the weights */
-
-/* ---- script.c: perf script's text layout ---- */
-struct fr_tpdecode;
-/* One sample as `perf script` prints it; name_width: the longest event name
- * of the file (perf aligns the names to it). */
-int fr_script__sample(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
-		      int name_width);
-/* The same with perf script's -F +tod field (the local wall-clock time,
- * microseconds) before the time, when tod is not NULL. */
-int fr_script__sample_tod(FILE *f, const struct fr_rsample *s, struct fr_tpdecode *tp,
-			  int name_width, const struct fr_clock_ref *tod);
-/* Print a name with control characters (line breaks, tabs) as '_'. */
-void fr_put_name(FILE *f, const char *s);
-
-/* ---- json.c: Chrome trace event format ---- */
-struct fr_json;
-int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
-int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);
-/* A thread state slice ("running", "sleeping", ...; cat "sched") from..to ns. */
-int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
-		   uint64_t to);
-/* Writes the stack frames, thread names and the closing brackets; frees j. */
-int fr_json__finish(struct fr_json *j, const char *file_name);
-void fr_json__delete(struct fr_json *j);
-/* A JSON string literal of s (quotes included), invalid UTF-8 replaced. */
-void fr_json__string(FILE *f, const char *s);
-/* The same for a <script> of an HTML page: < > & as \u escapes. */
-void fr_json__string_html(FILE *f, const char *s);
-/* The length of the UTF-8 sequence at p, 0 if it is not a valid one. */
-size_t fr_utf8_len(const unsigned char *p);
-
-/* ---- flame.c: the flame graph as one interactive SVG ---- */
-struct fr_flame_opts {
-	const char *title;       /* NULL: "Flame Graph" */
-	const char *unit;        /* what the weights count: "samples" */
-	unsigned width;          /* px, 0: 1200 */
-	bool standalone;         /* an SVG file (XML declaration), not inlined in HTML */
-	/* NULL: a warm colour from each frame's name. Else the frame's fill
-	 * into rgb (0..255) from its path (path[0] "all", then the thread's
-	 * name, then the frames outermost first; n names) and weight, and a note
-	 * for its title (note[0] = 0: none); used by `flightrec diff`. */
-	void (*fill)(void *ctx, const char *const *path, size_t n, uint64_t weight,
-		     unsigned rgb[3], char *note, size_t note_len);
-	void *fill_ctx;
-};
-/* The folded stacks as a flame graph: root "all", then the thread's name,
- * then frames outermost first; siblings in name order. */
-int fr_flame__svg(struct fr_folded *fo, const struct fr_flame_opts *o, FILE *f);
-/* The graphs of the events i with fo[i], titled with names[i], one under the
- * other in one SVG (one: as fr_flame__svg; none: the empty none's). */
-int fr_flame__svgs(struct fr_folded *const *fo, const char *const *names, size_t n,
-		   struct fr_folded *none, const struct fr_flame_opts *o, FILE *f);
-/* s as XML text: & < > " ' escaped, control characters '_', bad UTF-8 U+FFFD. */
-void fr_xml__string(FILE *f, const char *s);
-
-/* ---- html.c: one HTML page: timeline, flame graph, tables by range ---- */
-struct fr_timeline;
-/* Bins [t0, t1] for the CPUs 0..nr_cpus-1; by_period: the folded event's
- * weights are periods, else samples. */
-int fr_timeline__new(uint64_t t0, uint64_t t1, uint32_t nr_cpus, bool by_period,
-		     struct fr_timeline **out);
-void fr_timeline__delete(struct fr_timeline *tl);
-/* Count one sample (tracepoint: an event) for its CPU and thread at time;
- * fold: one of the flame graph's event, its stack kept for the page's script.
- * 0 or -ENOMEM. */
-int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_t time,
-		     bool tracepoint, bool fold);
-/* A LOST record: marked on its CPU's row at its time (the first 64). */
-void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost);
-/* A CPU offline from..to (to 0: to the end): a grey band on its rows. */
-void fr_timeline__offline(struct fr_timeline *tl, uint32_t cpu, uint64_t from, uint64_t to);
-/* The page's script (html_js.c). */
-extern const char fr_html_script[];
-struct fr_html_info {
-	const char *file, *event, *unit;
-	uint64_t samples;
-	bool has_trigger;
-	uint64_t trigger_ns;
-	/* more of the page after the CPU timeline (report --off-cpu's thread
-	 * states), or NULL */
-	int (*more)(void *ctx, FILE *f, const struct fr_html_info *in);
-	void *more_ctx;
-};
-int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
-		   struct fr_folded *fo);
-
-/* ---- pprof.c: profile.proto, gzipped ---- */
-struct fr_pprof_info {
-	const struct fr_file_event *event;   /* the sampled event (sample types) */
-	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
-	bool inline_frames;                  /* inline instances were resolved */
-};
-struct fr_pprof;
-int fr_pprof__new(struct fr_pprof **out);
-void fr_pprof__delete(struct fr_pprof *p);
-/* Add a sample of res (its frames' mappings come from res's process model). */
-int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
-/* Add a wait of --off-cpu (s->period: its ns) as the off_cpu/nanoseconds
- * sample type, which the profile then has third. */
-int fr_pprof__add_off_cpu(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
-/* The profile, gzipped, written to f: 0, -ENOMEM or -EIO (a failed write:
- * ferror(f)). */
-int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in);
-
-/* ---- outfile.c: where the report goes ---- */
-struct fr_outfile;
-/* path NULL: stdout. Else a temporary file beside path (same directory,
- * O_EXCL, the mode path has or a new file would get), renamed over path by
- * commit and removed by abort or on SIGINT/SIGTERM/SIGHUP/SIGPIPE (those not
- * ignored), so the previous path stays whole until the new one is. Written
- * in place instead, as fopen(path, "w") would: a path that is not a regular
- * file (a device, a FIFO, a dangling symlink), our own stdout or stderr
- * (-o /dev/stdout), an existing file in a directory we may not write. One at
- * a time. 0 or -errno. */
-int fr_outfile__open(const char *path, struct fr_outfile **out);
-FILE *fr_outfile__stream(const struct fr_outfile *of);
-/* -errno of the first failed write (-ENOSPC on a full disk), -EIO if the
- * stream failed otherwise (stdout), 0. */
-int fr_outfile__err(const struct fr_outfile *of);
-/* Flush, fsync, close, rename over path: 0 or -errno (then path is as it was
- * and the temporary file gone). Frees of. */
-int fr_outfile__commit(struct fr_outfile *of);
-/* Close and remove the temporary file; path is as it was. Frees of; NULL ok. */
-void fr_outfile__abort(struct fr_outfile *of);
-
-/* readahead.c: fr_reader__for_each with the reading (decompression, the
- * merge) in a second thread; cb runs in the caller's thread, records in the
- * same order, each valid during its call. The reader is the second thread's
- * until it returns: cb must not use it. */
-int fr_readahead__for_each(struct fr_reader *rd, fr_rec_cb cb, void *ctx);
-
-/* ---- input.c: which file, and opening it ---- */
-/* The newest *.frec in dir into out: 0 or -errno (-ENOENT: none). */
-int fr_input__newest(const char *dir, char *out, size_t len);
+/* ---- input.c: which file ---- */
 /* The file a command reads: *input if given, else the newest *.frec of dir
  * (into path); an *input that is a directory stands for dir. Returns an exit
  * code, the error said. */
 int fr_input__choose(const char **input, const char *dir, char *path, size_t len);
-/* Open with one-line errors; returns an exit code. */
-int fr_input__open(const char *path, struct fr_reader **rd);
-/* Say on stderr what damage the reader found (one line per kind of problem,
- * with a count); returns how many damaged chunks there were. */
-size_t fr_input__damage(const struct fr_reader *rd, const char *path);
-/* Records the file's chunks hold but that could not be used (no event, a
- * body that does not parse, a CPU id past FR_CPU_MAX), said in one line:
- * true if any (exit 1). */
-bool fr_input__say_unusable(const struct fr_reader *rd, const char *path);
-/* A stream that writes to f with control bytes (< 0x20 but \n and \t, 0x7f,
- * UTF-8 C1 controls) and invalid UTF-8 escaped as \xNN: names and text from
- * a file reach the terminal through it. Closing it leaves f open. */
-FILE *fr_input__escaping(FILE *f);
-/* What the file says was lost while recording: the larger of the LOST
- * records' counts (in_records, summed by the caller) and the CPU stats'. */
-uint64_t fr_input__lost(const struct fr_reader *rd, uint64_t in_records);
-/* Said in one line (exit 1) when anything was lost; false when nothing was. */
-bool fr_input__say_lost(const struct fr_reader *rd, const char *path, uint64_t in_records);
-/* When a CPU's ring wrapped (FR_CPU_FULL: the kernel overwrote older
- * records), a one-line note of the span kept versus the span recorded
- * (record_start_ns to snapshot_time_ns); false when none wrapped. */
-bool fr_input__wrap_note(struct fr_reader *rd, char *buf, size_t len);
-/* The CPUs that went offline while recording (META cpu_offline) and those
- * that came online after its start (cpu_not_recorded), as one line. */
-bool fr_input__hotplug_note(struct fr_reader *rd, char *buf, size_t len);
-/* META cpu_offline's gaps, at most max (*bad: the list stopped at what does
- * not parse); a recorder keeps 20. */
-#define FR_CPU_GAPS_MAX 32
-struct fr_cpu_gap {
-	uint32_t cpu;
-	uint64_t from, to;    /* to 0: still offline at the file's end */
-};
-size_t fr_input__cpu_gaps(struct fr_reader *rd, struct fr_cpu_gap *out, size_t max, bool *bad);
-/* A file without its END that is still being written: a writer holds it
- * open (fr_reader__being_written; recorder_pid in the meta only names it).
- * True with a note. */
-bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
-/* What a pass over the file (report, dump, diff) leaves to say about its
- * input, said, and the exit code it makes, in two parts a command may put
- * its own checks between. The walk: its error walk_err (a corrupt chunk),
- * damaged chunks, a truncated file (a live one's said as a note): FR_EXIT_OK
- * or FR_EXIT_PARTIAL; did: what the pass did with the records before the
- * damage ("reported"). The content: tracepoint records whose fields lie
- * outside them (tp, or NULL), records that could not be used, records lost
- * (lost: the LOST records' counts the pass summed): FR_EXIT_OK or
- * FR_EXIT_PARTIAL. fr_input__verdict is both, in that order. */
-struct fr_tpdecode;
-int fr_input__walk_verdict(struct fr_reader *rd, const char *path, int walk_err, const char *did);
-int fr_input__content_verdict(struct fr_reader *rd, const char *path, struct fr_tpdecode *tp,
-			      uint64_t lost);
-int fr_input__verdict(struct fr_reader *rd, const char *path, int walk_err,
-		      struct fr_tpdecode *tp, uint64_t lost, const char *did);
 /* "SEC.NSEC" (as dump prints times) to nanoseconds: 0 or -EINVAL. */
 int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
-/* trigger_time_ns of the file's first TRIGGER blob: false when none. */
-bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns);
-/* The span of the file's records, from its CPU stats (0, 0 when none). */
-void fr_input__window(struct fr_reader *rd, uint64_t *first, uint64_t *last);
-/* sel resolved against the file (its span, trigger, clock pair): 0, or
- * -EINVAL with *why. */
-int fr_input__time_ranges(struct fr_reader *rd, const struct fr_timesel *sel,
-			  struct fr_time_ranges *out, const char **why);
 
 /* ---- dump.c: every record, merged by time (flightrec dump, report --raw) ---- */
 int fr_dump__file(const char *path, bool header);
@@ -373,11 +59,6 @@ const char *fr_archive__default_dir(char *buf, size_t len);
 int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 		    const struct fr_symbolizer_opts *so);
 
-/* ---- held.c: what a file holds ---- */
-/* Say in one line what path holds (its samples' span, the processes with the
- * most samples, by name) when the filters selected none. Returns
- * FR_EXIT_PARTIAL. */
-int fr_held__say(const char *path, const struct fr_symbolizer_opts *so);
 /* ---- diff.c: two profiles compared (flightrec diff) ---- */
 struct fr_diff_opts {
 	const char *old_path, *new_path;  /* new_path NULL: old_path split in two */
@@ -392,12 +73,6 @@ struct fr_diff_opts {
 };
 /* Compare as o says; errors said through fr_err. Returns an exit code. */
 int fr_diff__run(const struct fr_diff_opts *o);
-/* Two-proportion z-test of a of na against b of nb (pooled standard
- * error): z > 0 when b/nb is the larger share; p two-sided. -EINVAL when a
- * side is empty or a count exceeds its total. */
-int fr_diff__ztest(uint64_t a, uint64_t na, uint64_t b, uint64_t nb, double *z, double *p);
-/* The |z| whose two-sided p is alpha (standard normal). */
-double fr_diff__zcrit(double alpha);
 
 /* ---- run.c: one report of one file ---- */
 #define FR_REPORT_MAX_SYMDIRS 16
@@ -426,12 +101,6 @@ struct fr_report_opts {
 	const char *symdirs[FR_REPORT_MAX_SYMDIRS];
 	int usage_err;
 };
-
-
-/* run.c: --pid, --tid and --comm keep a thread (none given: every one); an
- * unknown pid (0) or comm (NULL) is kept only where that filter is not given. */
-bool fr_report_opts__selects(const struct fr_report_opts *o, uint32_t pid, uint32_t tid,
-			     const char *comm);
 
 /* Report path as o says, on stdout or o->output; errors said through fr_err. Returns an
  * exit code (FR_EXIT_*). */

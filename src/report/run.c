@@ -18,7 +18,7 @@
 #include "src/util.h"
 #include "src/report/offcpu.h"
 #include "src/report/output.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/run_internal.h"
 #include "src/report/tpdecode.h"
 

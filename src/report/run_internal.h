@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "src/file/clock.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 struct report {
 	const struct fr_report_opts *o;

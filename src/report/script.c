@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/tpdecode.h"
 
 void fr_put_name(FILE *f, const char *s)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "src/proc/proctable.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "symbolize/strpool.h"
 #include "symbolize/unwind.h"
 

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/timespec.h"
 
 #define NS 1000000000ll

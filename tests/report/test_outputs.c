@@ -15,7 +15,7 @@
 #include "tests/cunit.h"
 #include "src/util.h"
 #include "src/report/output.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define FIXTURE FIXTURES "/switch_after_sample.frec"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 #include "src/report/tpdecode.h"
 #include "tests/report/golden.h"
 

@@ -13,7 +13,7 @@
 #include "tests/cunit.h"
 #include "src/file/clock.h"
 #include "src/file/file.h"
-#include "src/report/report.h"
+#include "src/report/pass.h"
 
 #define S 1000000000ull
 /* 2026-12-04T14:03:10Z in seconds since the epoch */
