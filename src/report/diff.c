@@ -455,7 +455,8 @@ static int print_table(const struct fr_diff_opts *o, struct table *t, struct sid
 {
 	size_t nsig = 0, width[FR_NR_KEYS] = { 0 };
 
-	qsort(t->rows, t->nr, sizeof(*t->rows), cmp_row);
+	if (t->nr)   /* qsort of a NULL array (none) is UB */
+		qsort(t->rows, t->nr, sizeof(*t->rows), cmp_row);
 	for (size_t i = 0; i < t->nr; i++)
 		nsig += t->rows[i].sig;
 	if (!o->no_header) {

@@ -81,7 +81,8 @@ int fr_held__say(const char *path, const struct fr_symbolizer_opts *so)
 		return FR_EXIT_PARTIAL;
 	}
 	fr_reader__for_each(rd, held_cb, &h);
-	qsort(h.p, h.np, sizeof(h.p[0]), by_count);
+	if (h.np)   /* qsort of a NULL array (none) is UB */
+		qsort(h.p, h.np, sizeof(h.p[0]), by_count);
 	rest = h.others;
 	for (size_t i = 0; i < h.np; i++) {
 		if (i < HELD_PIDS && n < sizeof(line))

@@ -210,7 +210,8 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 
 	if (fill_text(h, shown))
 		return -ENOMEM;
-	qsort(h->entries, h->n, sizeof(*h->entries), cmp_entry);
+	if (h->n)   /* qsort of a NULL array (none) is UB */
+		qsort(h->entries, h->n, sizeof(*h->entries), cmp_entry);
 	for (int k = 0; k < h->o.nr_keys; k++) {
 		width[k] = strlen(key_headers[h->o.keys[k]]);
 		for (size_t i = 0; i < h->n; i++)

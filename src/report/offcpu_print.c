@@ -211,8 +211,10 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 		return err;
 	err = fr_folded__for_each(fr_offcpu__folded(oc), collect, &a);
 	if (!err) {
-		qsort(a.fn, a.nr_fn, sizeof(*a.fn), cmp_fn);
-		qsort(a.st, a.nr_st, sizeof(*a.st), cmp_st);
+		if (a.nr_fn)   /* qsort of a NULL array (none) is UB */
+			qsort(a.fn, a.nr_fn, sizeof(*a.fn), cmp_fn);
+		if (a.nr_st)
+			qsort(a.st, a.nr_st, sizeof(*a.st), cmp_st);
 		fprintf(f, "#\n# off-CPU per function (inclusive), by state; %% of all off-CPU time\n");
 		fprintf(f, "# %12s %7s  state  function\n", "ms", "%");
 		for (size_t i = 0; i < a.nr_fn; i++) {
