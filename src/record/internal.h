@@ -49,6 +49,10 @@ struct fr_source_ops {
 	bool names_in_samples;    /* the sample rings carry the COMMs, the sideband ring the
 				   * name tracepoints (fr_record__add_name_tracepoints),
 				   * where they can be opened */
+	/* its rings (fr_source__rings): -m's default; read as they fill
+	 * (lapping reads) rather than at a snapshot */
+	size_t default_pages;
+	bool drained;
 	size_t size;              /* of the source's private struct */
 	/* Recording starts (readers, the window, the first file): path gets the
 	 * name of a file begun now, or "". */

@@ -423,25 +423,15 @@ int fr_record__run(struct fr_record_opts *op)
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
-	pages_given = o.data_pages != 0;
-	if (!o.data_pages)
-		o.data_pages = o.forward || o.keep_ns ? FR_RECORD_FORWARD_PAGES
-						      : FR_RECORD_BACKWARD_PAGES;
-	fit_mlock(&o, pages_given, &eo.sb_pages);
-	eo.data_pages = o.data_pages;
-	/* --forward and --keep read overwrite rings as they fill: a reader
-	 * that falls behind loses the oldest it had not read, never the newest */
-	eo.backward = true;
-	eo.drained = o.forward || o.keep_ns;
-	/* per task the sideband records go where perf puts them, in the sample
-	 * rings, when those are read as they fill (forward, --keep): a task's
-	 * context holds one event fewer, and each context switch visits each
-	 * (doc/design-notes.md); rings read at a snapshot overwrite them, so
-	 * there it has a ring of its own */
-	eo.sb_in_samples = eo.drained &&
-			   (t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS);
 	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
 			      : fr_source__backward();
+	pages_given = o.data_pages != 0;
+	eo.data_pages = o.data_pages;
+	fr_source__rings(so.source, t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS,
+			 pages_given, &eo);
+	o.data_pages = eo.data_pages;
+	fit_mlock(&o, pages_given, &eo.sb_pages);
+	eo.data_pages = o.data_pages;
 	named = fr_source__names_in_samples(so.source) && !fr_record__add_name_tracepoints(el);
 	err = fr_evlist__open(el, &t, &eo, &oe);
 	if (err && named && oe.event <= -3) {

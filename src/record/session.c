@@ -152,6 +152,23 @@ bool fr_source__names_in_samples(const struct fr_source_ops *ops)
 	return ops->names_in_samples;
 }
 
+void fr_source__rings(const struct fr_source_ops *ops, bool per_task, bool pages_given,
+		      struct fr_evlist_opts *o)
+{
+	if (!pages_given)
+		o->data_pages = ops->default_pages;
+	/* overwrite rings always: a reader that falls behind (--forward,
+	 * --keep) loses the oldest it had not read, never the newest */
+	o->backward = true;
+	o->drained = ops->drained;
+	/* per task the sideband records go where perf puts them, in the sample
+	 * rings, when those are read as they fill: a task's context holds one
+	 * event fewer, and each context switch visits each
+	 * (doc/design-notes.md); rings read at a snapshot overwrite them, so
+	 * there it has a ring of its own */
+	o->sb_in_samples = ops->drained && per_task;
+}
+
 /* Wait for a loading thread, if one was started; loads nothing. */
 static void ksyms_join(struct fr_session *s)
 {

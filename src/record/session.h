@@ -86,6 +86,13 @@ const struct fr_source_ops *fr_source__backward(void);
 /* Whether the source wants the COMMs in the sample rings and the name
  * tracepoints on the sideband ring (fr_record__add_name_tracepoints). */
 bool fr_source__names_in_samples(const struct fr_source_ops *ops);
+/* The rings the source needs, into o: direction and reading (overwrite
+ * rings, drained as they fill or read at a snapshot), where the sideband
+ * travels for a per-task target (per_task), and data_pages where
+ * pages_given is false (its default). */
+struct fr_evlist_opts;
+void fr_source__rings(const struct fr_source_ops *ops, bool per_task, bool pages_given,
+		      struct fr_evlist_opts *o);
 const struct fr_source_ops *fr_source__forward(void);
 const struct fr_source_ops *fr_source__keep(void);
 

@@ -15,6 +15,7 @@
 #include "base/hmap.h"
 #include "ring/record.h"
 #include "src/record/internal.h"
+#include "src/record/record.h"
 #include "src/util.h"
 
 /* A ring's write counter at a time: once the kernel wrote a ring's size
@@ -435,6 +436,8 @@ static void bw_destroy(struct fr_source *src)
 
 static const struct fr_source_ops backward_ops = {
 	.name = "backward",
+	.default_pages = FR_RECORD_BACKWARD_PAGES,
+	.drained = false,
 	.names_in_samples = true,
 	.size = sizeof(struct backward),
 	.start = bw_start,

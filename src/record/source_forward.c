@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "src/record/internal.h"
+#include "src/record/record.h"
 #include "src/util.h"
 
 #define SIZE_CHECK_MS 250   /* --switch-output SIZE: the file's size is looked at this often */
@@ -287,6 +288,8 @@ static void fw_destroy(struct fr_source *src)
 
 static const struct fr_source_ops forward_ops = {
 	.name = "forward",
+	.default_pages = FR_RECORD_FORWARD_PAGES,
+	.drained = true,
 	.ksyms_first = true,
 	.size = sizeof(struct forward),
 	.start = fw_start,

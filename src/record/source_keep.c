@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "src/record/internal.h"
+#include "src/record/record.h"
 
 struct keep {
 	struct fr_source src;
@@ -150,6 +151,8 @@ static int kp_read(struct fr_source *src)
 
 static const struct fr_source_ops keep_ops = {
 	.name = "keep",
+	.default_pages = FR_RECORD_FORWARD_PAGES,
+	.drained = true,
 	.ksyms_first = true,
 	.size = sizeof(struct keep),
 	.start = kp_start,
