@@ -84,6 +84,10 @@ struct fr_source_ops {
 	 * open (may be NULL: the session writes a final snapshot if asked). */
 	int (*stop)(struct fr_source *src, const struct fr_trigger *tr, char *path, size_t len,
 		    struct fr_snapshot_stats *st);
+	/* Say what its snapshot did (err: the snapshot op's): the status lines
+	 * through fr_info, a failure through fr_err; returns err. */
+	int (*say)(const struct fr_trigger *tr, const char *path, int err,
+		   const struct fr_snapshot_stats *st);
 	/* Bytes written so far, every file together (may be NULL: 0). */
 	uint64_t (*bytes)(const struct fr_source *src);
 	void (*destroy)(struct fr_source *src);

@@ -69,77 +69,14 @@ static void reply_all(struct pending *p, const char *line)
 	p->nr_waiters = 0;
 }
 
-/* --keep: what the window held, and how much of DURATION it covered. */
-static void keep_status(const struct fr_trigger *tr, const char *path,
-			const struct fr_snapshot_stats *st, uint64_t keep_ns)
-{
-	double kept = (double)(st->recorded_to_ns - st->kept_from_ns) / 1e9;
-
-	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
-		"drain %.2f ms, total %.2f ms, from the --keep window: %.1f MiB held, %llu records "
-		"dropped by age or size so far)", tr->source, tr->coalesced ? ", coalesced " : "",
-		tr->coalesced ? "more" : "", path, (unsigned long long)st->samples,
-		(unsigned long long)st->sideband, (unsigned long long)st->lost,
-		(unsigned long long)st->bytes, st->copy_ms, st->total_ms,
-		(double)st->keep_held / 1048576.0, (unsigned long long)st->keep_evicted);
-	/* (a window short of DURATION without SIZE evictions is a CPU that had
-	 * nothing to record at its start, not a loss) */
-	if (st->wrapped_cpus && st->keep_size_evicted && st->kept_from_ns > st->recorded_from_ns &&
-	    st->recorded_to_ns > st->kept_from_ns && kept < (double)keep_ns / 1e9 * 0.99)
-		fr_info("keep: the window holds %.3f s of the %.3f s asked: its SIZE filled first "
-			"(a larger --keep DURATION,SIZE keeps more)", kept, (double)keep_ns / 1e9);
-	if (st->warning[0])
-		fr_info("window: %s", st->warning);
-}
-
-/* Forward mode's snapshot: the file completed now, the next one begun. */
-static int switched(const struct fr_trigger *tr, const char *path, int err,
-		    const struct fr_snapshot_stats *st)
-{
-	if (err) {
-		fr_err("forward", "switching to the next file (%s): %s", tr->source, strerror(-err));
-		return err;
-	}
-	fr_info("forward: file complete (%s): %s (%llu samples, %llu sideband, %llu lost, "
-		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source, path,
-		(unsigned long long)st->samples, (unsigned long long)st->sideband,
-		(unsigned long long)st->lost, (unsigned long long)st->bytes, st->copy_ms,
-		st->total_ms);
-	return 0;
-}
-
 int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			   size_t len)
 {
 	struct fr_snapshot_stats st;
-	char how[160];
 	int err = fr_session__snapshot(s, tr, path, len, &st);
 
-	if (st.switched)
-		return switched(tr, path, err, &st);
-	if (err) {
-		fr_err("snapshot", "%s", strerror(-err));
+	if ((err = fr_session__say_snapshot(s, tr, path, err, &st)) || st.switched)
 		return err;
-	}
-	if (st.keep) {
-		keep_status(tr, path, &st, st.keep_ns);
-	} else {
-		fr_copy_stats__format(&st.copy, how, sizeof(how));
-		fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, "
-			"%llu bytes, copy %.2f ms, total %.2f ms, copied %s)", tr->source,
-			tr->coalesced ? ", coalesced " : "", tr->coalesced ? "more" : "", path,
-			(unsigned long long)st.samples, (unsigned long long)st.sideband,
-			(unsigned long long)st.lost, (unsigned long long)st.bytes, st.copy_ms,
-			st.total_ms, how);
-		if (st.wrapped_cpus && st.kept_from_ns > st.recorded_from_ns &&
-		    st.recorded_to_ns > st.kept_from_ns)
-			fr_info("ring wrapped on %u CPU(s): the file keeps the last %.3f s of the "
-				"%.3f s recorded (bigger -m, or --forward, keeps more)", st.wrapped_cpus,
-				(double)(st.recorded_to_ns - st.kept_from_ns) / 1e9,
-				(double)(st.recorded_to_ns - st.recorded_from_ns) / 1e9);
-		if (st.warning[0])
-			fr_info("window: %s", st.warning);
-	}
 	if (st.pids_lost) {
 		fr_err(path, "%llu process(es) left out of its PROCS blob: %s",
 		       (unsigned long long)st.pids_lost, strerror(ENOMEM));

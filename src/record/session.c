@@ -479,6 +479,12 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 	return ret;
 }
 
+int fr_session__say_snapshot(struct fr_session *s, const struct fr_trigger *tr, const char *path,
+			     int err, const struct fr_snapshot_stats *st)
+{
+	return s->src->ops->say(tr, path, err, st);
+}
+
 uint64_t fr_session__files_lost(const struct fr_session *s)
 {
 	return s->files_lost;

@@ -69,8 +69,7 @@ struct fr_snapshot_stats {
 	uint64_t recorded_from_ns, recorded_to_ns; /* recording start, snapshot time */
 	uint64_t pids_lost;        /* pids left out of the PROCS blob (no memory) */
 	bool switched;             /* forward: a file completed, the next one begun */
-	bool keep;                 /* --keep: written from the window in memory, not a ring copy */
-	uint64_t keep_ns;          /* ... --keep's DURATION */
+	uint64_t keep_ns;          /* --keep: its DURATION (written from the window in memory) */
 	uint64_t keep_held;        /* ... bytes it held */
 	uint64_t keep_evicted;     /* ... records dropped from it by age or size so far */
 	uint64_t keep_size_evicted; /* ... chunks dropped from it because SIZE was full */
@@ -140,6 +139,10 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms);
  * could not be made). */
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			 size_t len, struct fr_snapshot_stats *st);
+/* What that snapshot did, as its source says it (status lines through
+ * fr_info, a failure through fr_err): returns err. */
+int fr_session__say_snapshot(struct fr_session *s, const struct fr_trigger *tr, const char *path,
+			     int err, const struct fr_snapshot_stats *st);
 /* Disable the events for good (before the final snapshot or the end of a
  * forward file): the next drain then feeds the process table everything. */
 int fr_session__stop(struct fr_session *s);

@@ -434,6 +434,35 @@ static void bw_destroy(struct fr_source *src)
 	free(b->marks);
 }
 
+/* A snapshot of the rings: what it held, how it was copied, how much of the
+ * recording a wrapped ring kept. */
+static int bw_say(const struct fr_trigger *tr, const char *path, int err,
+		  const struct fr_snapshot_stats *st)
+{
+	char how[160];
+
+	if (err) {
+		fr_err("snapshot", "%s", strerror(-err));
+		return err;
+	}
+	fr_copy_stats__format(&st->copy, how, sizeof(how));
+	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, "
+		"%llu bytes, copy %.2f ms, total %.2f ms, copied %s)", tr->source,
+		tr->coalesced ? ", coalesced " : "", tr->coalesced ? "more" : "", path,
+		(unsigned long long)st->samples, (unsigned long long)st->sideband,
+		(unsigned long long)st->lost, (unsigned long long)st->bytes, st->copy_ms,
+		st->total_ms, how);
+	if (st->wrapped_cpus && st->kept_from_ns > st->recorded_from_ns &&
+	    st->recorded_to_ns > st->kept_from_ns)
+		fr_info("ring wrapped on %u CPU(s): the file keeps the last %.3f s of the "
+			"%.3f s recorded (bigger -m, or --forward, keeps more)", st->wrapped_cpus,
+			(double)(st->recorded_to_ns - st->kept_from_ns) / 1e9,
+			(double)(st->recorded_to_ns - st->recorded_from_ns) / 1e9);
+	if (st->warning[0])
+		fr_info("window: %s", st->warning);
+	return 0;
+}
+
 static const struct fr_source_ops backward_ops = {
 	.name = "backward",
 	.default_pages = FR_RECORD_BACKWARD_PAGES,
@@ -445,6 +474,7 @@ static const struct fr_source_ops backward_ops = {
 	.stream_into = bw_stream_into,
 	.oldest_time = bw_oldest_time,
 	.tick = bw_tick,
+	.say = bw_say,
 	.destroy = bw_destroy,
 };
 

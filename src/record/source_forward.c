@@ -286,6 +286,22 @@ static void fw_destroy(struct fr_source *src)
 	free(f->lost_base);
 }
 
+/* Forward mode's snapshot: the file completed now, the next one begun. */
+static int fw_say(const struct fr_trigger *tr, const char *path, int err,
+		  const struct fr_snapshot_stats *st)
+{
+	if (err) {
+		fr_err("forward", "switching to the next file (%s): %s", tr->source, strerror(-err));
+		return err;
+	}
+	fr_info("forward: file complete (%s): %s (%llu samples, %llu sideband, %llu lost, "
+		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source, path,
+		(unsigned long long)st->samples, (unsigned long long)st->sideband,
+		(unsigned long long)st->lost, (unsigned long long)st->bytes, st->copy_ms,
+		st->total_ms);
+	return 0;
+}
+
 static const struct fr_source_ops forward_ops = {
 	.name = "forward",
 	.default_pages = FR_RECORD_FORWARD_PAGES,
@@ -302,6 +318,7 @@ static const struct fr_source_ops forward_ops = {
 	.tick = fw_tick,
 	.stop = fw_stop,
 	.bytes = fw_bytes,
+	.say = fw_say,
 	.destroy = fw_destroy,
 };
 

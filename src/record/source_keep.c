@@ -5,12 +5,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "src/record/internal.h"
 #include "src/record/record.h"
+#include "src/util.h"
 
 struct keep {
 	struct fr_source src;
@@ -93,7 +95,6 @@ static int kp_stream_into(struct fr_source *src, struct fr_composer *c,
 	struct keep *k = kp_of(src);
 	int err = 0;
 
-	st->keep = true;
 	st->keep_ns = src->s->o.keep_ns;
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(src->s->el) && !err; ci++)
 		err = cpu_samples(k, c, ci, st);
@@ -149,6 +150,35 @@ static int kp_read(struct fr_source *src)
 	return k->readers ? fr_forward__read(k->readers) : 0;
 }
 
+/* --keep: what the window held, and how much of DURATION it covered. */
+static int kp_say(const struct fr_trigger *tr, const char *path, int err,
+		  const struct fr_snapshot_stats *st)
+{
+	double kept = (double)(st->recorded_to_ns - st->kept_from_ns) / 1e9;
+	uint64_t keep_ns = st->keep_ns;
+
+	if (err) {
+		fr_err("snapshot", "%s", strerror(-err));
+		return err;
+	}
+	fr_info("snapshot (%s%s%s) written: %s (%llu samples, %llu sideband, %llu lost, %llu bytes, "
+		"drain %.2f ms, total %.2f ms, from the --keep window: %.1f MiB held, %llu records "
+		"dropped by age or size so far)", tr->source, tr->coalesced ? ", coalesced " : "",
+		tr->coalesced ? "more" : "", path, (unsigned long long)st->samples,
+		(unsigned long long)st->sideband, (unsigned long long)st->lost,
+		(unsigned long long)st->bytes, st->copy_ms, st->total_ms,
+		(double)st->keep_held / 1048576.0, (unsigned long long)st->keep_evicted);
+	/* (a window short of DURATION without SIZE evictions is a CPU that had
+	 * nothing to record at its start, not a loss) */
+	if (st->wrapped_cpus && st->keep_size_evicted && st->kept_from_ns > st->recorded_from_ns &&
+	    st->recorded_to_ns > st->kept_from_ns && kept < (double)keep_ns / 1e9 * 0.99)
+		fr_info("keep: the window holds %.3f s of the %.3f s asked: its SIZE filled first "
+			"(a larger --keep DURATION,SIZE keeps more)", kept, (double)keep_ns / 1e9);
+	if (st->warning[0])
+		fr_info("window: %s", st->warning);
+	return 0;
+}
+
 static const struct fr_source_ops keep_ops = {
 	.name = "keep",
 	.default_pages = FR_RECORD_FORWARD_PAGES,
@@ -161,6 +191,7 @@ static const struct fr_source_ops keep_ops = {
 	.stream_into = kp_stream_into,
 	.oldest_time = kp_oldest_time,
 	.read = kp_read,
+	.say = kp_say,
 	.destroy = kp_destroy,
 };
 
