@@ -83,6 +83,17 @@ const struct fr_event *fr_evlist__sideband_event(const struct fr_evlist *el)
 	return &el->sb_event;
 }
 
+int fr_evlist__set_cpus(struct fr_evlist *el, const int *cpus, size_t n)
+{
+	if (el->rings || el->cpus)
+		return -EBUSY;
+	if (!(el->cpus = malloc((n ? n : 1) * sizeof(*el->cpus))))
+		return -ENOMEM;
+	memcpy(el->cpus, cpus, n * sizeof(*cpus));
+	el->nr_cpus = n;
+	return 0;
+}
+
 size_t fr_evlist__nr_cpus(const struct fr_evlist *el)
 {
 	return el->nr_cpus;
@@ -424,6 +435,8 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	oe->event = -1;
 	if (!el->nr_events || el->rings)
 		return -EINVAL;
+	free(el->cpus);   /* set_cpus's, if any: the CPUs online now */
+	el->cpus = NULL;
 	n = fr_cpus__online(&el->cpus);
 	if (n < 0)
 		return n;

@@ -103,6 +103,9 @@ void fr_evlist__set_writer(struct fr_evlist *el, const struct fr_evlist_writer_o
 /* The writer's flush, if there is one. */
 void fr_evlist__flush_writer(struct fr_evlist *el);
 
+/* The CPUs of an evlist that is not opened (a recording without a kernel:
+ * the unit suites' fake sources): 0, -EBUSY once opened or set, -ENOMEM. */
+int fr_evlist__set_cpus(struct fr_evlist *el, const int *cpus, size_t n);
 size_t fr_evlist__nr_cpus(const struct fr_evlist *el);
 int fr_evlist__cpu(const struct fr_evlist *el, size_t idx);
 /* The newest fd of event ev on CPU index cpu_idx (after open), or -1. */

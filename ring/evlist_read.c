@@ -112,7 +112,7 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
 {
 	int ret = 0;
 
-	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
+	for (size_t ci = 0; el->rings && ci < el->nr_cpus; ci++) {   /* not opened: no rings */
 		int err = drain_ring(el->rings[ci].sideband, ci, cb, NULL, ctx);
 
 		if (err && err != -EBADMSG)
