@@ -14,13 +14,17 @@ N=3000000
 cpu=1
 [ "$(nproc)" -ge 2 ] || cpu=0
 
-record_bg st --keep 30s -a -e syscalls:sys_enter_read -o "$T/out"
+# only reads of 17 to 32 bytes, the loop's (read_loop COUNT -16): in a
+# parallel make check other tests' reads on the loop's CPU after it ended
+# overwrote its newest reads in a ring that recorded every read
+record_bg st --keep 30s -a -e syscalls:sys_enter_read --filter 'count >= 17 && count <= 32' \
+	-o "$T/out"
 kill -STOP "$RECPID"
 # the stall lasts 2 s and at least the loop: all its reads fall inside it
 # (a loop still running after SIGCONT beside other flat-out loops of a
 # parallel make check lapped the reader again: not the stall's end)
 sleep 2 & SP=$!
-taskset -c $cpu "$HELPERS/read_loop" $N 0 0 & LP=$!
+taskset -c $cpu "$HELPERS/read_loop" $N 0 -16 & LP=$!
 wait "$LP" || fail "read_loop failed"
 wait "$SP"
 kill -CONT "$RECPID"
@@ -37,16 +41,16 @@ said=$(sed -n 's/.*snapshot (command) written: .* \([0-9][0-9]*\) lost,.*/\1/p' 
 [ $rc -eq 1 ] && grep -q 'records lost while recording' "$T/st.err" || fail "dump exited $rc: $(cat "$T/st.err")"
 grep -q ' LOST ' "$T/st.txt" || fail "no LOST record in the dump"
 # the loop's reads, newest backwards: how many follow each other without a
-# gap from the newest, and the newest's count (read i asks (i % 16) + 1 bytes;
-# its pid's, of at most 16 bytes: pids wrap at 32768 here, and in a parallel
-# make check another test's process took the loop's pid after it exited and
-# read 4096 bytes before the snapshot; not by name: the loop's exec COMM may
-# be lost from a sideband ring that overflowed while the recorder was stopped)
+# gap from the newest, and the newest's count (read i asks (i % 16) + 17
+# bytes; its pid's, of 17 to 32 bytes: pids wrap at 32768 here, and in a
+# parallel make check another test's process took the loop's pid after it
+# exited; not by name: the loop's exec COMM may be lost from a sideband ring
+# that overflowed while the recorder was stopped)
 set -- $(awk -v p="$LP" "$AWKHEX"'
 	$4 == "SAMPLE" && $6 == "syscalls:sys_enter_read" {
 		split($3, a, "/"); if (a[1] != p) next
-		split($9, b, "="); split($10, c, "="); if (hex(c[2]) > 16) next
-		n++; buf[n] = hex(b[2]); cnt[n] = hex(c[2])
+		split($9, b, "="); split($10, c, "="); k = hex(c[2]) - 16; if (k < 1 || k > 16) next
+		n++; buf[n] = hex(b[2]); cnt[n] = k
 	}
 	END {
 		run = n ? 1 : 0
@@ -61,7 +65,7 @@ set -- $(awk -v p="$LP" "$AWKHEX"'
 reads=$1 run=$2 lastcnt=$3
 [ "$reads" -gt 0 ] || fail "none of the loop's reads in the file"
 [ "$lastcnt" -eq $(( (N - 1) % 16 + 1 )) ] ||
-	fail "the newest read in the file asks $lastcnt bytes: not the loop's last read ($(( (N - 1) % 16 + 1 )))"
+	fail "the newest read in the file asks 16 + $lastcnt bytes: not the loop's last read (16 + $(( (N - 1) % 16 + 1 )))"
 # the default ring is 4 MiB: half of it is ~30,000 of these records
 [ "$run" -ge 30000 ] || fail "only $run reads before the loop's last without a gap"
 [ "$run" -lt $N ] || fail "no hole in $N reads held off 2 s: was the recorder stopped?"
