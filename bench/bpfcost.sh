@@ -9,19 +9,20 @@
 #   e.g. bench/bpfcost.sh "-e cpu-clock -F 99 -g --off-cpu-thresh 10ms --keep 2m"
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1); tmp=$(mktemp -d /tmp/pga.XXXX); chmod 755 $tmp; mkdir -p $tmp/d $tmp/s $tmp/r; chown postgres $tmp/d $tmp/s
-runuser -u postgres -- $pgbin/initdb -D $tmp/d -A trust >/dev/null
-port=$((20000 + RANDOM % 20000)); runuser -u postgres -- $pgbin/pg_ctl -D $tmp/d -l $tmp/d/log -w -o "-p $port -k $tmp/s -c listen_addresses=" start >/dev/null
-runuser -u postgres -- $pgbin/pgbench -h $tmp/s -p $port -i -s 10 -q postgres >/dev/null 2>&1
+. "$top/bench/pglib.sh"
+pg_find bpfcost.sh
+pg_tmp acct
+trap pg_stop EXIT
+pg_start
 sysctl -qw kernel.bpf_stats_enabled=1
 for cfg in "$@"; do
-  "$top/src/flightrec" record -q -a $cfg -o $tmp/r --name acct & p=$!; sleep 2
+  "$top/src/flightrec" record -q -a $cfg -o $tmp/rec --name acct & p=$!; sleep 2
   bpftool prog show -j > $tmp/b0.json
   t0=$(awk '{print $14+$15}' /proc/$p/stat); s0=$(date +%s.%N)
-  tps=$(runuser -u postgres -- $pgbin/pgbench -h $tmp/s -p $port -c 4 -j 2 -T 10 postgres 2>/dev/null | awk '/^tps/{print $3}')
+  tps=$(pgb -c 4 -j 2 -T 10 2>/dev/null | awk '/^tps/{print $3}')
   s1=$(date +%s.%N); t1=$(awk '{print $14+$15}' /proc/$p/stat)
   bpftool prog show -j > $tmp/b1.json
-  kill -INT $p; wait $p; rm -f $tmp/r/*
+  kill -INT $p; wait $p; rm -f $tmp/rec/*
   python3 - "$tmp/b0.json" "$tmp/b1.json" "$s0" "$s1" "$t0" "$t1" "$tps" "$cfg" <<'PY'
 import json,sys,os
 ncpu=os.cpu_count()
@@ -36,5 +37,4 @@ cpu=(int(sys.argv[6])-int(sys.argv[5]))/100.0
 print("%s: tps %s; BPF %.2f%% of the CPUs (%s); recorder %.2f%% of the CPUs" % (sys.argv[8], sys.argv[7], tot/wall/(ncpu*1e9)*100, ", ".join(out), cpu/wall/ncpu*100))
 PY
 done
-runuser -u postgres -- $pgbin/pg_ctl -D $tmp/d -m fast stop >/dev/null; rm -rf $tmp
 sysctl -qw kernel.bpf_stats_enabled=0

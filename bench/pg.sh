@@ -44,31 +44,20 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -x "$pgbin/initdb" ] || { echo "pg.sh: PostgreSQL not installed (apt-get install postgresql postgresql-contrib)" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "pg.sh: needs root (system-wide recording)" >&2; exit 77; }
+. "$here/pglib.sh"
+pg_find pg.sh
 # the service's defaults, as data/flightrec.default has them
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
 
-tmp=$(mktemp -d /tmp/frpg.XXXXXX)
-chmod 755 "$tmp"
-port=$((20000 + RANDOM % 20000))
-as_pg() { runuser -u postgres -- "$@"; }
+pg_tmp pg
 cleanup() {
 	[ -n "${rec:-}" ] && kill -INT "$rec" 2>/dev/null && wait "$rec" 2>/dev/null
-	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -m fast stop >/dev/null 2>&1
-	rm -rf "$tmp"
+	pg_stop
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mkdir -p "$tmp/data" "$tmp/sock" "$tmp/rec"
-chown postgres "$tmp/data" "$tmp/sock"
-as_pg "$pgbin/initdb" -D "$tmp/data" -A trust >/dev/null || exit 1
-as_pg "$pgbin/pg_ctl" -D "$tmp/data" -l "$tmp/data/log" -w \
-	-o "-p $port -k $tmp/sock -c listen_addresses= -c shared_buffers=128MB $pgopts" start >/dev/null || exit 1
-pgb() { as_pg "$pgbin/pgbench" -h "$tmp/sock" -p "$port" "$@" postgres; }
-pgb -i -s 10 -q >/dev/null 2>&1 || { echo "pg.sh: pgbench -i failed" >&2; exit 1; }
+pg_start "$pgopts"
 
 start_rec() {
 	rm -rf "$tmp/rec"/*

@@ -23,31 +23,21 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -x "$pgbin/initdb" ] || { echo "pg_stall.sh: PostgreSQL not installed" >&2; exit 77; }
+. "$here/pglib.sh"
+pg_find pg_stall.sh
 command -v bpftrace >/dev/null || { echo "pg_stall.sh: bpftrace not installed" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "pg_stall.sh: needs root" >&2; exit 77; }
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
-tmp=$(mktemp -d /tmp/frstall.XXXXXX)
-chmod 755 "$tmp"
-port=$((20000 + RANDOM % 20000))
-as_pg() { runuser -u postgres -- "$@"; }
+pg_tmp stall
 rec="" bt=""
 cleanup() {
 	[ -n "$rec" ] && kill -INT "$rec" 2>/dev/null && wait "$rec" 2>/dev/null
 	[ -n "$bt" ] && kill -INT "$bt" 2>/dev/null && wait "$bt" 2>/dev/null
-	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -m fast stop >/dev/null 2>&1
-	rm -rf "$tmp"
+	pg_stop
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mkdir -p "$tmp/data" "$tmp/sock" "$tmp/rec"
-chown postgres "$tmp/data" "$tmp/sock"
-as_pg "$pgbin/initdb" -D "$tmp/data" -A trust >/dev/null || exit 1
-as_pg "$pgbin/pg_ctl" -D "$tmp/data" -l "$tmp/data/log" -w \
-	-o "-p $port -k $tmp/sock -c listen_addresses= -c shared_buffers=128MB" start >/dev/null || exit 1
-as_pg "$pgbin/pgbench" -h "$tmp/sock" -p "$port" -i -s 10 -q postgres >/dev/null 2>&1 || exit 1
+pg_start
 # shellcheck disable=SC2086
 "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name stall & rec=$!
 # the reference: each thread's waits (sleeping, not preempted) of 100 ms or more
@@ -64,8 +54,7 @@ END { clear(@out); }
 BT
 bpftrace "$tmp/off.bt" >"$tmp/bt.txt" 2>&1 & bt=$!
 sleep 3
-as_pg "$pgbin/pgbench" -h "$tmp/sock" -p "$port" -c 4 -j 2 -T $((delay + 12)) postgres \
-	>"$tmp/pgbench.txt" 2>&1 & pb=$!
+pgb -c 4 -j 2 -T $((delay + 12)) >"$tmp/pgbench.txt" 2>&1 & pb=$!
 sleep 5
 mono() { python3 -c 'import time; print("%.3f" % time.clock_gettime(time.CLOCK_MONOTONIC))'; }
 t0=$(mono)

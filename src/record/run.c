@@ -127,7 +127,7 @@ static bool retry_user_only(const struct fr_evlist *el, const struct fr_target *
 /* Unprivileged, the rings are locked memory the kernel allows up to
  * perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK: without -m, shrink the
  * default rings to fit, as perf does, rather than fail at mmap. */
-static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pages)
+static void fit_mlock(bool pages_given, size_t *data_pages, size_t *sb_pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), budget, data;
 	unsigned long long kb = 516;
@@ -151,9 +151,9 @@ static void fit_mlock(struct fr_record_opts *o, bool pages_given, size_t *sb_pag
 		return;
 	*sb_pages = SB_PAGES / 4;
 	/* per CPU: the sample ring, the sideband ring, a trigger ring, headers */
-	for (data = o->data_pages; data > 8 && data + *sb_pages + 16 > budget; data /= 2)
+	for (data = *data_pages; data > 8 && data + *sb_pages + 16 > budget; data /= 2)
 		;
-	o->data_pages = data;
+	*data_pages = data;
 }
 
 /* The memory budget (budget.c): --keep's SIZE by default, a SIZE past half
@@ -426,12 +426,10 @@ int fr_record__run(struct fr_record_opts *op)
 	so.source = o.forward ? fr_source__forward() : o.keep_ns ? fr_source__keep()
 			      : fr_source__backward();
 	pages_given = o.data_pages != 0;
-	eo.data_pages = o.data_pages;
-	fr_source__rings(so.source, t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS,
-			 pages_given, &eo);
-	o.data_pages = eo.data_pages;
-	fit_mlock(&o, pages_given, &eo.sb_pages);
-	eo.data_pages = o.data_pages;
+	eo.data_pages = o.data_pages;   /* 0: the source's default */
+	fr_source__rings(so.source, t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS, &eo);
+	fit_mlock(pages_given, &eo.data_pages, &eo.sb_pages);
+	o.data_pages = eo.data_pages;   /* the start line says it */
 	named = fr_source__names_in_samples(so.source) && !fr_record__add_name_tracepoints(el);
 	err = fr_evlist__open(el, &t, &eo, &oe);
 	if (err && named && oe.event <= -3) {

@@ -152,10 +152,9 @@ bool fr_source__names_in_samples(const struct fr_source_ops *ops)
 	return ops->names_in_samples;
 }
 
-void fr_source__rings(const struct fr_source_ops *ops, bool per_task, bool pages_given,
-		      struct fr_evlist_opts *o)
+void fr_source__rings(const struct fr_source_ops *ops, bool per_task, struct fr_evlist_opts *o)
 {
-	if (!pages_given)
+	if (!o->data_pages)
 		o->data_pages = ops->default_pages;
 	/* overwrite rings always: a reader that falls behind (--forward,
 	 * --keep) loses the oldest it had not read, never the newest */

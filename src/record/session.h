@@ -87,11 +87,10 @@ const struct fr_source_ops *fr_source__backward(void);
 bool fr_source__names_in_samples(const struct fr_source_ops *ops);
 /* The rings the source needs, into o: direction and reading (overwrite
  * rings, drained as they fill or read at a snapshot), where the sideband
- * travels for a per-task target (per_task), and data_pages where
- * pages_given is false (its default). */
+ * travels for a per-task target (per_task), and data_pages where it is 0
+ * (the source's default). */
 struct fr_evlist_opts;
-void fr_source__rings(const struct fr_source_ops *ops, bool per_task, bool pages_given,
-		      struct fr_evlist_opts *o);
+void fr_source__rings(const struct fr_source_ops *ops, bool per_task, struct fr_evlist_opts *o);
 const struct fr_source_ops *fr_source__forward(void);
 const struct fr_source_ops *fr_source__keep(void);
 

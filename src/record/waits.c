@@ -19,6 +19,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "src/record/internal.h"
 #include "src/record/waits.skel.h"
 
 #define MAX_CPUS 1024          /* waits.bpf.c's ticks[] */
@@ -26,20 +27,11 @@
 
 struct fr_waits {
 	struct fr_waits_bpf *skel;
-	struct fr_evlist *el;      /* its writer, once attached */
+	struct fr_evlist *el;      /* its CPUs; its writer once attached */
 	size_t ev;                 /* the offcpu event's index in the evlist */
 	size_t nr_cpus;
-	int *cpus;                 /* the evlist's CPUs, by index */
 	struct bpf_link **timers;  /* fr_flush on each CPU's timer (NULL: none) */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The CPU clock timer of CPU index ci, running fr_flush at each tick. */
 static int open_timer(struct fr_waits *w, size_t ci)
@@ -54,7 +46,8 @@ static int open_timer(struct fr_waits *w, size_t ci)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = FR_WAITS_TICK_NS;
-	fd = (int)syscall(SYS_perf_event_open, &a, -1, w->cpus[ci], -1, PERF_FLAG_FD_CLOEXEC);
+	fd = (int)syscall(SYS_perf_event_open, &a, -1, fr_evlist__cpu(w->el, ci), -1,
+			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	l = bpf_program__attach_perf_event(w->skel->progs.fr_flush, fd);
@@ -68,10 +61,10 @@ static int open_timer(struct fr_waits *w, size_t ci)
 }
 
 /* CPU index ci's offcpu event into the map by CPU number. */
-static int point_map(struct fr_waits *w, struct fr_evlist *el, size_t ci)
+static int point_map(struct fr_waits *w, size_t ci)
 {
-	uint32_t cpu = (uint32_t)w->cpus[ci];
-	int fd = fr_evlist__event_fd(el, w->ev, ci);
+	uint32_t cpu = (uint32_t)fr_evlist__cpu(w->el, ci);
+	int fd = fr_evlist__event_fd(w->el, w->ev, ci);
 
 	if (fd < 0)
 		return -ENOENT;
@@ -84,9 +77,9 @@ static int cpu_reopened(void *ctx, struct fr_evlist *el, size_t ci)
 	struct fr_waits *w = ctx;
 	int err;
 
-	if (ci >= w->nr_cpus)
+	if (ci >= w->nr_cpus || el != w->el)
 		return -EINVAL;
-	if ((err = point_map(w, el, ci)))
+	if ((err = point_map(w, ci)))
 		return err;
 	return open_timer(w, ci);
 }
@@ -132,11 +125,11 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 		return err;
 	if (!(w = calloc(1, sizeof(*w))))
 		return -ENOMEM;
+	w->el = el;
 	w->ev = ev;
 	w->nr_cpus = fr_evlist__nr_cpus(el);
-	w->cpus = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpus));
 	w->timers = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->timers));
-	if (!w->cpus || !w->timers) {
+	if (!w->timers) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -149,16 +142,13 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 	w->skel->rodata->self_tgid = (uint32_t)self;
 	if ((err = fr_waits_bpf__load(w->skel)))
 		goto fail;
-	for (size_t ci = 0; ci < w->nr_cpus; ci++) {
-		w->cpus[ci] = fr_evlist__cpu(el, ci);
-		if ((err = point_map(w, el, ci)) || (err = open_timer(w, ci)))
+	for (size_t ci = 0; ci < w->nr_cpus; ci++)
+		if ((err = point_map(w, ci)) || (err = open_timer(w, ci)))
 			goto fail;
-	}
 	if ((err = fr_waits_bpf__attach(w->skel)))
 		goto fail;
 	/* a CPU back online gets its new event in the map and a timer again */
 	fr_evlist__set_writer(el, &writer_ops, w);
-	w->el = el;
 	*out = w;
 	return 0;
 fail:
@@ -172,7 +162,7 @@ fail:
  * its batch waits for its return). */
 void fr_waits__flush(struct fr_waits *w)
 {
-	uint64_t t0 = now_ns(), t;
+	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC), t;
 
 	if (!w || !w->skel->bss)
 		return;
@@ -180,7 +170,7 @@ void fr_waits__flush(struct fr_waits *w)
 		size_t ci;
 
 		for (ci = 0; ci < w->nr_cpus; ci++) {
-			int cpu = w->cpus[ci];
+			int cpu = fr_evlist__cpu(w->el, ci);
 
 			if (w->timers[ci] && cpu >= 0 && cpu < MAX_CPUS &&
 			    __atomic_load_n(&w->skel->bss->ticks[cpu], __ATOMIC_ACQUIRE) <= t0)
@@ -189,7 +179,7 @@ void fr_waits__flush(struct fr_waits *w)
 		if (ci == w->nr_cpus)
 			return;
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-		t = now_ns();
+		t = fr_session_now(CLOCK_MONOTONIC);
 	} while (t - t0 < FLUSH_WAIT_NS);
 }
 
@@ -197,12 +187,10 @@ void fr_waits__delete(struct fr_waits *w)
 {
 	if (!w)
 		return;
-	if (w->el)
-		fr_evlist__set_writer(w->el, NULL, NULL);
+	fr_evlist__set_writer(w->el, NULL, NULL);   /* whether or not attached yet */
 	for (size_t ci = 0; w->timers && ci < w->nr_cpus; ci++)
 		bpf_link__destroy(w->timers[ci]);
 	fr_waits_bpf__destroy(w->skel);
 	free(w->timers);
-	free(w->cpus);
 	free(w);
 }

@@ -240,7 +240,6 @@ static int setup(struct report *rp)
 	struct fr_symbolizer_opts so;
 	int err;
 
-	rp->ops = fr_output__of(o->fmt);
 	rp->nr_events = fr_reader__nr_events(rp->rd);
 	rp->counts = calloc(rp->nr_events + 1, sizeof(*rp->counts));
 	rp->selected = calloc(rp->nr_events + 1, sizeof(*rp->selected));
@@ -290,8 +289,7 @@ static int setup(struct report *rp)
 
 static void teardown(struct report *rp)
 {
-	if (rp->ops)
-		rp->ops->close(rp->ost);
+	rp->ops->close(rp->ost);
 	rp->ost = NULL;
 	free(rp->counts);
 	free(rp->selected);
@@ -374,7 +372,8 @@ static int par_run(struct report *rp, const char *path, unsigned n)
 	if (!w)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++)
-		w[i] = (struct worker){ { .o = rp->o, .out = rp->out, .shown = -1 }, path, i, n, 0 };
+		w[i] = (struct worker){ { .o = rp->o, .ops = rp->ops, .out = rp->out, .shown = -1 },
+					path, i, n, 0 };
 	for (unsigned i = 1; i < n; i++)
 		started[i] = !pthread_create(&th[i], NULL, worker_main, &w[i]);
 	worker_main(&w[0]);
@@ -450,10 +449,10 @@ static int time_opts(struct report *rp, const struct fr_report_opts *o, struct f
 	 * every event it recorded (--no-off-cpu leaves it out); perf-script
 	 * prints the records themselves, and the JSON trace's state slices
 	 * do not nest with its samples' frames yet (asked for, they are there) */
-	if (!o->off_cpu && !o->no_off_cpu && fr_output__of(o->fmt)->offcpu_default &&
+	if (!o->off_cpu && !o->no_off_cpu && rp->ops->offcpu_default &&
 	    fr_offcpu_in__in_file(rp->rd))
 		ro->off_cpu = true;
-	if (o->tod && fr_output__of(o->fmt)->tod) {
+	if (o->tod && rp->ops->tod) {
 		if (fr_clock__of_file(rp->rd, &rp->clock)) {
 			fr_err("--tod", "the file has no wall-clock reference (no clock_pair_* or "
 			       "realtime_offset_ns meta)");
@@ -468,7 +467,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct fr_report_opts ro;
 	struct stat sb;
-	struct report rp = { .o = o, .out = stdout, .shown = -1 };
+	struct report rp = { .o = o, .ops = fr_output__of(o->fmt), .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
 	struct fr_outfile *of = NULL;
 	int ret = fr_input__open(path, &rp.rd), err;
@@ -490,7 +489,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	rp.out = real = fr_outfile__stream(of);
 	/* names from the file go out escaped in the text formats (JSON, SVG and
 	 * HTML escape their own; pprof is binary) */
-	if (fr_output__of(o->fmt)->escaped && (safe = fr_input__escaping(real)))
+	if (rp.ops->escaped && (safe = fr_input__escaping(real)))
 		rp.out = safe;
 	rp.progress = !o->quiet && isatty(2);
 	clock_gettime(CLOCK_MONOTONIC, &rp.started);

@@ -1,0 +1,32 @@
+# bench/pglib.sh: the throwaway PostgreSQL cluster of the real-server benches
+# (pg.sh, pg_stall.sh, bpfcost.sh), sourced after `set -u`:
+#   pg_find NAME     pgbin: the newest installed server (exit 77 without one, or not root)
+#   pg_tmp NAME      tmp (mode 0755, data/ sock/ rec/ in it) and a private port
+#   pg_start [OPTS]  initdb in tmp/data, pg_ctl on the port and socket directory
+#                    (OPTS: more server -c settings), pgbench -i -s 10
+#   pg_stop          the server stopped, tmp removed
+#   as_pg CMD...     CMD as the postgres user; pgb ARGS... pgbench against the cluster
+pg_find() {
+	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+	[ -x "$pgbin/initdb" ] || { echo "$1: PostgreSQL not installed (apt-get install postgresql postgresql-contrib)" >&2; exit 77; }
+	[ "$(id -u)" = 0 ] || { echo "$1: needs root (system-wide recording)" >&2; exit 77; }
+}
+as_pg() { runuser -u postgres -- "$@"; }
+pgb() { as_pg "$pgbin/pgbench" -h "$tmp/sock" -p "$port" "$@" postgres; }
+pg_tmp() {
+	tmp=$(mktemp -d "/tmp/fr$1.XXXXXX")
+	chmod 755 "$tmp"
+	mkdir -p "$tmp/data" "$tmp/sock" "$tmp/rec"
+	chown postgres "$tmp/data" "$tmp/sock"
+	port=$((20000 + RANDOM % 20000))
+}
+pg_start() {
+	as_pg "$pgbin/initdb" -D "$tmp/data" -A trust >/dev/null || exit 1
+	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -l "$tmp/data/log" -w \
+		-o "-p $port -k $tmp/sock -c listen_addresses= -c shared_buffers=128MB ${1:-}" start >/dev/null || exit 1
+	pgb -i -s 10 -q >/dev/null 2>&1 || { echo "pgbench -i failed" >&2; exit 1; }
+}
+pg_stop() {
+	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -m fast stop >/dev/null 2>&1
+	rm -rf "$tmp"
+}
