@@ -54,12 +54,14 @@ else
 	pass "per command: every process named and mapped in forward and --keep (strace not installed: the events opened are not checked)"
 fi
 
-# -p: the target execs the burner after the recorder attached; its name
-# and maps come from the sample rings only
-sh -c "sleep 0.5; $CMD" &
+# -p: the target execs the burner after the recorder attached (its control
+# socket says so: a fixed sleep lost the first burner to a recorder that
+# started late under strace in a loaded distcheck); its name and maps come
+# from the sample rings only
+sh -c "while [ ! -S '$FLIGHTREC_RUN_DIR/pidt.sock' ]; do sleep 0.05; done; $CMD" &
 sp=$!
 BGPIDS="$BGPIDS $sp"
-rec pid --forward -F 999 -g -e cpu-clock -p "$sp"
+rec pid --name pidt --forward -F 999 -g -e cpu-clock -p "$sp"
 check pid
 ! $have_strace || [ "$(dummies pid)" -eq 0 ] || fail "forward -p opened a sideband event for the task"
 pass "-p $sp: the processes it started named and mapped from the sample rings"
