@@ -3,7 +3,7 @@
  * unnamed (O_TMPFILE) and linked when complete, else NAME.frec.part renamed),
  * header, meta, events, the sideband streams, the PROCS, KSYMS, VDSO and
  * TRIGGER blobs, per-CPU stats, END, the directory sync and --max-files.
- * The samples come from the source (internal.h).
+ * The samples come from the source (session_internal.h).
  */
 #include "config.h"
 
@@ -22,8 +22,25 @@
 #include <unistd.h>
 
 #include "src/file/clock.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 #include "src/util.h"
+
+struct fr_composer {
+	struct fr_session *s;
+	struct fr_writer *w;        /* header, meta, events, blobs, END */
+	int fd;                     /* streaming: the O_APPEND file, else -1 */
+	int tmp_fd;                 /* a snapshot in an O_TMPFILE, linked at final when complete, else -1 */
+	bool streaming;
+	bool ksyms_done;            /* the KSYMS blob is written */
+	uint64_t t0;                /* when it began (CLOCK_MONOTONIC) */
+	uint64_t cutoff;            /* samples and sideband older than this left out (--window-time) */
+	struct fr_streams out;      /* what the source's streams put in */
+	uint64_t app_chunks, app_bytes; /* of the sample appenders closed */
+	struct fr_writer **sbw;     /* streaming: per CPU sideband appenders */
+	uint64_t *sb_nr, *sb_lost;  /* streaming: per CPU sideband counts */
+	char path[4096];            /* the file as written */
+	char final[4096];           /* its name once complete ("": path is it) */
+};
 
 void fr_composer__meta(struct fr_composer *c, const char *k, const char *fmt, ...)
 {
@@ -306,7 +323,7 @@ static int begin_sideband(struct fr_composer *c, size_t ncpu)
 			close(fd);
 			break;
 		}
-		err = fr_writer__records_begin(c->sbw[ci], c->cs[ci].cpu, FR_STREAM_SIDEBAND);
+		err = fr_writer__records_begin(c->sbw[ci], c->out.cs[ci].cpu, FR_STREAM_SIDEBAND);
 	}
 	return err;
 }
@@ -327,11 +344,11 @@ int fr_composer__open(struct fr_session *s, bool streaming, const char *trigger,
 	c->tmp_fd = -1;
 	c->streaming = streaming;
 	c->t0 = t0;
-	c->cs = calloc(ncpu, sizeof(*c->cs));
-	c->drops = calloc(ncpu, sizeof(*c->drops));
-	err = c->cs && c->drops ? create_file(c) : -ENOMEM;
+	c->out.cs = calloc(ncpu, sizeof(*c->out.cs));
+	c->out.drops = calloc(ncpu, sizeof(*c->out.drops));
+	err = c->out.cs && c->out.drops ? create_file(c) : -ENOMEM;
 	for (size_t ci = 0; !err && ci < ncpu; ci++)
-		c->cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
+		c->out.cs[ci].cpu = (uint32_t)fr_evlist__cpu(s->el, ci);
 	if (!err && streaming)
 		err = open_streaming(c, ncpu);
 	if (!err) {
@@ -423,7 +440,7 @@ static int sideband_streams(struct fr_composer *c, uint64_t floor, struct fr_sna
 	int err = 0, e;
 
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
-		struct fr_cpu_stat *cs = &c->cs[ci];
+		struct fr_cpu_stat *cs = &c->out.cs[ci];
 		uint64_t lost;
 
 		if (c->streaming) {
@@ -450,7 +467,7 @@ static int sideband_streams(struct fr_composer *c, uint64_t floor, struct fr_sna
 		}
 		st->samples += cs->nr_samples;
 		st->sideband += cs->nr_sideband;
-		st->lost += cpu_lost(cs, lost, c->drops[ci]);
+		st->lost += cpu_lost(cs, lost, c->out.drops[ci]);
 		st->raced_bytes += cs->raced_bytes;
 		if (cs->flags & FR_CPU_FULL) {   /* older records were overwritten or evicted */
 			st->wrapped_cpus++;
@@ -473,10 +490,10 @@ static void free_composer(struct fr_composer *c)
 	free(c->sbw);
 	free(c->sb_nr);
 	free(c->sb_lost);
-	free(c->cs);
-	free(c->drops);
-	free(c->pids);
-	free(c->comm_tids);
+	free(c->out.cs);
+	free(c->out.drops);
+	free(c->out.pids);
+	free(c->out.comm_tids);
 	free(c);
 }
 
@@ -490,18 +507,18 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 	int err, e;
 
 	if (!c->streaming)
-		floor = c->cutoff > c->floor ? c->cutoff : c->floor;
+		floor = c->cutoff > c->out.floor ? c->cutoff : c->out.floor;
 	st->sideband += fr_sideband__synth(s->sb)->nr;
 	err = sideband_streams(c, floor, st);
 	st->recorded_from_ns = s->start_ns;
 	st->recorded_to_ns = t_snap;
-	fr_writer__add_chunks(c->w, c->app_chunks);
+	fr_writer__add_chunks(c->w, c->app_chunks + c->out.chunks);
 	if (!err)   /* the CPUs' times offline so far */
 		fr_hotplug__meta(s->hp, c);
 	if (!err && !c->streaming)   /* each thread's name, whatever the rings overwrote */
-		err = fr_session__thread_names(s, c, s->names.on);
+		err = fr_session_thread_names(s, c->w, &c->out, s->names.on);
 	if (!err)
-		err = fr_sideband__write_procs(s->sb, c->w, c->pids, c->nr_pids);
+		err = fr_sideband__write_procs(s->sb, c->w, c->out.pids, c->out.nr_pids);
 	if (!err)
 		err = fr_composer__ksyms(c);
 	if (!err)
@@ -511,7 +528,7 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 	if (!err)
 		err = write_trigger(c->w, tr, t_snap);
 	if (!err)
-		err = fr_writer__cpu_stats(c->w, c->cs, fr_evlist__nr_cpus(s->el));
+		err = fr_writer__cpu_stats(c->w, c->out.cs, fr_evlist__nr_cpus(s->el));
 	if (floor)   /* the file's write collects the table */
 		fr_sideband__gc(s->sb, floor);
 	e = err ? (fr_writer__abort(c->w), err) : fr_writer__close(c->w);
@@ -551,6 +568,52 @@ void fr_composer__discard(struct fr_composer *c)
 	free_composer(c);
 }
 
+void fr_composer__abandon(struct fr_composer *c)
+{
+	if (!c)
+		return;
+	c->path[0] = '\0';
+	fr_composer__discard(c);
+}
+
+uint64_t fr_composer__t0(const struct fr_composer *c)
+{
+	return c->t0;
+}
+
+uint64_t fr_composer__cutoff(const struct fr_composer *c)
+{
+	return c->cutoff;
+}
+
+const char *fr_composer__path(const struct fr_composer *c)
+{
+	return c->path;
+}
+
+bool fr_composer__unlinked(const struct fr_composer *c)
+{
+	struct stat sb;
+
+	return c->fd >= 0 && !fstat(c->fd, &sb) && !sb.st_nlink;
+}
+
+int fr_composer__raw_chunk(struct fr_composer *c, const void *data, size_t len)
+{
+	return fr_writer__raw_chunk(c->w, data, len);
+}
+
+int fr_composer__take_streams(struct fr_composer *c, struct fr_snapshot_stats *st)
+{
+	struct fr_session *s = c->s;
+	int err = s->src->ops->stream_into(s->src, c, &c->out, st), e;
+
+	e = fr_session__drain(s);
+	err = err ? err : e;
+	e = fr_composer__ksyms(c);
+	return err ? err : e;
+}
+
 int fr_composer__snapshot(struct fr_session *s, const struct fr_trigger *tr, uint64_t t0,
 			  char *path, size_t len, struct fr_snapshot_stats *st)
 {
@@ -561,9 +624,7 @@ int fr_composer__snapshot(struct fr_session *s, const struct fr_trigger *tr, uin
 		return err;
 	if (s->o.window_ns && t0 > s->o.window_ns)
 		c->cutoff = t0 - s->o.window_ns;
-	err = s->src->ops->stream_into(s->src, c, st);
-	if (!err)
-		err = fr_session__drain(s);
+	err = fr_composer__take_streams(c, st);
 	if (err) {
 		fr_composer__discard(c);
 		return err;

@@ -1,7 +1,7 @@
 /* src/record/control.c: the recorder's control socket (run_dir/NAME.sock), its
- * pid and lock files, the non-blocking client table the main loop polls, and
- * the request/reply line parsers. The client side is client.c, the run
- * directory rundir.c.
+ * pid and lock files, the non-blocking client table the main loop polls, the
+ * request/reply line parsers, valid names and where the run directory is.
+ * The client side is client.c, the run directory's checks rundir.c.
  */
 #include "config.h"
 #include "src/record/control.h"
@@ -26,6 +26,46 @@
 
 #include "src/record/rundir.h"
 #include "src/util.h"
+
+int fr_control__valid_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return name[0] != '.';
+}
+
+const char *fr_control__run_dir(const char *opt)
+{
+	static char buf[4096];
+	const char *env;
+	struct stat sb;
+
+	if (opt && *opt)
+		return opt;
+	env = getenv("FLIGHTREC_RUN_DIR");
+	if (env && *env)
+		return env;
+	if (geteuid() == 0)
+		return "/run/flightrec";
+	env = getenv("XDG_RUNTIME_DIR");
+	/* only our own: su/setpriv keep the caller's, which we cannot use */
+	if (env && *env && !stat(env, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
+		snprintf(buf, sizeof(buf), "%s/flightrec", env);
+		return buf;
+	}
+	/* predictable, so fr_control__listen refuses it unless we own it, 0700 */
+	snprintf(buf, sizeof(buf), "/tmp/flightrec-%u", (unsigned)geteuid());
+	return buf;
+}
 
 struct client {
 	int fd;                     /* -1: free slot */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "base/grow.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 #include "src/util.h"
 
 #define MAX_GAPS 20            /* kept for the files: the newest (a META value is < 1 KiB) */

@@ -75,20 +75,7 @@ int fr_record_snapshot_now(struct fr_session *s, const struct fr_trigger *tr, ch
 	struct fr_snapshot_stats st;
 	int err = fr_session__snapshot(s, tr, path, len, &st);
 
-	if ((err = fr_session__say_snapshot(s, tr, path, err, &st)) || st.switched)
-		return err;
-	if (st.pids_lost) {
-		fr_err(path, "%llu process(es) left out of its PROCS blob: %s",
-		       (unsigned long long)st.pids_lost, strerror(ENOMEM));
-		return 1;
-	}
-	if (st.copy.skipped) {
-		fr_err(path, "%zu CPU(s) left out (first: CPU %d): their rings could be neither "
-		       "copied pinned nor paused: %s", st.copy.skipped, st.copy.skipped_cpus[0].cpu,
-		       strerror(st.copy.skip_err ? -st.copy.skip_err : EPERM));
-		return 1;
-	}
-	return 0;
+	return fr_session__say_snapshot(s, tr, path, err, &st);
 }
 
 static bool rate_limited(struct loop *l, uint64_t now)

@@ -11,7 +11,7 @@
 
 #include "ring/record.h"
 #include "src/record/events.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 
 /* sched:sched_process_exec gives names; syscalls:sys_enter_execve(at) the
  * times their images begin. */

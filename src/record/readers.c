@@ -2,8 +2,8 @@
  * readers.h), a thread per CPU's ring, unpinned at nice -10 by default
  * (--reader-cpus places them), woken by the ring watermark or the flush
  * timeout, appending records (and the lapped reads' LOST records) through
- * a per-thread appender into a file or the keep window; stats are
- * thread-local until the join.
+ * a per-thread writer its source's sink gives (a file's appender, the
+ * keep window); stats are thread-local until the join.
  */
 #include "config.h"
 #include "src/record/readers.h"
@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "ring/record.h"
-#include "src/record/keep.h"
 #include "src/util.h"
 
 #define READER_NICE (-10)
@@ -42,7 +41,6 @@ struct fwd_cpu {
 	uint64_t lost_noted;        /* the drops whose hole record reached the file */
 	uint64_t holes_dropped;     /* hole records refused themselves (not the workload's) */
 	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
-	struct fr_keep_chunk pend;  /* --keep: what the chunk in progress holds */
 	uint64_t read_from;         /* the newest record's time before this read */
 };
 
@@ -52,7 +50,7 @@ struct fr_forward {
 	int flush_ms;
 	fr_record_fn record_fn;
 	void *ctx;
-	struct fr_keep *keep;       /* --keep: chunks go there instead of the file */
+	struct fr_reader_sink sink;
 	cpu_set_t allowed;          /* the recorder's affinity when it started */
 	const int *reader_cpus;     /* --reader-cpus, or none: one per ring's CPU */
 	size_t nr_reader_cpus;
@@ -67,35 +65,6 @@ static uint64_t mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* --keep: the chunk in progress gets this record (after it was appended: a
- * full chunk went to the sink before it, with what it held). */
-static void keep_note(struct fwd_cpu *c, uint64_t t, uint64_t lost)
-{
-	if (t) {
-		if (!c->pend.first_ns)
-			c->pend.first_ns = t;
-		if (t > c->pend.last_ns)   /* a lapped read's LOST after its records is older */
-			c->pend.last_ns = t;
-	}
-	c->pend.nr_records++;
-	c->pend.lost += lost;
-}
-
-/* --keep: a whole chunk, kept in memory; refused (no memory) it counts as
- * dropped, as a refused write does. */
-static int keep_sink(void *ctx, const void *chunk, size_t len)
-{
-	struct fwd_cpu *c = ctx;
-	struct fr_keep_chunk kc = c->pend;
-	int err;
-
-	memset(&c->pend, 0, sizeof(c->pend));
-	kc.data = chunk;
-	kc.len = len;
-	err = fr_keep__add(c->f->keep, c->ci, &kc);
-	return err == -ENOMEM ? -ENOBUFS : err;
 }
 
 static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
@@ -120,8 +89,8 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	}
 	c->st.nr_samples++;
 	err = fr_writer__record(c->app, h);
-	if (!err && c->f->keep)
-		keep_note(c, t, lost);
+	if (!err && c->f->sink.noted)
+		c->f->sink.noted(c->f->sink.ctx, c->ci, t, lost);
 	return err;
 }
 
@@ -160,8 +129,8 @@ static int append_lost(struct fwd_cpu *c, uint64_t lost, uint64_t from)
 	h->type = PERF_RECORD_LOST;
 	h->size = (uint16_t)(n * 8);
 	err = fr_writer__record(c->app, h);
-	if (!err && c->f->keep)
-		keep_note(c, from, lost);
+	if (!err && c->f->sink.noted)
+		c->f->sink.noted(c->f->sink.ctx, c->ci, from, lost);
 	return err;
 }
 
@@ -300,7 +269,7 @@ static void free_forward(struct fr_forward *f)
 	free(f);
 }
 
-int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,
+int fr_forward__start(struct fr_evlist *el, const struct fr_forward_opts *o,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out)
 {
 	struct fr_forward *f = calloc(1, sizeof(*f));
@@ -319,7 +288,7 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 		CPU_ZERO(&f->allowed);
 	f->record_fn = record_fn;
 	f->ctx = ctx;
-	f->keep = o->keep;
+	f->sink = o->sink;
 	f->cpus = calloc(f->ncpu, sizeof(*f->cpus));
 	if (!f->cpus) {
 		free(f);
@@ -331,27 +300,17 @@ int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts
 	}
 	for (size_t i = 0; i < f->ncpu && !err; i++) {
 		struct fwd_cpu *c = &f->cpus[i];
-		int dfd = f->keep ? -1 : dup(fd);   /* --keep writes no file */
 
 		c->f = f;
 		c->ci = i;
 		c->st.cpu = (uint32_t)fr_evlist__cpu(el, i);
 		c->stop_fd = eventfd(0, EFD_CLOEXEC);
-		if ((dfd < 0 && !f->keep) || c->stop_fd < 0) {
+		if (c->stop_fd < 0) {
 			err = -errno;
-			if (dfd >= 0)
-				close(dfd);
 			break;
 		}
-		if (f->keep)
-			err = fr_writer__sink(keep_sink, c, o->zstd_level, &c->app);
-		else
-			err = fr_writer__appender(dfd, o->zstd_level, &c->app);
-		if (err) {
-			if (dfd >= 0)
-				close(dfd);
+		if ((err = f->sink.writer(f->sink.ctx, i, &c->app)))
 			break;
-		}
 		err = fr_writer__records_begin(c->app, c->st.cpu, FR_STREAM_SAMPLES);
 		if (!err)
 			err = -pthread_create(&c->th, NULL, reader, c);

@@ -1,7 +1,7 @@
 /* src/record/readers.h: the per-CPU reader threads of the forward and --keep
  * sources: each reads one CPU's forward ring, sleeps until it passes the
- * watermark, and appends the records to the file (or the --keep window)
- * with its own zstd context. No lock between CPUs.
+ * watermark, and appends the records to its source's sink (the file, or
+ * the --keep window) with its own zstd context. No lock between CPUs.
  */
 #ifndef FR_FORWARD_H
 #define FR_FORWARD_H
@@ -11,8 +11,6 @@
 
 #include "ring/evlist.h"
 #include "src/file/file.h"
-
-struct fr_keep;
 
 struct fr_forward;
 
@@ -24,20 +22,29 @@ struct fr_forward;
 typedef int (*fr_record_fn)(void *ctx, size_t ci, const struct perf_event_header *h,
 			    uint64_t *time);
 
-/* Start one thread per CPU of el, each appending to a dup of fd (opened
- * O_APPEND). A thread writes its chunk in progress at least every flush_ms,
- * so a killed recorder loses at most that much. */
+/* Where the readers' records go, as their source decides: CPU index ci's
+ * writer of RECORDS chunks with its own zstd context (an appender of the
+ * file, or a sink into the --keep window), and each record appended to it
+ * noted (may be NULL): its time (0: none) and a LOST record's count. */
+struct fr_reader_sink {
+	int (*writer)(void *ctx, size_t ci, struct fr_writer **w);
+	void (*noted)(void *ctx, size_t ci, uint64_t time, uint64_t lost);
+	void *ctx;
+};
+
+/* Start one thread per CPU of el, each appending to its sink's writer. A
+ * thread writes its chunk in progress at least every flush_ms, so a killed
+ * recorder loses at most that much. */
 struct fr_forward_opts {
-	int zstd_level;
 	int flush_ms;               /* a chunk in progress is written at least this often */
 	const int *reader_cpus;     /* pin reader i to reader_cpus[i % n]; NULL: see own */
 	size_t nr_reader_cpus;
-	struct fr_keep *keep;       /* --keep: chunks go to this in-memory window, fd unused */
+	struct fr_reader_sink sink;
 	bool unpinned;              /* --reader-cpus any: neither pinned nor raised */
 	bool own;                   /* --reader-cpus own: each pinned to its ring's CPU */
 };
 
-int fr_forward__start(struct fr_evlist *el, int fd, const struct fr_forward_opts *o,
+int fr_forward__start(struct fr_evlist *el, const struct fr_forward_opts *o,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out);
 /* Stop the threads after a last drain; fill st[ncpu] (samples, lost, time
  * range; cpu ids) and drops[ncpu] (records of chunks a write refused); return the chunks they wrote in *chunks and the first

@@ -11,7 +11,7 @@
  *   record.h     this header: what `flightrec record` hands over (run.c)
  *   events.h     the events and their attributes (events.c; bench/floor opens them too)
  *   session.h    the session (session.c, synth.c; shared state, the source
- *                interface and the composer in internal.h)
+ *                interface and the composer in session_internal.h)
  *   source_backward.c, source_forward.c, source_keep.c  the sample sources
  *   composer.c   every file: naming, meta, blobs, stats, END, --max-files
  *   sideband.h   the sideband stores and the process table feed (sideband.c)

@@ -190,64 +190,23 @@ static int worse(int a, int b)
 	return a > b ? a : b;
 }
 
-static void final_snapshot(struct fr_session *s, bool ended, int *status, struct fr_hooks *h)
-{
-	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
-	char path[PATH_MAX];
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	int err = fr_record_snapshot_now(s, &tr, path, sizeof(path));
-
-	if (err)
-		*status = worse(*status, FR_EXIT_PARTIAL);
-	if (err >= 0 && h)
-		fr_hooks__run(h, path);
-}
-
-/* The end of the recording: the file the source keeps open completed
- * (forward), else a final snapshot unless --no-final asked for none. */
+/* The end of the recording, as the source ends it (forward: its file
+ * completed; backward and --keep: a final snapshot unless --no-final asked
+ * for none); the hooks run on the last file. */
 static int finish(struct fr_session *s, bool ended, int status, struct fr_hooks *h,
 		  const struct fr_record_opts *o)
 {
 	struct fr_trigger tr = { .source = ended ? "exit" : "stop" };
-	struct fr_snapshot_stats st;
 	char path[PATH_MAX];
 	struct timespec ts;
-	int err;
+	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	tr.time = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	err = fr_session__finish(s, &tr, path, sizeof(path), &st);
-	if (err == 1) {
-		if (ended || !o->no_final)
-			final_snapshot(s, ended, &status, h);
-		/* as forward's: a file that counts losses makes the exit 1, said */
-		if (fr_session__files_lost(s)) {
-			fr_err("record", "snapshot files written count records lost while recording (up "
-			       "to %llu in one; rings overflowed or the recorder was held off): each "
-			       "says so when read", (unsigned long long)fr_session__files_lost(s));
-			status = worse(status, FR_EXIT_PARTIAL);
-		}
-		return status;
-	}
-	if (err) {
-		fr_err("forward", "completing the file %s: %s", path, strerror(-err));
-		if (st.lost)   /* what was dropped is said even so */
-			fr_err("forward", "%llu records lost (dropped while writes failed, or the "
-			       "readers fell behind)", (unsigned long long)st.lost);
-		return worse(status, FR_EXIT_PARTIAL);
-	}
-	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s", (unsigned long long)st.samples,
-		(unsigned long long)st.sideband, (unsigned long long)st.lost,
-		path[0] ? "; last file " : "", path);
-	if (st.lost && o->quiet)   /* exit 1 says something was lost: say what, -q or not */
-		fr_err("forward", "%llu records lost (the readers fell behind; a bigger -m keeps up "
-		       "longer)", (unsigned long long)st.lost);
-	if (path[0] && h)
+	r = fr_session__end(s, &tr, ended || !o->no_final, path, sizeof(path));
+	if (r >= 0 && path[0] && h)
 		fr_hooks__run(h, path);
-	return st.lost ? worse(status, FR_EXIT_PARTIAL) : status;
+	return r ? worse(status, FR_EXIT_PARTIAL) : status;
 }
 
 static void describe_target(struct fr_record_opts *o, char *desc, size_t len)
@@ -263,7 +222,7 @@ static void describe_target(struct fr_record_opts *o, char *desc, size_t len)
 /* Start recording: control socket, enable (or the child's exec), forward
  * threads. Returns an exit code. */
 static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_control **ctl,
-		 const struct fr_target *t, struct fr_child *ch, const char *desc, char *path)
+		 const struct fr_target *t, struct fr_child *ch, char *path)
 {
 	struct fr_evlist *el = fr_session__evlist(s);
 	struct fr_control_fail cf;
@@ -292,32 +251,8 @@ static int start(struct fr_record_opts *o, struct fr_session *s, struct fr_contr
 		fr_err(fr_control__run_dir(o->run_dir), "control socket: %s", strerror(-err));
 		return FR_EXIT_ERROR;
 	}
-	if ((err = fr_session__start(s, path, PATH_MAX))) {
-		fr_err(o->forward ? "forward" : o->keep_ns ? "--keep" : "record", "%s",
-		       strerror(-err));
-		return FR_EXIT_ERROR;
-	}
-	if (o->forward)
-		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
-			"read as it fills, streaming into %s%s%s%s", o->nr_events, desc, fr_evlist__nr_cpus(el),
-			o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, path,
-			o->switch_bytes || o->switch_ns ? " (the next file at " : "",
-			o->switch_bytes || o->switch_ns ? o->switch_output : "",
-			o->switch_bytes || o->switch_ns ? ")" : "");
-	else if (o->keep_ns)
-		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
-			"read as it fills, keeping the last %.3f s (at most %llu MiB) in memory; snapshot: "
-			"flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
-			fr_evlist__nr_cpus(el), o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
-			(double)o->keep_ns / 1e9, (unsigned long long)(o->keep_bytes >> 20),
-			strcmp(o->name, "default") ? " --name " : "",
-			strcmp(o->name, "default") ? o->name : "", (int)getpid());
-	else
-		fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
-			"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, desc,
-			fr_evlist__nr_cpus(el), o->data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
-			strcmp(o->name, "default") ? " --name " : "",
-			strcmp(o->name, "default") ? o->name : "", (int)getpid());
+	if (fr_session__start(s, path, PATH_MAX))
+		return FR_EXIT_ERROR;   /* said by the source */
 	if (o->cmd && (err = fr_child__release(ch))) {
 		fr_err(o->cmd[0], "cannot run: %s", strerror(-err));
 		return FR_EXIT_ERROR;
@@ -482,6 +417,10 @@ int fr_record__run(struct fr_record_opts *op)
 	so.switch_ns = o.switch_ns;
 	so.keep_ns = o.keep_ns;
 	so.keep_bytes = o.keep_bytes;
+	so.nr_events = o.nr_events;
+	so.ring_kib = o.data_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024;
+	so.switch_spec = o.switch_output;
+	so.quiet = o.quiet;
 	so.exclude_self = !o.include_self &&
 			  (t.kind == FR_TARGET_SYSTEM || t.kind == FR_TARGET_CGROUP);
 	if (t.kind == FR_TARGET_PIDS || t.kind == FR_TARGET_CHILD) {
@@ -497,7 +436,7 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	if (t.kind != FR_TARGET_CHILD)
 		fr_session__synthesize(s, t.kind == FR_TARGET_PIDS ? pids : NULL, nr_pids);
-	ret = start(&o, s, &ctl, &t, &ch, desc, fwd_path);
+	ret = start(&o, s, &ctl, &t, &ch, fwd_path);
 	if (ret)
 		goto out;
 	lo.child = ch.pid;

@@ -1,9 +1,9 @@
 /* src/record/rundir.c: the run directory where recorders keep their control
- * sockets, pid and lock files: valid names, where it is, creating it 0700 and
+ * sockets, pid and lock files: socket addresses, creating it 0700 and
  * refusing one that is a symlink, another user's or open to others.
  */
 #include "config.h"
-#include "src/record/control.h"
+#include "src/record/rundir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,48 +22,6 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "src/record/rundir.h"
-
-int fr_control__valid_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || n > 64)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-'))
-			return 0;
-	}
-	return name[0] != '.';
-}
-
-const char *fr_control__run_dir(const char *opt)
-{
-	static char buf[4096];
-	const char *env;
-	struct stat sb;
-
-	if (opt && *opt)
-		return opt;
-	env = getenv("FLIGHTREC_RUN_DIR");
-	if (env && *env)
-		return env;
-	if (geteuid() == 0)
-		return "/run/flightrec";
-	env = getenv("XDG_RUNTIME_DIR");
-	/* only our own: su/setpriv keep the caller's, which we cannot use */
-	if (env && *env && !stat(env, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid()) {
-		snprintf(buf, sizeof(buf), "%s/flightrec", env);
-		return buf;
-	}
-	/* predictable, so fr_control__listen refuses it unless we own it, 0700 */
-	snprintf(buf, sizeof(buf), "/tmp/flightrec-%u", (unsigned)geteuid());
-	return buf;
-}
 
 int fr_rundir_sock_addr(const char *run_dir, const char *name, const char *suffix,
 		     struct sockaddr_un *sa)

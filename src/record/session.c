@@ -18,7 +18,8 @@
 
 #include "base/grow.h"
 #include "ring/record.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
+#include "src/util.h"
 
 uint64_t fr_session_now(clockid_t clk)
 {
@@ -458,9 +459,13 @@ void fr_session__prepare(struct fr_session *s)
 
 int fr_session__start(struct fr_session *s, char *path, size_t len)
 {
+	int err;
+
 	path[0] = '\0';
 	ksyms_load_async(s);
-	return s->src->ops->start ? s->src->ops->start(s->src, path, len) : 0;
+	err = s->src->ops->start ? s->src->ops->start(s->src, path, len) : 0;
+	s->src->ops->say_start(s->src, path, err);
+	return err;
 }
 
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
@@ -481,20 +486,56 @@ int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char
 int fr_session__say_snapshot(struct fr_session *s, const struct fr_trigger *tr, const char *path,
 			     int err, const struct fr_snapshot_stats *st)
 {
-	return s->src->ops->say(tr, path, err, st);
+	if ((err = s->src->ops->say(tr, path, err, st)) || st->switched)
+		return err;
+	if (st->pids_lost) {
+		fr_err(path, "%llu process(es) left out of its PROCS blob: %s",
+		       (unsigned long long)st->pids_lost, strerror(ENOMEM));
+		return 1;
+	}
+	if (st->copy.skipped) {
+		fr_err(path, "%zu CPU(s) left out (first: CPU %d): their rings could be neither "
+		       "copied pinned nor paused: %s", st->copy.skipped, st->copy.skipped_cpus[0].cpu,
+		       strerror(st->copy.skip_err ? -st->copy.skip_err : EPERM));
+		return 1;
+	}
+	return 0;
 }
 
-uint64_t fr_session__files_lost(const struct fr_session *s)
+int fr_session__end(struct fr_session *s, const struct fr_trigger *tr, bool final, char *path,
+		    size_t len)
 {
-	return s->files_lost;
-}
+	struct fr_snapshot_stats st;
+	int err;
 
-int fr_session__finish(struct fr_session *s, const struct fr_trigger *tr, char *path, size_t len,
-		       struct fr_snapshot_stats *st)
-{
-	memset(st, 0, sizeof(*st));
+	memset(&st, 0, sizeof(st));
 	path[0] = '\0';
-	return s->src->ops->stop ? s->src->ops->stop(s->src, tr, path, len, st) : 1;
+	err = s->src->ops->stop(s->src, tr, final, path, len, &st);
+	return s->src->ops->say_end(s->src, tr, path, err, &st);
+}
+
+int fr_session_final_snapshot(struct fr_source *src, const struct fr_trigger *tr, bool final,
+			      char *path, size_t len, struct fr_snapshot_stats *st)
+{
+	return final ? fr_session__snapshot(src->s, tr, path, len, st) : 0;
+}
+
+int fr_session_say_final(struct fr_source *src, const struct fr_trigger *tr, const char *path,
+			 int err, const struct fr_snapshot_stats *st)
+{
+	struct fr_session *s = src->s;
+
+	if (err || path[0])
+		err = fr_session__say_snapshot(s, tr, path, err, st);
+	/* as forward's: a file that counts losses makes the exit 1, said */
+	if (s->files_lost) {
+		fr_err("record", "snapshot files written count records lost while recording (up "
+		       "to %llu in one; rings overflowed or the recorder was held off): each "
+		       "says so when read", (unsigned long long)s->files_lost);
+		if (!err)
+			err = 1;
+	}
+	return err;
 }
 
 uint64_t fr_session__bytes(const struct fr_session *s)
@@ -523,14 +564,12 @@ static int reader_record(void *ctx, size_t ci, const struct perf_event_header *h
 	return 0;
 }
 
-int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
+int fr_session_start_readers(struct fr_session *s, const struct fr_reader_sink *sink,
 			     struct fr_forward **out)
 {
-	struct fr_forward_opts fo = { .zstd_level = s->o.zstd_level, .flush_ms = s->o.flush_ms,
-				      .reader_cpus = s->o.reader_cpus,
-				      .nr_reader_cpus = s->o.nr_reader_cpus,
-				      .unpinned = s->o.readers_unpinned,
-				      .own = s->o.readers_own, .keep = keep };
+	struct fr_forward_opts fo = { .flush_ms = s->o.flush_ms, .reader_cpus = s->o.reader_cpus,
+				      .nr_reader_cpus = s->o.nr_reader_cpus, .sink = *sink,
+				      .unpinned = s->o.readers_unpinned, .own = s->o.readers_own };
 
-	return fr_forward__start(s->el, fd, &fo, reader_record, s, out);
+	return fr_forward__start(s->el, &fo, reader_record, s, out);
 }

@@ -39,6 +39,11 @@ struct fr_session_opts {
 	                            * execs of other processes are dropped */
 	size_t nr_target_pids;
 	uint64_t offcpu_thresh_ns; /* the offcpu event's BPF programs run with it (0: none) */
+	/* for the start and end lines */
+	int nr_events;             /* the events asked for */
+	size_t ring_kib;           /* each sample ring's size */
+	const char *switch_spec;   /* forward: --switch-output's argument, or NULL */
+	bool quiet;                /* -q: status lines are not printed */
 };
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */
@@ -77,7 +82,7 @@ struct fr_snapshot_stats {
 
 struct fr_session;
 
-/* How the rings' samples reach files (internal.h): the backward rings copied
+/* How the rings' samples reach files (session_internal.h): the backward rings copied
  * at each snapshot, forward readers streaming into files, or forward readers
  * into a window in memory (--keep). */
 struct fr_source_ops;
@@ -105,15 +110,6 @@ int fr_session__hotplug_fd(const struct fr_session *s);
  * or map): all of /proc, or the given pids: COMM records for the synthesized
  * stream, comm, parent and executable mappings for the process table. */
 int fr_session__synthesize(struct fr_session *s, const pid_t *pids, size_t nr);
-/* A snapshot's thread names (thread_names.c): with from_proc (the renames
- * were in the sample rings), the living threads of c's pids (none when NULL)
- * read from /proc into the table first; then, in the synthesized sideband
- * stream of c's file, the newest name of each of those pids' threads but the
- * main ones (PROCS names those), and for a thread the window renames itself
- * (c->comm_tids) the name it had before a name learnt late (its renames in
- * the window are exact; the late name only guessed when they held). */
-struct fr_composer;
-int fr_session__thread_names(struct fr_session *s, struct fr_composer *c, bool from_proc);
 /* Before the control socket says "recording": /proc/kallsyms (a few hundred
  * ms on a busy machine) loaded now when the source's threads note kernel
  * addresses from their start (forward, --keep). */
@@ -121,7 +117,8 @@ void fr_session__prepare(struct fr_session *s);
 /* Recording starts: kallsyms loaded in a thread of its own (nice 10) if it
  * was not, so that the loop drains the sideband meanwhile (a COMM storm fills
  * the 1 MiB sideband ring in ~60 ms; the first snapshot waits for it); then
- * the source starts. path gets the name of a file begun now, or "". */
+ * the source starts and says so (its start line, or why it could not).
+ * path gets the name of a file begun now, or "". */
 int fr_session__start(struct fr_session *s, char *path, size_t len);
 /* Drain the sideband rings into the process table and the stores (or the
  * file being streamed). */
@@ -139,22 +136,22 @@ int fr_session__tick(struct fr_session *s, const char **due, int *wait_ms);
 int fr_session__snapshot(struct fr_session *s, const struct fr_trigger *tr, char *path,
 			 size_t len, struct fr_snapshot_stats *st);
 /* What that snapshot did, as its source says it (status lines through
- * fr_info, a failure through fr_err): returns err. */
+ * fr_info, a failure through fr_err; a file that left processes or CPUs out
+ * said too): returns err, or 1 for such a file. */
 int fr_session__say_snapshot(struct fr_session *s, const struct fr_trigger *tr, const char *path,
 			     int err, const struct fr_snapshot_stats *st);
 /* Disable the events for good (before the final snapshot or the end of a
  * forward file): the next drain then feeds the process table everything. */
 int fr_session__stop(struct fr_session *s);
-/* After fr_session__stop: complete the file the source keeps open (forward;
- * path gets its name, st the counts of every file of the recording together)
- * and return 0 or -errno; 1 when the source keeps none (a final snapshot is
- * the caller's choice). */
-int fr_session__finish(struct fr_session *s, const struct fr_trigger *tr, char *path, size_t len,
-		       struct fr_snapshot_stats *st);
+/* After fr_session__stop, the source's end, said as it says it: forward
+ * completes the file it writes (its counts those of every file of the
+ * recording), backward and --keep take a final snapshot when final is set
+ * and say what their files counted lost. path gets the last file's name, or
+ * "". Returns 0; 1 when a file was written that counts records lost or left
+ * something out (exit 1); -errno when the end failed (said). */
+int fr_session__end(struct fr_session *s, const struct fr_trigger *tr, bool final, char *path,
+		    size_t len);
 /* Bytes written so far, every file together (forward's progress line). */
 uint64_t fr_session__bytes(const struct fr_session *s);
-/* The most records one snapshot file written so far counted lost (rings
- * overflowed, a recorder held off the CPU, writes refused): 0 when none. */
-uint64_t fr_session__files_lost(const struct fr_session *s);
 
 #endif

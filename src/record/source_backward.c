@@ -14,7 +14,7 @@
 
 #include "base/hmap.h"
 #include "ring/record.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 #include "src/record/record.h"
 #include "src/util.h"
 
@@ -111,6 +111,8 @@ struct cpu_ctx {
 struct write_ctx {
 	struct backward *b;
 	struct fr_composer *c;
+	struct fr_streams *out;
+	uint64_t cutoff;            /* the composer's */
 	struct fr_snapshot_stats *st;
 	struct cpu_ctx *cpus;       /* per CPU */
 };
@@ -174,9 +176,9 @@ static int samples_chunk(void *ctx, size_t ci, const uint8_t *recs, size_t len, 
 {
 	struct write_ctx *w = ctx;
 	struct fr_session *s = w->b->src.s;
-	struct fr_cpu_stat *cs = &w->c->cs[ci];
+	struct fr_cpu_stat *cs = &w->out->cs[ci];
 	struct cpu_ctx *cc = &w->cpus[ci];
-	uint64_t cutoff = w->c->cutoff;
+	uint64_t cutoff = w->cutoff;
 	int err = fr_writer__records_begin(cc->app, cs->cpu, FR_STREAM_SAMPLES);
 	size_t off = 0;
 
@@ -269,10 +271,10 @@ static int cpus_close(struct write_ctx *w, size_t ncpu)
 	free(w->cpus);
 	w->cpus = NULL;
 	w->st->pids_lost += all.lost;
-	w->c->pids = all.pids;      /* NULL when no sample named one: every process */
-	w->c->nr_pids = all.nr;
-	w->c->comm_tids = named.pids;
-	w->c->nr_comm_tids = named.nr;
+	w->out->pids = all.pids;    /* NULL when no sample named one: every process */
+	w->out->nr_pids = all.nr;
+	w->out->comm_tids = named.pids;
+	w->out->nr_comm_tids = named.nr;
 	fr_hmap__exit(&all.index);
 	fr_hmap__exit(&named.index);
 	return ret;
@@ -283,9 +285,9 @@ static void samples_done(struct write_ctx *w, size_t ci)
 {
 	struct fr_session *s = w->b->src.s;
 	const struct fr_ring_stream *rs = &w->b->streams[ci];
-	struct fr_cpu_stat *cs = &w->c->cs[ci];
+	struct fr_cpu_stat *cs = &w->out->cs[ci];
 
-	if (s->o.window_ns && rs->full && w->b->oldest[ci] > w->c->cutoff)
+	if (s->o.window_ns && rs->full && w->b->oldest[ci] > w->cutoff)
 		window_warning(w, ci, w->b->oldest[ci], cs->last_time, cs->nr_samples);
 	cs->raced_bytes = rs->raced;
 	cs->flags = (rs->full ? FR_CPU_FULL : 0) | (rs->corrupt ? FR_CPU_CORRUPT : 0);
@@ -309,14 +311,15 @@ static uint64_t stream_floor(const struct backward *b, size_t ncpu)
 
 /* Every CPU's ring streamed into the file as it is copied (memory: a few
  * chunks per CPU, never a whole ring). */
-static int bw_stream_into(struct fr_source *src, struct fr_composer *c,
+static int bw_stream_into(struct fr_source *src, struct fr_composer *c, struct fr_streams *out,
 			  struct fr_snapshot_stats *st)
 {
 	struct backward *b = bw_of(src);
 	struct fr_session *s = src->s;
 	size_t ncpu = fr_evlist__nr_cpus(s->el);
-	struct write_ctx w = { .b = b, .c = c, .st = st };
-	double before = (double)(fr_session_now(CLOCK_MONOTONIC) - c->t0) / 1e6;
+	struct write_ctx w = { .b = b, .c = c, .out = out, .cutoff = fr_composer__cutoff(c),
+			       .st = st };
+	double before = (double)(fr_session_now(CLOCK_MONOTONIC) - fr_composer__t0(c)) / 1e6;
 	int err, cerr;
 
 	memset(b->oldest, 0, ncpu * sizeof(*b->oldest));
@@ -331,7 +334,7 @@ static int bw_stream_into(struct fr_source *src, struct fr_composer *c,
 		err = cerr;
 	for (size_t ci = 0; ci < ncpu && !err; ci++)
 		samples_done(&w, ci);
-	c->floor = stream_floor(b, ncpu);
+	out->floor = stream_floor(b, ncpu);
 	if (!err)
 		fr_composer__meta(c, "pinned_copy", "%s", st->pinned ? "yes" : "no");
 	return err;
@@ -463,6 +466,22 @@ static int bw_say(const struct fr_trigger *tr, const char *path, int err,
 	return 0;
 }
 
+static void bw_say_start(struct fr_source *src, const char *path, int err)
+{
+	const struct fr_session_opts *o = &src->s->o;
+
+	(void)path;
+	if (err) {
+		fr_err("record", "%s", strerror(-err));
+		return;
+	}
+	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
+		"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, o->target_desc,
+		fr_evlist__nr_cpus(src->s->el), o->ring_kib,
+		strcmp(o->name, "default") ? " --name " : "",
+		strcmp(o->name, "default") ? o->name : "", (int)getpid());
+}
+
 static const struct fr_source_ops backward_ops = {
 	.name = "backward",
 	.default_pages = FR_RECORD_BACKWARD_PAGES,
@@ -475,6 +494,9 @@ static const struct fr_source_ops backward_ops = {
 	.oldest_time = bw_oldest_time,
 	.tick = bw_tick,
 	.say = bw_say,
+	.say_start = bw_say_start,
+	.stop = fr_session_final_snapshot,
+	.say_end = fr_session_say_final,
 	.destroy = bw_destroy,
 };
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 #include "src/record/record.h"
 #include "src/util.h"
 
@@ -42,9 +42,20 @@ static void fw_meta(struct fr_source *src, struct fr_composer *c)
 
 /* The readers append to the current file (a switch stops them and starts
  * new ones on the next file). */
+/* The readers' sink: appenders of the file being written. */
+static int fw_writer(void *ctx, size_t ci, struct fr_writer **w)
+{
+	struct forward *f = ctx;
+
+	(void)ci;
+	return fr_composer__appender(f->cur, w);
+}
+
 static int start_readers(struct forward *f)
 {
-	return fr_session_start_readers(f->src.s, f->cur->fd, NULL, &f->readers);
+	struct fr_reader_sink sink = { .writer = fw_writer, .ctx = f };
+
+	return fr_session_start_readers(f->src.s, &sink, &f->readers);
 }
 
 static int fw_start(struct fr_source *src, char *path, size_t len)
@@ -60,7 +71,7 @@ static int fw_start(struct fr_source *src, char *path, size_t len)
 	err = fr_composer__open(s, true, "stream", fr_session_now(CLOCK_MONOTONIC), &f->cur);
 	if (err)
 		return err;
-	snprintf(path, len, "%s", f->cur->path);
+	snprintf(path, len, "%s", fr_composer__path(f->cur));
 	err = start_readers(f);
 	if (err) {   /* no half-made file is left behind */
 		fr_composer__discard(f->cur);
@@ -71,31 +82,26 @@ static int fw_start(struct fr_source *src, char *path, size_t len)
 
 /* The file's samples are all in it: the readers stopped after a last drain
  * of their rings (what the kernel writes meanwhile waits for the next
- * readers), then the sideband drained into it, the kernel symbols its
- * samples noted (taken, so the next file notes its own), each CPU's
- * PERF_FORMAT_LOST count since the file began. */
-static int fw_stream_into(struct fr_source *src, struct fr_composer *c,
+ * readers), each CPU's PERF_FORMAT_LOST count since the file began. */
+static int fw_stream_into(struct fr_source *src, struct fr_composer *c, struct fr_streams *out,
 			  struct fr_snapshot_stats *st)
 {
 	struct forward *f = fw_of(src);
 	struct fr_session *s = src->s;
 	uint64_t chunks = 0;
-	int err = 0, e;
+	int err = 0;
 
+	(void)c;
 	(void)st;
 	if (f->readers)
-		err = fr_forward__stop(f->readers, c->cs, c->drops, &chunks);
+		err = fr_forward__stop(f->readers, out->cs, out->drops, &chunks);
 	f->readers = NULL;
-	c->app_chunks += chunks;
-	e = fr_session__drain(s);
-	err = err ? err : e;
-	e = fr_composer__ksyms(c);
-	err = err ? err : e;
+	out->chunks += chunks;
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(s->el); ci++) {
 		uint64_t now = 0;
 
 		fr_evlist__lost_samples(s->el, ci, &now);
-		c->cs[ci].lost_samples = now > f->lost_base[ci] ? now - f->lost_base[ci] : 0;
+		out->cs[ci].lost_samples = now > f->lost_base[ci] ? now - f->lost_base[ci] : 0;
 		f->lost_base[ci] = now;
 	}
 	return err;
@@ -134,7 +140,7 @@ static int fw_snapshot(struct fr_source *src, const struct fr_trigger *tr, char 
 		return err;
 	}
 	t_stop = fr_session_now(CLOCK_MONOTONIC);
-	err = fw_stream_into(src, f->cur, st);
+	err = fr_composer__take_streams(f->cur, st);
 	old = f->cur;
 	f->cur = next;
 	e = start_readers(f);
@@ -164,8 +170,8 @@ static uint64_t fw_oldest_time(struct fr_source *src)
 	struct forward *f = fw_of(src);
 	uint64_t before = fr_session_now(CLOCK_MONOTONIC) - 10000000000ull;
 
-	if (src->s->o.switch_output && f->cur && f->cur->t0 < before)
-		before = f->cur->t0;
+	if (src->s->o.switch_output && f->cur && fr_composer__t0(f->cur) < before)
+		before = fr_composer__t0(f->cur);
 	return before;
 }
 
@@ -189,13 +195,12 @@ static int fw_sideband(struct fr_source *src, size_t ci, const struct perf_event
  * be read again) and the end says so and exits 1 (doc/recording.md). */
 static void watch_file(struct forward *f)
 {
-	struct stat sb;
 	uint64_t chunks;
 
-	if (f->gone || !f->cur || f->cur->fd < 0 || fstat(f->cur->fd, &sb) || sb.st_nlink)
+	if (f->gone || !f->cur || !fr_composer__unlinked(f->cur))
 		return;
 	f->gone = true;
-	fr_err(f->cur->path, "removed while recording (its directory is gone?): writing stops, "
+	fr_err(fr_composer__path(f->cur), "removed while recording (its directory is gone?): writing stops, "
 	       "what is recorded from now on is lost");
 	if (f->readers)
 		fr_forward__stop(f->readers, NULL, NULL, &chunks);
@@ -217,7 +222,7 @@ static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
 	if (err || !f->cur || !f->readers)
 		return err;
 	if (o->switch_ns) {
-		at = f->cur->t0 + o->switch_ns;
+		at = fr_composer__t0(f->cur) + o->switch_ns;
 		if (now >= at) {   /* the next file, begun now, is due switch_ns from now */
 			*due = "time";
 			at = now + o->switch_ns;
@@ -238,22 +243,23 @@ static int fw_tick(struct fr_source *src, const char **due, int *wait_ms)
 
 /* The end: the readers stopped, the file completed; st: the counts of every
  * file of the recording together. */
-static int fw_stop(struct fr_source *src, const struct fr_trigger *tr, char *path, size_t len,
-		   struct fr_snapshot_stats *st)
+static int fw_stop(struct fr_source *src, const struct fr_trigger *tr, bool final, char *path,
+		   size_t len, struct fr_snapshot_stats *st)
 {
 	struct forward *f = fw_of(src);
 	uint64_t t0 = fr_session_now(CLOCK_MONOTONIC);
 	struct fr_snapshot_stats last = { 0 };
 	int err, e;
 
+	(void)final;   /* the file is completed, whatever --no-final says */
 	if (!f->cur)
 		return -EIO;
 	watch_file(f);
 	if (f->gone) {   /* nothing to complete: said when it was noticed */
-		snprintf(path, len, "%s", f->cur->path);
+		snprintf(path, len, "%s", fr_composer__path(f->cur));
 		return -ENOENT;
 	}
-	err = fw_stream_into(src, f->cur, &last);
+	err = fr_composer__take_streams(f->cur, &last);
 	e = fr_composer__finish(f->cur, tr, fr_session_now(CLOCK_MONOTONIC), path, len, &last);
 	err = err ? err : e;
 	f->cur = NULL;
@@ -280,8 +286,7 @@ static void fw_destroy(struct fr_source *src)
 	if (f->cur) {
 		/* a recording that failed after it began: the file stays as
 		 * written (it reads up to its last chunk) */
-		f->cur->path[0] = '\0';
-		fr_composer__discard(f->cur);
+		fr_composer__abandon(f->cur);
 	}
 	free(f->lost_base);
 }
@@ -302,6 +307,43 @@ static int fw_say(const struct fr_trigger *tr, const char *path, int err,
 	return 0;
 }
 
+static void fw_say_start(struct fr_source *src, const char *path, int err)
+{
+	const struct fr_session_opts *o = &src->s->o;
+
+	if (err) {
+		fr_err("forward", "%s", strerror(-err));
+		return;
+	}
+	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
+		"read as it fills, streaming into %s%s%s%s", o->nr_events, o->target_desc,
+		fr_evlist__nr_cpus(src->s->el), o->ring_kib, path,
+		o->switch_spec ? " (the next file at " : "", o->switch_spec ? o->switch_spec : "",
+		o->switch_spec ? ")" : "");
+}
+
+/* The recording's end: every file's counts together, or why its last file
+ * could not be completed; records lost make the exit 1. */
+static int fw_say_end(struct fr_source *src, const struct fr_trigger *tr, const char *path,
+		      int err, const struct fr_snapshot_stats *st)
+{
+	(void)tr;
+	if (err) {
+		fr_err("forward", "completing the file %s: %s", path, strerror(-err));
+		if (st->lost)   /* what was dropped is said even so */
+			fr_err("forward", "%llu records lost (dropped while writes failed, or the "
+			       "readers fell behind)", (unsigned long long)st->lost);
+		return err;
+	}
+	fr_info("forward: %llu samples, %llu sideband, %llu lost%s%s",
+		(unsigned long long)st->samples, (unsigned long long)st->sideband,
+		(unsigned long long)st->lost, path[0] ? "; last file " : "", path);
+	if (st->lost && src->s->o.quiet)   /* exit 1 says something was lost: say what, -q or not */
+		fr_err("forward", "%llu records lost (the readers fell behind; a bigger -m keeps up "
+		       "longer)", (unsigned long long)st->lost);
+	return st->lost ? 1 : 0;
+}
+
 static const struct fr_source_ops forward_ops = {
 	.name = "forward",
 	.default_pages = FR_RECORD_FORWARD_PAGES,
@@ -319,6 +361,8 @@ static const struct fr_source_ops forward_ops = {
 	.stop = fw_stop,
 	.bytes = fw_bytes,
 	.say = fw_say,
+	.say_start = fw_say_start,
+	.say_end = fw_say_end,
 	.destroy = fw_destroy,
 };
 

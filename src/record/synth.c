@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "src/proc/proctable.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 
 struct synth {
 	struct fr_session *s;

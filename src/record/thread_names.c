@@ -17,7 +17,7 @@
 #include "ring/record.h"
 #include "src/file/file.h"
 #include "src/proc/proctable.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 
 struct name_ref {
 	uint64_t time;
@@ -128,7 +128,8 @@ static int withdraw(struct names *n, const uint32_t *tids, size_t nr)
 	return err;
 }
 
-int fr_session__thread_names(struct fr_session *s, struct fr_composer *c, bool from_proc)
+int fr_session_thread_names(struct fr_session *s, struct fr_writer *w,
+			    const struct fr_streams *c, bool from_proc)
 {
 	struct names n = { .s = s, .now = fr_session_now(CLOCK_MONOTONIC),
 			   .from = fr_sideband__synth_time(s->sb),
@@ -153,11 +154,11 @@ int fr_session__thread_names(struct fr_session *s, struct fr_composer *c, bool f
 	if (!err && n.nr) {
 		/* in time order, after the synthesized records (none is older) */
 		qsort(n.refs, n.nr, sizeof(*n.refs), cmp_ref);
-		err = fr_writer__records_begin(c->w, FR_CPU_NONE, FR_STREAM_SIDEBAND);
+		err = fr_writer__records_begin(w, FR_CPU_NONE, FR_STREAM_SIDEBAND);
 		for (size_t i = 0; i < n.nr && !err; i++)
-			err = fr_writer__record(c->w, (const void *)(n.buf + n.refs[i].off));
+			err = fr_writer__record(w, (const void *)(n.buf + n.refs[i].off));
 		if (!err)
-			err = fr_writer__records_end(c->w);
+			err = fr_writer__records_end(w);
 	}
 	free(n.pids);
 	free(n.buf);

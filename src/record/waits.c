@@ -19,7 +19,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 #include "src/record/waits.skel.h"
 
 #define MAX_CPUS 1024          /* waits.bpf.c's ticks[] */

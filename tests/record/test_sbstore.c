@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 
 /* sample_id_all trailer: TIME alone */
 #define ST PERF_SAMPLE_TIME

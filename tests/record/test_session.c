@@ -19,7 +19,7 @@
 #include "ring/event.h"
 #include "ring/evlist.h"
 #include "src/file/file.h"
-#include "src/record/internal.h"
+#include "src/record/session_internal.h"
 #include "src/record/session.h"
 
 #define NR 50   /* samples per CPU */
@@ -38,7 +38,7 @@ struct sample {
 
 /* CPU index ci's samples: pid 100 + ci, times 1000 + 10 i + ci (ns). */
 static int fake_stream_into(struct fr_source *src, struct fr_composer *c,
-			    struct fr_snapshot_stats *st)
+			    struct fr_streams *out, struct fr_snapshot_stats *st)
 {
 	struct fake *f = (struct fake *)src;
 	size_t ncpu = fr_evlist__nr_cpus(src->s->el);
@@ -46,7 +46,7 @@ static int fake_stream_into(struct fr_source *src, struct fr_composer *c,
 
 	for (size_t ci = 0; ci < ncpu && !err; ci++) {
 		struct fr_writer *app;
-		struct fr_cpu_stat *cs = &c->cs[ci];
+		struct fr_cpu_stat *cs = &out->cs[ci];
 
 		if ((err = fr_composer__appender(c, &app)))
 			break;
@@ -91,12 +91,22 @@ static void fake_destroy(struct fr_source *src)
 	(void)src;
 }
 
+static void fake_say_start(struct fr_source *src, const char *path, int err)
+{
+	(void)src;
+	(void)path;
+	(void)err;
+}
+
 static const struct fr_source_ops fake_ops = {
 	.name = "fake",
 	.size = sizeof(struct fake),
 	.snapshot = fake_snapshot,
 	.stream_into = fake_stream_into,
 	.say = fake_say,
+	.say_start = fake_say_start,
+	.stop = fr_session_final_snapshot,   /* a composing source's end */
+	.say_end = fr_session_say_final,
 	.destroy = fake_destroy,
 };
 
@@ -126,7 +136,7 @@ static int seen_cb(void *ctx, const struct fr_rec *r)
 static void test_fake_source(void)
 {
 	static const int cpus[] = { 0, 3 };
-	char dir[] = "/tmp/fr-session-XXXXXX", path[PATH_MAX], path2[PATH_MAX];
+	char dir[] = "/tmp/fr-session-XXXXXX", path[PATH_MAX], path2[PATH_MAX], path3[PATH_MAX];
 	struct fr_session_opts so = { .name = "fake", .target_desc = "a fake source",
 				      .cmdline = "test_session", .zstd_level = 1,
 				      .sb_cap = 1 << 16, .source = &fake_ops };
@@ -154,7 +164,16 @@ static void test_fake_source(void)
 	tr.time = 6000;
 	CU_ASSERT_EQUAL_FATAL(fr_session__snapshot(s, &tr, path2, sizeof(path2), &st), 0);
 	CU_ASSERT_STRING_NOT_EQUAL(path, path2);   /* a file of its own */
+	/* the end: --no-final writes nothing, else a final snapshot */
+	tr.source = "stop";
+	CU_ASSERT_EQUAL(fr_session__end(s, &tr, false, path3, sizeof(path3)), 0);
+	CU_ASSERT_STRING_EQUAL(path3, "");
+	CU_ASSERT_EQUAL(((struct fake *)s->src)->snapshots, 2);
+	CU_ASSERT_EQUAL(fr_session__end(s, &tr, true, path3, sizeof(path3)), 0);
+	CU_ASSERT_EQUAL(((struct fake *)s->src)->snapshots, 3);
+	CU_ASSERT(path3[0] && strcmp(path3, path2) && !access(path3, R_OK));
 	fr_session__delete(s);
+	unlink(path3);
 
 	CU_ASSERT_EQUAL_FATAL(fr_reader__open(path, &rd), 0);
 	mode = fr_reader__meta(rd, "mode");

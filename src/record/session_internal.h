@@ -1,4 +1,4 @@
-/* src/record/internal.h: what the files of a session share: the
+/* src/record/session_internal.h: what the files of a session share: the
  * mode-independent session (session.c), the sample source interface the
  * three modes implement (source_backward.c, source_forward.c,
  * source_keep.c) and the one composer that writes every file (composer.c).
@@ -33,6 +33,22 @@ void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped);
 void fr_hotplug__meta(const struct fr_hotplug *h, struct fr_composer *c);
 struct fr_sbq;
 
+/* What a source's sample streams put into one file (stream_into fills it):
+ * the composer hands it over zeroed, the per-CPU arrays in the evlist's
+ * order with each stat's cpu set, and owns what it holds after. */
+struct fr_streams {
+	struct fr_cpu_stat *cs;     /* per CPU: the stream's counts and times */
+	uint64_t *drops;            /* per CPU: records refused on the way (a full disk, no memory) */
+	uint32_t *pids;             /* the samples' pids for PROCS, malloc'd (NULL: every process) */
+	size_t nr_pids;
+	uint32_t *comm_tids;        /* threads with a COMM in the streams (backward), malloc'd */
+	size_t nr_comm_tids;
+	uint64_t floor;             /* the oldest time every CPU's stream holds (0: some
+				     * reaches back to the start): older sideband is kept
+				     * only by the table */
+	uint64_t chunks;            /* chunks written past the composer's appenders (END counts them) */
+};
+
 /* A source of sample streams: how the rings' samples reach a file. One per
  * session, chosen at its creation; its private state follows the struct
  * (each source embeds struct fr_source first). */
@@ -62,9 +78,10 @@ struct fr_source_ops {
 	/* A file now (a snapshot; forward: the switch to the next file). */
 	int (*snapshot)(struct fr_source *src, const struct fr_trigger *tr, char *path,
 			size_t len, struct fr_snapshot_stats *st);
-	/* The sample streams of the file c composes, one per CPU, their counts
-	 * in c->cs (and c->pids, c->drops, c->floor) and st. */
-	int (*stream_into)(struct fr_source *src, struct fr_composer *c,
+	/* The sample streams of the file c composes, one per CPU (through
+	 * fr_composer__appender or fr_composer__raw_chunk), what they hold
+	 * into out and st. The composer drains the sideband after it. */
+	int (*stream_into)(struct fr_source *src, struct fr_composer *c, struct fr_streams *out,
 			   struct fr_snapshot_stats *st);
 	/* For collecting exited processes: the oldest time every CPU's window
 	 * still shows, cheaply (no ring is copied): a lower bound, 0 when some
@@ -80,14 +97,23 @@ struct fr_source_ops {
 	 * "time" when a new file is due, *wait_ms how soon to tick again (-1:
 	 * not needed). */
 	int (*tick)(struct fr_source *src, const char **due, int *wait_ms);
-	/* The end (events disabled): the last file of a source that keeps one
-	 * open (may be NULL: the session writes a final snapshot if asked). */
-	int (*stop)(struct fr_source *src, const struct fr_trigger *tr, char *path, size_t len,
-		    struct fr_snapshot_stats *st);
+	/* The end (events disabled): the last file (forward: the one it keeps
+	 * open; a composing source: a final snapshot when final is set;
+	 * fr_session_final_snapshot), path its name or "". */
+	int (*stop)(struct fr_source *src, const struct fr_trigger *tr, bool final, char *path,
+		    size_t len, struct fr_snapshot_stats *st);
 	/* Say what its snapshot did (err: the snapshot op's): the status lines
 	 * through fr_info, a failure through fr_err; returns err. */
 	int (*say)(const struct fr_trigger *tr, const char *path, int err,
 		   const struct fr_snapshot_stats *st);
+	/* The start line (recording began; path: the file begun, or ""), or
+	 * why it could not start (err: start's). */
+	void (*say_start)(struct fr_source *src, const char *path, int err);
+	/* Say how the end went (err: stop's); returns err, or 1 when a file
+	 * written counts records lost or left something out
+	 * (fr_session_say_final for a composing source). */
+	int (*say_end)(struct fr_source *src, const struct fr_trigger *tr, const char *path, int err,
+		       const struct fr_snapshot_stats *st);
 	/* Bytes written so far, every file together (may be NULL: 0). */
 	uint64_t (*bytes)(const struct fr_source *src);
 	void (*destroy)(struct fr_source *src);
@@ -154,6 +180,13 @@ struct fr_session {
 
 /* session.c */
 uint64_t fr_session_now(clockid_t clk);
+/* The end of a source that composes snapshots (backward, --keep): a final
+ * snapshot when final is set; then its status said with what the
+ * recording's files counted lost (exit 1). */
+int fr_session_final_snapshot(struct fr_source *src, const struct fr_trigger *tr, bool final,
+			      char *path, size_t len, struct fr_snapshot_stats *st);
+int fr_session_say_final(struct fr_source *src, const struct fr_trigger *tr, const char *path,
+			 int err, const struct fr_snapshot_stats *st);
 /* The event a sample-ring record belongs to. */
 const struct fr_event *fr_session_record_event(const struct fr_session *s,
 					       const struct perf_event_header *h);
@@ -174,45 +207,23 @@ static inline bool fr_session_notes_kernel(const struct fr_session *s, const str
  * blob when its event records some. 0, or -errno. */
 int fr_session_decode_sample(struct fr_session *s, const struct perf_event_header *h,
 			     const struct fr_event *ev, struct fr_sample *smp);
-/* The forward readers (readers.h) of a source: appending to a dup of fd
- * (O_APPEND), or into keep's window; each record's time taken and kernel
- * addresses noted, the recorder's own records left out, the sideband records
- * of a sample ring taken into the session's queues (drained with the rest). */
-int fr_session_start_readers(struct fr_session *s, int fd, struct fr_keep *keep,
+/* The forward readers (readers.h) of a source, writing into its sink; each
+ * record's time taken and kernel addresses noted, the recorder's own
+ * records left out, the sideband records of a sample ring taken into the
+ * session's queues (drained with the rest). */
+int fr_session_start_readers(struct fr_session *s, const struct fr_reader_sink *sink,
 			     struct fr_forward **out);
 /* Wait for kallsyms: join the loading thread, or load it now if nobody did. */
 void fr_session_ksyms(struct fr_session *s);
 
 /* composer.c: one file of any source. Opened: named, created (a snapshot
- * unnamed, O_TMPFILE, linked when complete, or NAME.part renamed; a
- * streamed file without --switch-output as its name), header, meta,
- * events, the synthesized sideband stream; streaming:
- * one sideband stream per CPU begun on appenders of its own (the sideband is
- * written as it is drained), else the stores are written when it completes. */
-struct fr_composer {
-	struct fr_session *s;
-	struct fr_writer *w;        /* header, meta, events, blobs, END */
-	int fd;                     /* streaming: the O_APPEND file, else -1 */
-	int tmp_fd;                 /* a snapshot in an O_TMPFILE, linked at final when complete, else -1 */
-	bool streaming;
-	bool ksyms_done;            /* the KSYMS blob is written */
-	uint64_t t0;                /* when it began (CLOCK_MONOTONIC) */
-	uint64_t cutoff;            /* samples and sideband older than this left out (--window-time) */
-	uint64_t floor;             /* the oldest time every CPU's streamed window holds (0: some
-				     * reaches back to the start): older sideband is kept only by
-				     * the table */
-	struct fr_cpu_stat *cs;     /* per CPU, filled by the source */
-	uint64_t *drops;            /* per CPU: records refused (a full disk, no memory) */
-	uint32_t *pids;             /* the samples' pids for PROCS (NULL: every process) */
-	size_t nr_pids;
-	uint32_t *comm_tids;        /* threads with a COMM in the samples' streams (backward) */
-	size_t nr_comm_tids;
-	uint64_t app_chunks, app_bytes; /* of the sample appenders closed */
-	struct fr_writer **sbw;     /* streaming: per CPU sideband appenders */
-	uint64_t *sb_nr, *sb_lost;  /* streaming: per CPU sideband counts */
-	char path[4096];            /* the file as written */
-	char final[4096];           /* its name once complete ("": path is it) */
-};
+ * unnamed, O_TMPFILE, linked when complete; a streamed file as its name, or
+ * NAME.part renamed at its end under --switch-output), header, meta, events,
+ * the synthesized sideband stream; streaming: one sideband stream per CPU
+ * begun on appenders of its own (the sideband is written as it is drained),
+ * else the stores are written when it completes. The sources see it only
+ * through these functions. */
+struct fr_composer;
 
 int fr_composer__open(struct fr_session *s, bool streaming, const char *trigger, uint64_t t0,
 		      struct fr_composer **out);
@@ -232,6 +243,20 @@ int fr_composer__flush(struct fr_composer *c);
 int fr_composer__ksyms(struct fr_composer *c);
 /* Bytes in the file so far. */
 uint64_t fr_composer__size(const struct fr_composer *c);
+/* When it began (CLOCK_MONOTONIC), and the time older samples are left out
+ * before (--window-time; 0: none). */
+uint64_t fr_composer__t0(const struct fr_composer *c);
+uint64_t fr_composer__cutoff(const struct fr_composer *c);
+/* The file's name as written. */
+const char *fr_composer__path(const struct fr_composer *c);
+/* A streamed file whose last link is gone (its directory removed). */
+bool fr_composer__unlinked(const struct fr_composer *c);
+/* A chunk as it is (compressed, framed: a --keep window's), into the file. */
+int fr_composer__raw_chunk(struct fr_composer *c, const void *data, size_t len);
+/* The source's streams of the file (stream_into), then the sideband drained
+ * into it and the kernel symbols its samples noted taken: after this, what
+ * the source reads belongs to its next file. */
+int fr_composer__take_streams(struct fr_composer *c, struct fr_snapshot_stats *st);
 /* Complete the file: sideband streams, PROCS, KSYMS, VDSO, TRIGGER, per-CPU
  * stats, END; renamed into place, the directory synced, the oldest beyond
  * --max-files deleted. Counts into st; path gets its name; c is freed. A
@@ -241,10 +266,24 @@ int fr_composer__finish(struct fr_composer *c, const struct fr_trigger *tr, uint
 			char *path, size_t len, struct fr_snapshot_stats *st);
 /* A file given up: nothing of it is left behind; c is freed. */
 void fr_composer__discard(struct fr_composer *c);
+/* A streamed file given up after it began: it stays as written (it reads up
+ * to its last chunk); c is freed. */
+void fr_composer__abandon(struct fr_composer *c);
 /* A snapshot composed at once (backward, --keep): a new file, the source's
  * streams into it, the sideband drained (every process a streamed sample
  * names has its COMM/MMAP2 by then), completed. */
 int fr_composer__snapshot(struct fr_session *s, const struct fr_trigger *tr, uint64_t t0,
 			  char *path, size_t len, struct fr_snapshot_stats *st);
+
+/* A snapshot's thread names (thread_names.c): with from_proc (the renames
+ * were in the sample rings), the living threads of the streams' pids (none
+ * when NULL) read from /proc into the table first; then, into w's
+ * synthesized sideband stream, the newest name of each of those pids'
+ * threads but the main ones (PROCS names those), and for a thread the
+ * window renames itself (str->comm_tids) the name it had before a name
+ * learnt late (its renames in the window are exact; the late name only
+ * guessed when they held). */
+int fr_session_thread_names(struct fr_session *s, struct fr_writer *w,
+			    const struct fr_streams *str, bool from_proc);
 
 #endif
