@@ -217,7 +217,7 @@ int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 	struct pass p = { 0 };
 	char **names = NULL;
 	size_t nr = 0, copied = 0;
-	int ret = fr_input__open(path, &rd), err;
+	int ret = fr_input__open(path, &rd), err, walk;
 
 	if (ret)
 		return ret;
@@ -227,7 +227,7 @@ int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 		fr_err(path, "%s", strerror(-err));
 		goto out;
 	}
-	fr_reader__for_each(rd, pass_cb, &p);
+	walk = fr_reader__for_each(rd, pass_cb, &p);
 	if (p.err) {
 		fr_err(path, "%s", strerror(-p.err));
 		goto out;
@@ -243,6 +243,10 @@ int fr_archive__run(const char *path, const char *cache_dir, const char *tar,
 	if (tar && !nr)
 		fr_err(tar, "no object with a build id to archive; not written");
 	ret = nr ? FR_EXIT_OK : FR_EXIT_PARTIAL;
+	/* a damaged or truncated file: the objects of the records before the
+	 * damage are archived, said as every pass says it (exit 1) */
+	if (fr_input__walk_verdict(rd, path, walk, "archived") && !ret)
+		ret = FR_EXIT_PARTIAL;
 out:
 	for (size_t i = 0; i < nr; i++)
 		free(names[i]);

@@ -20,6 +20,17 @@ top2() { awk '$1 ~ /%$/ {print $NF}' "$1" | head -2 | tr '\n' ' '; }
 n=$(find "$T/cache/.build-id" -type f | wc -l)
 [ "$n" -ge 1 ] || fail "archive put nothing in the cache"
 pass "archive: $n objects in the cache"
+# a truncated file: what its complete chunks hit is archived, said as the
+# other passes say it, exit 1 (doc/exit-codes.md)
+sz=$(stat -c %s "$F")
+head -c $((sz - 200)) "$F" >"$T/cut.frec"
+"$FLIGHTREC" archive --cache "$T/cache2" "$T/cut.frec" 2>"$T/archive2.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "archive of a truncated file exited $rc, expected 1: $(cat "$T/archive2.err")"
+grep -q "truncated: .*archived" "$T/archive2.err" || fail "archive of a truncated file did not say so: $(cat "$T/archive2.err")"
+[ "$(find "$T/cache2/.build-id" -type f 2>/dev/null | wc -l)" -ge 1 ] ||
+	fail "archive of a truncated file archived nothing"
+pass "archive of a truncated file: exit 1, said, $(find "$T/cache2/.build-id" -type f | wc -l) objects archived"
 
 # a different build at the same path: its build id differs
 cp "$HELPERS/cpuburn_nofp" "$T/bin/burn"
