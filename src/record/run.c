@@ -298,7 +298,7 @@ int fr_record__run(struct fr_record_opts *op)
 	size_t nr_pids = 0;
 	sigset_t mask, old;
 	char desc[512], name[65];
-	bool ended = false, masked = false, pages_given, named;
+	bool ended = false, masked = false, pages_given, named, per_task;
 
 	/* a status line to a stderr pipe whose reader went away (a restarted
 	 * logger, `| head`) is dropped, not fatal: EPIPE instead of SIGPIPE
@@ -362,10 +362,12 @@ int fr_record__run(struct fr_record_opts *op)
 			      : fr_source__backward();
 	pages_given = o.data_pages != 0;
 	eo.data_pages = o.data_pages;   /* 0: the source's default */
-	fr_source__rings(so.source, t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS, &eo);
+	per_task = t.kind == FR_TARGET_CHILD || t.kind == FR_TARGET_PIDS;
+	fr_source__rings(so.source, per_task, &eo);
 	fit_mlock(pages_given, &eo.data_pages, &eo.sb_pages);
 	o.data_pages = eo.data_pages;   /* the start line says it */
-	named = fr_source__names_in_samples(so.source) && !fr_record__add_name_tracepoints(el);
+	named = fr_source__route(so.source, per_task) == FR_SB_NAMES_IN_SAMPLES &&
+		!fr_record__add_name_tracepoints(el);
 	err = fr_evlist__open(el, &t, &eo, &oe);
 	if (err && named && oe.event <= -3) {
 		/* a name tracepoint refused: the COMMs on the sideband ring */

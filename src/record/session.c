@@ -148,9 +148,11 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	return 0;
 }
 
-bool fr_source__names_in_samples(const struct fr_source_ops *ops)
+enum fr_sb_route fr_source__route(const struct fr_source_ops *ops, bool per_task)
 {
-	return ops->names_in_samples;
+	if (!ops->drained)
+		return FR_SB_NAMES_IN_SAMPLES;
+	return per_task ? FR_SB_SAMPLE_RINGS : FR_SB_RING;
 }
 
 void fr_source__rings(const struct fr_source_ops *ops, bool per_task, struct fr_evlist_opts *o)
@@ -161,12 +163,7 @@ void fr_source__rings(const struct fr_source_ops *ops, bool per_task, struct fr_
 	 * --keep) loses the oldest it had not read, never the newest */
 	o->backward = true;
 	o->drained = ops->drained;
-	/* per task the sideband records go where perf puts them, in the sample
-	 * rings, when those are read as they fill: a task's context holds one
-	 * event fewer, and each context switch visits each
-	 * (doc/design-notes.md); rings read at a snapshot overwrite them, so
-	 * there it has a ring of its own */
-	o->sb_in_samples = ops->drained && per_task;
+	o->sb_in_samples = fr_source__route(ops, per_task) == FR_SB_SAMPLE_RINGS;
 }
 
 /* Wait for a loading thread, if one was started; loads nothing. */

@@ -87,13 +87,23 @@ struct fr_session;
  * into a window in memory (--keep). */
 struct fr_source_ops;
 const struct fr_source_ops *fr_source__backward(void);
-/* Whether the source wants the COMMs in the sample rings and the name
- * tracepoints on the sideband ring (fr_record__add_name_tracepoints). */
-bool fr_source__names_in_samples(const struct fr_source_ops *ops);
+/* Where the sideband records (COMM, MMAP2, FORK, EXIT) travel: the one rule,
+ * by the source's rings and the target (doc/recording.md, "Forward mode").
+ * - FR_SB_SAMPLE_RINGS: a per-task target whose rings are drained as they
+ *   fill (forward, --keep): all of them in the sample rings, where perf puts
+ *   them (a task's context holds one event fewer; each context switch visits
+ *   each), no sideband ring;
+ * - FR_SB_NAMES_IN_SAMPLES: rings read at a snapshot (backward), which
+ *   overwrite what they hold: the COMMs in the sample rings beside the
+ *   samples they name, the name tracepoints (fr_record__add_name_tracepoints)
+ *   and the rest on the sideband ring, drained as it fills;
+ * - FR_SB_RING: otherwise (forward, --keep system-wide): all of them on the
+ *   sideband ring. */
+enum fr_sb_route { FR_SB_RING, FR_SB_SAMPLE_RINGS, FR_SB_NAMES_IN_SAMPLES };
+enum fr_sb_route fr_source__route(const struct fr_source_ops *ops, bool per_task);
 /* The rings the source needs, into o: direction and reading (overwrite
- * rings, drained as they fill or read at a snapshot), where the sideband
- * travels for a per-task target (per_task), and data_pages where it is 0
- * (the source's default). */
+ * rings, drained as they fill or read at a snapshot), the route's rings
+ * (fr_source__route), and data_pages where it is 0 (the source's default). */
 struct fr_evlist_opts;
 void fr_source__rings(const struct fr_source_ops *ops, bool per_task, struct fr_evlist_opts *o);
 const struct fr_source_ops *fr_source__forward(void);

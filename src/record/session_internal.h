@@ -62,11 +62,9 @@ struct fr_source_ops {
 	bool ksyms_first;         /* its threads note kernel addresses from the start:
 				   * kallsyms is loaded before recording starts (else
 				   * in a thread while it runs) */
-	bool names_in_samples;    /* the sample rings carry the COMMs, the sideband ring the
-				   * name tracepoints (fr_record__add_name_tracepoints),
-				   * where they can be opened */
 	/* its rings (fr_source__rings): -m's default; read as they fill
-	 * (lapping reads) rather than at a snapshot */
+	 * (lapping reads) rather than at a snapshot (which decides where the
+	 * sideband travels: fr_source__route) */
 	size_t default_pages;
 	bool drained;
 	size_t size;              /* of the source's private struct */

@@ -486,7 +486,6 @@ static const struct fr_source_ops backward_ops = {
 	.name = "backward",
 	.default_pages = FR_RECORD_BACKWARD_PAGES,
 	.drained = false,
-	.names_in_samples = true,
 	.size = sizeof(struct backward),
 	.start = bw_start,
 	.snapshot = bw_snapshot,

@@ -201,7 +201,27 @@ static void test_fake_source(void)
 	rmdir(dir);
 }
 
+/* The one rule of where the sideband travels, and the rings it asks for. */
+static void test_route(void)
+{
+	struct fr_evlist_opts o = { 0 };
+
+	CU_ASSERT_EQUAL(fr_source__route(fr_source__backward(), true), FR_SB_NAMES_IN_SAMPLES);
+	CU_ASSERT_EQUAL(fr_source__route(fr_source__backward(), false), FR_SB_NAMES_IN_SAMPLES);
+	CU_ASSERT_EQUAL(fr_source__route(fr_source__forward(), true), FR_SB_SAMPLE_RINGS);
+	CU_ASSERT_EQUAL(fr_source__route(fr_source__keep(), true), FR_SB_SAMPLE_RINGS);
+	CU_ASSERT_EQUAL(fr_source__route(fr_source__forward(), false), FR_SB_RING);
+	CU_ASSERT_EQUAL(fr_source__route(fr_source__keep(), false), FR_SB_RING);
+	fr_source__rings(fr_source__keep(), true, &o);
+	CU_ASSERT(o.sb_in_samples && o.drained && o.backward && o.data_pages);
+	o = (struct fr_evlist_opts){ .data_pages = 16 };
+	fr_source__rings(fr_source__backward(), true, &o);
+	CU_ASSERT(!o.sb_in_samples && !o.drained && o.backward);
+	CU_ASSERT_EQUAL(o.data_pages, 16);   /* -m given: kept */
+}
+
 static const struct fr_test tests[] = {
+	{ "where the sideband travels, by source and target", test_route },
 	{ "a fake source's samples through the session and the composer, read back",
 	  test_fake_source },
 	{ NULL, NULL },
