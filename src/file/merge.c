@@ -1,7 +1,8 @@
 /* src/file/merge.c: the reader's merge: every record stream of the file
- * (per CPU samples and sideband) delivered in time order through a heap, with
- * one decoded, checked chunk per stream in memory and a bound on the total;
- * samples that cannot be used are counted as they pass.
+ * (per CPU samples and sideband, or one CPU part of them for a parallel
+ * report) delivered in time order through a heap, with one decoded, checked
+ * chunk per stream in memory and a bound on the total; samples that cannot
+ * be used are counted as they pass.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -1,6 +1,7 @@
 /* src/file/write.c: the flightrec file writer (doc/format.md): the header, then
- * one zstd frame per chunk (meta, events, record streams, CPU stats, END), with
- * short writes retried and the first I/O error kept and returned from then on.
+ * one zstd frame per chunk (meta, events, coded record streams, blobs, CPU
+ * stats, END) through staging; appenders and sinks for other threads; the
+ * writer's lock; short writes retried, the first I/O error kept and returned.
  */
 #include "config.h"
 
@@ -278,7 +279,7 @@ out:
 	return err;
 }
 
-/* The mark of a file being written (doc/format.md §8): an OFD write lock on
+/* The mark of a file being written (doc/format.md §7): an OFD write lock on
  * the whole file, held by the open file description, so by every dup of it
  * (the appenders'), and gone with it however the writer ends. Best effort: a
  * file that cannot be locked (a pipe, a filesystem without locks) reads as

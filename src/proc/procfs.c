@@ -1,6 +1,7 @@
-/* src/proc/procfs.c: what the process model learns from /proc at start:
+/* src/proc/procfs.c: what the process model learns from /proc: at start,
  * comm, ppid and executable mappings of every process (or of given pids),
- * build ids read from the mapped ELF files.
+ * build ids read from the mapped ELF files; the walk of /proc's ids that a
+ * snapshot's thread names and the synthesized stream use.
  */
 #include "config.h"
 #include "src/proc/proctable.h"

@@ -1,9 +1,11 @@
 /* src/record/composer.c: the one composer of every file a recording writes,
  * whatever its source: naming (flightrec-NAME-STAMP-SEQ.frec: a snapshot
- * unnamed (O_TMPFILE) and linked when complete, else NAME.frec.part renamed),
- * header, meta, events, the sideband streams, the PROCS, KSYMS, VDSO and
- * TRIGGER blobs, per-CPU stats, END, the directory sync and --max-files.
- * The samples come from the source (session_internal.h).
+ * unnamed (O_TMPFILE) and linked when complete; a streamed file under its
+ * name, or NAME.frec.part renamed under --switch-output), header, meta with
+ * the clock pairs and CPUs' offline times, events, the sideband streams with
+ * the synthesized thread names, the PROCS/PERFMAP, KSYMS, VDSO and TRIGGER
+ * blobs, per-CPU stats, END, the directory sync and --max-files. The samples
+ * come from the source (session_internal.h), seen only through its functions.
  */
 #include "config.h"
 

@@ -1,6 +1,7 @@
 /* src/record/events.c: the events of a recording, resolved and given their
  * attributes (-e, -F/-c, -g/--call-graph, --filter, --trigger; cycles or
- * cpu-clock without -e): what `flightrec record` opens, and bench/floor too.
+ * cpu-clock without -e; --off-cpu's sched events, --off-cpu-thresh's offcpu
+ * event, the name tracepoints): what `flightrec record` opens, and bench/floor too.
  */
 #include "config.h"
 #include "src/record/events.h"

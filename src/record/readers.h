@@ -1,6 +1,6 @@
 /* src/record/readers.h: the per-CPU reader threads of the forward and --keep
- * sources: each reads one CPU's forward ring, sleeps until it passes the
- * watermark, and appends the records to its source's sink (the file, or
+ * sources: each drains one CPU's overwrite ring as it fills, sleeps until it
+ * passes the watermark, and appends the records to its source's sink (the file, or
  * the --keep window) with its own zstd context. No lock between CPUs.
  */
 #ifndef FR_FORWARD_H

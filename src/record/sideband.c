@@ -1,6 +1,8 @@
 /* src/record/sideband.c: the sideband kept between files (sideband.h): the
- * per-CPU stores of raw records, the synthesized stream, and the process
- * table fed from them in time order, collected and serialized on request.
+ * per-CPU stores of raw records, the synthesized stream, the process table
+ * fed from them in time order (a per-command target's exec names filtered),
+ * the JIT maps within their memory budget; collected and serialized (PROCS,
+ * PERFMAP) on request.
  */
 #include "config.h"
 
