@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/pass.h"
+#include "src/report/pass/pass.h"
+#include "src/report/report.h"
 
 extern char **environ;
 

@@ -13,7 +13,9 @@
 
 #include "base/hmap.h"
 #include "src/util.h"
-#include "src/report/pass.h"
+#include "src/report/fmt/fmt.h"
+#include "src/report/pass/pass.h"
+#include "src/report/report.h"
 
 #define SEP '\x1f'   /* between the parts of a row's key */
 

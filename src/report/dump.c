@@ -15,9 +15,10 @@
 #include "src/proc/proctable.h"
 #include "src/util.h"
 #include "src/file/waitstack.h"
-#include "src/report/offcpu.h"
-#include "src/report/pass.h"
-#include "src/report/tpdecode.h"
+#include "src/report/offcpu/offcpu.h"
+#include "src/report/pass/pass.h"
+#include "src/report/report.h"
+#include "src/report/tp/tpdecode.h"
 
 /* tid -> its latest comm */
 struct comm_slot {

@@ -1,6 +1,6 @@
 /* src/report/run.c: one report: the pass over a file that applies the
  * filters, feeds sideband records to the resolver, switches to the off-CPU
- * stage and resolved samples and waits to the chosen output (output.h: it
+ * stage and resolved samples and waits to the chosen output (out/output.h: it
  * names none), with a progress line on a terminal, in parallel parts where
  * the output merges them.
  */
@@ -16,34 +16,11 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/offcpu.h"
-#include "src/report/output.h"
-#include "src/report/pass.h"
-#include "src/report/run_internal.h"
-#include "src/report/tpdecode.h"
-
-static bool in_list(const int *list, size_t n, uint32_t v)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((uint32_t)list[i] == v)
-			return true;
-	return false;
-}
-
-static bool comm_selected(const struct fr_report_opts *o, const char *comm)
-{
-	for (size_t i = 0; comm && i < o->nr_comms; i++)
-		if (!strcmp(o->comms[i], comm))
-			return true;
-	return !o->nr_comms;
-}
-
-bool fr_report_opts__selects(const struct fr_report_opts *o, uint32_t pid, uint32_t tid,
-			     const char *comm)
-{
-	return (!o->nr_pids || in_list(o->pids, o->nr_pids, pid)) &&
-	       (!o->nr_tids || in_list(o->tids, o->nr_tids, tid)) && comm_selected(o, comm);
-}
+#include "src/report/offcpu/offcpu.h"
+#include "src/report/out/output.h"
+#include "src/report/pass/pass.h"
+#include "src/report/report.h"
+#include "src/report/tp/tpdecode.h"
 
 /* The sample, if the filters keep it, to the outputs. */
 static int report_sample(struct report *rp, const struct fr_rec *r)

@@ -17,7 +17,7 @@
 
 #include "src/file/file.h"
 #include "src/proc/proctable.h"
-#include "src/report/pass.h"
+#include "src/report/report.h"
 #include "tests/fuzz/fuzz.h"
 
 static int fd = -1;

@@ -1,11 +1,11 @@
-/* tests/report/test_offcpu.c: CUnit suite for the waits of src/report/offcpu.c
- * on synthetic switches: a wait's start, wakeup and end; preemption as
- * runnable delay; waits cut at the window's start and end (counted, never
- * dropped or doubled); a missing switch-in; new and dead threads; on + off
- * adding up to each thread's time in the window; prev_state decoding; the
- * off-CPU stacks in ns under their state frame; the text section; the
- * threads a selection (--pid, --tid, --comm) keeps in the totals, stacks and
- * rows; the section and the folded lines of waits of every kind (golden);
+/* tests/report/test_offcpu.c: CUnit suite for the waits of
+ * src/report/offcpu/offcpu.c on synthetic switches: a wait's start, wakeup and
+ * end; preemption as runnable delay; waits cut at the window's start and end
+ * (counted, never dropped or doubled); a missing switch-in; new and dead
+ * threads; on + off adding up to each thread's time in the window; prev_state
+ * decoding; the off-CPU stacks in ns under their state frame; the text section;
+ * the threads a selection (--pid, --tid, --comm) keeps in the totals, stacks
+ * and rows; the section and the folded lines of waits of every kind (golden);
  * the stacks of record --off-cpu-thresh, apart and sampled.
  */
 #include "config.h"
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report/offcpu.h"
+#include "src/report/offcpu/offcpu.h"
 #include "tests/report/golden.h"
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false, 0 };

@@ -1,5 +1,5 @@
 /* tests/report/test_order.c: CUnit suite for the holding queue
- * (src/report/order.c): items read out of order go out in the order they
+ * (src/report/pass/order.c): items read out of order go out in the order they
  * happened, only once the time read is hold_ns past them; ties keep their
  * arrival order; what comes too late is counted; held items freed.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "tests/cunit.h"
-#include "src/report/order.h"
+#include "src/report/pass/order.h"
 
 #define MS 1000000ull
 

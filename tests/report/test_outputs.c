@@ -1,5 +1,5 @@
 /* tests/report/test_outputs.c: CUnit suite for the output table
- * (src/report/output.c) fed through the report's pass (run.c): every row
+ * (src/report/out/output.c) fed through the report's pass (run.c): every row
  * turns one fixture file (tests/fixtures/switch_after_sample.frec:
  * cpu-clock samples and sched_switch records) into its output, read back
  * for what that format must hold; the rows' properties as the pass needs
@@ -14,8 +14,9 @@
 
 #include "tests/cunit.h"
 #include "src/util.h"
-#include "src/report/output.h"
-#include "src/report/pass.h"
+#include "src/report/out/output.h"
+#include "src/report/pass/pass.h"
+#include "src/report/report.h"
 
 #define FIXTURE FIXTURES "/switch_after_sample.frec"
 

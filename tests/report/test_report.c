@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include "src/util.h"
-#include "src/report/pass.h"
-#include "src/report/tpdecode.h"
+#include "src/report/fmt/fmt.h"
+#include "src/report/pass/pass.h"
+#include "src/report/report.h"
+#include "src/report/tp/tpdecode.h"
 #include "tests/report/golden.h"
 
 static const struct fr_sym s_main = { "main", "/usr/bin/app", "app", false, false, false, 0 };

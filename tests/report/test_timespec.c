@@ -1,6 +1,6 @@
 /* tests/report/test_timespec.c: CUnit suite for report --time's parser and
- * resolver (src/report/timespec.c), the wall-clock text (walltime.c) and the
- * clock pairs of a file (src/file/clock.c): taking, meta text, fallback.
+ * resolver (src/report/pass/timespec.c), the wall-clock text (walltime.c) and
+ * the clock pairs of a file (src/file/clock.c): taking, meta text, fallback.
  */
 #include "config.h"
 
@@ -13,7 +13,8 @@
 #include "tests/cunit.h"
 #include "src/file/clock.h"
 #include "src/file/file.h"
-#include "src/report/pass.h"
+#include "src/report/fmt/fmt.h"
+#include "src/report/pass/pass.h"
 
 #define S 1000000000ull
 /* 2026-12-04T14:03:10Z in seconds since the epoch */

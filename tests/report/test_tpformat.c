@@ -1,6 +1,6 @@
 /* tests/report/test_tpformat.c: CUnit suite for the strict grammar of
- * recorded tracepoint formats (src/report/tpformat.c) and the decoding that
- * uses it (src/report/tpdecode.c): real formats accepted and printed, each
+ * recorded tracepoint formats (src/report/tp/tpformat.c) and the decoding that
+ * uses it (src/report/tp/tpdecode.c): real formats accepted and printed, each
  * kind of damage refused by name with the fields still shown, every
  * single-byte substitution of a real format survived, and every field of a
  * record bounded by that record.
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report/tpdecode.h"
-#include "src/report/tpformat.h"
+#include "src/report/tp/tpdecode.h"
+#include "src/report/tp/tpformat.h"
 
 static const char sched_switch[] =
 	"name: sched_switch\nID: 372\nformat:\n"

@@ -1,5 +1,5 @@
 /* tests/report/test_tpprint.c: CUnit suite for the print fmt evaluator
- * (src/report/tpprint.c): the print fmts of the common tracepoints on canned
+ * (src/report/tp/tpprint.c): the print fmts of the common tracepoints on canned
  * record bytes give perf script's text (libtraceevent's, checked by hand
  * against it), what lies outside the grammar is refused, and hostile values
  * (fields past the record, strings without an end, division by zero, deep
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/report/tpdecode.h"
-#include "src/report/tpformat.h"
-#include "src/report/tpprint.h"
+#include "src/report/tp/tpdecode.h"
+#include "src/report/tp/tpformat.h"
+#include "src/report/tp/tpprint.h"
 
 #define COMMON "name: %s\nID: 1\nformat:\n" \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \

@@ -18,7 +18,7 @@
 
 #include "src/proc/perfmap.h"
 #include "src/proc/proctable.h"
-#include "src/report/pass.h"
+#include "src/report/pass/pass.h"
 #include "symbolize/demangle.h"
 #include "symbolize/internal.h"
 #include "symbolize/kallsyms.h"

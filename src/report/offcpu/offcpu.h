@@ -1,0 +1,180 @@
+/* src/report/offcpu/offcpu.h: wall-clock accounting of one window: each
+ * thread's waits (switch-out to switch-in, with the switch-out stack and
+ * state), scheduler delay, and on-CPU + off-CPU per thread (offcpu.c); the
+ * off-CPU section of the text report and --off-cpu's folded lines
+ * (offcpu_print.c).
+ */
+#ifndef FR_REPORT_OFFCPU_H
+#define FR_REPORT_OFFCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "src/report/fmt/fmt.h"
+#include "src/report/pass/pass.h"
+
+/* What a thread waited in: S sleeping (S, I, P, T), D uninterruptible (I/O),
+ * R preempted (runnable all along). */
+enum fr_wait_state { FR_WAIT_S, FR_WAIT_D, FR_WAIT_R, FR_WAIT_NR };
+
+/* A sched_switch prev_state to a wait state; false: the task died (no wait). */
+bool fr_wait_state__of(uint64_t prev_state, enum fr_wait_state *st);
+char fr_wait_state__char(enum fr_wait_state st);
+
+/* One wait, as it ended (or was cut at the window's end). */
+struct fr_wait {
+	uint32_t pid, tid;
+	uint64_t start, wake, end;   /* wake: 0 when no wakeup was recorded */
+	enum fr_wait_state state;
+	bool cut_start;              /* began before the window: start is its edge */
+	bool cut_end;                /* had not ended at the window's end */
+	bool no_switch_in;           /* the thread switched out again first: ended at wake or there */
+};
+
+struct fr_offcpu_totals {
+	uint64_t waits, cut_start, cut_end, no_switch_in;
+	uint64_t off_ns[FR_WAIT_NR], delay_ns, on_ns;
+	/* the stacks of waits apart (fr_offcpu__set_thresh): long waits with a
+	 * stack, long ones whose stack was lost; short (S and D) waits, their
+	 * time, how many of them were sampled, and what those stand for */
+	uint64_t long_stacks, long_lost, short_waits, short_ns, short_sampled, short_weight_ns;
+};
+
+struct fr_offcpu;
+
+/* Window [t0, t1]. keep: remember every wait (fr_offcpu__waits; tests and
+ * timelines). */
+int fr_offcpu__new(uint64_t t0, uint64_t t1, bool keep, struct fr_offcpu **out);
+void fr_offcpu__delete(struct fr_offcpu *oc);
+/* Each wait as it ends also goes to sink (s->period: its ns; s->time: its
+ * start; frames leaf first, the state frame outermost), beside the module's
+ * own folded set. */
+typedef int (*fr_offcpu_sink)(void *ctx, const struct fr_rsample *s);
+void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx);
+/* Which threads the views show (pid 0 and comm NULL: not known). A thread's
+ * waits count in the totals and the stacks while it is selected (its name
+ * may change), and its row is shown when it was at any time of the window.
+ * Without one, every thread. */
+typedef bool (*fr_offcpu_select)(void *ctx, uint32_t pid, uint32_t tid, const char *comm);
+void fr_offcpu__set_select(struct fr_offcpu *oc, fr_offcpu_select select, void *ctx);
+/* Where a thread's switches did not say its process or name (first seen
+ * switching in): *pid and *comm (interned) as known at time, else left. */
+typedef void (*fr_offcpu_identify)(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid,
+				   const char **comm);
+void fr_offcpu__set_identify(struct fr_offcpu *oc, fr_offcpu_identify identify, void *ctx);
+
+/* Events, in time order. s: the switch-out sample (its comm and frames, copied
+ * here), or NULL when no stack was recorded. */
+int fr_offcpu__switch_out(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time,
+			  enum fr_wait_state st, const struct fr_rsample *s);
+int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The same for a thread already seen, else nothing (per task, next_pid may
+ * be a task that is not recorded). */
+int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The scheduler delay of tid's last closed S or D wait, told after it (by
+ * its next switch-out: the kernel's sched_info.run_delay): the thread's and
+ * the totals' delay, and the kept wait's wake (end - delay_ns). Once. */
+int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns);
+/* The switches carry no stacks: each S or D wait's stack comes apart, after
+ * its switch-in, for every wait of thresh_ns or more and a sample of the
+ * shorter ones (record --off-cpu-thresh). A wait's stack is folded when it
+ * comes; a long wait none came for by the thread's next wait goes under
+ * "[stack not recorded]", a short one under the sampled ones' weight. */
+void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns);
+uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc);   /* 0: every stack at its switch */
+/* The stack of tid's last closed wait, from an offcpu-stack sample: its
+ * length as the kernel measured it (off_ns), the threshold it was sampled
+ * under, s->frames leaf first (none: "[stack not recorded]"). */
+int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
+			  uint64_t thresh_ns, const struct fr_rsample *s);
+/* FORK: the thread exists from time on (it is not cut at the window's start). */
+int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time);
+/* Close what is open at the window's end (t1); call once, after the last event. */
+int fr_offcpu__finish(struct fr_offcpu *oc);
+
+const struct fr_wait *fr_offcpu__waits(const struct fr_offcpu *oc, size_t *n);
+void fr_offcpu__totals(const struct fr_offcpu *oc, struct fr_offcpu_totals *t);
+
+/* One thread's wall-clock view: from its first time in the window (the
+ * window's start or its fork) to its exit or the window's end; on + the
+ * off[] add up to end - start. */
+struct fr_thread_time {
+	uint32_t pid, tid;
+	const char *comm;            /* from its last switch-out, or NULL */
+	uint64_t start, end, on_ns, off_ns[FR_WAIT_NR], delay_ns;
+	uint64_t waits;
+};
+/* The threads shown (after fr_offcpu__finish: the selected ones), and all. */
+size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc);
+size_t fr_offcpu__nr_all_threads(const struct fr_offcpu *oc);
+void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_time *t);
+/* The off-CPU stacks (leaf first, outermost a "[off-cpu: ...]" state frame),
+ * weights in ns. */
+struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc);
+/* The state of a stack whose outermost frame is a state frame; -1 if not. */
+int fr_offcpu__frame_state(const struct fr_sym *outer);
+
+/* offcpu_print.c: the text report's off-CPU section (per thread, per
+ * function by state, per stack) with ms and %. */
+int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_limit, FILE *f);
+
+/* offcpu_in.c: a report's records to the waits: sched:sched_switch samples
+ * (switch-out with stack and state; the switch-in of next_pid where the
+ * recording is not per task), PERF_RECORD_SWITCH (a task's own switch-in,
+ * per-task recordings), sched_wakeup/sched_waking, FORK and EXIT. */
+struct fr_tpdecode;
+struct offcpu_in;
+/* Window [t0, t1], started later where a CPU's ring wrapped (its older
+ * switches are gone). Each wait also goes to sink (its stack, its ns as the
+ * period) where not NULL; keep: the waits kept as intervals (timelines). */
+int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_tpdecode *tp,
+		      uint64_t t0, uint64_t t1,
+		      int (*sink)(void *ctx, const struct fr_rsample *s), void *sink_ctx,
+		      bool keep, struct offcpu_in **out);
+void fr_offcpu_in__delete(struct offcpu_in *in);
+/* The threads o's --pid, --tid and --comm select (o outlives in). */
+void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
+/* After finish: the threads shown. */
+size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
+/* e is the offcpu event of record --off-cpu-thresh (switches and stacks of
+ * waits, from BPF): never an ordinary sample of the on-CPU views. */
+bool fr_offcpu_in__stack_event(const struct fr_file_event *e);
+/* The file records context switches (else --off-cpu has nothing to show). */
+bool fr_offcpu_in__usable(const struct offcpu_in *in);
+/* The same, of a file before any pass: an event that records context
+ * switches (sched:sched_switch, the offcpu event, PERF_RECORD_SWITCH). */
+bool fr_offcpu_in__in_file(struct fr_reader *rd);
+/* e is one of the events the waits are made of (not an ordinary sample). */
+bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e);
+int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r);
+/* Any record (FORK, EXIT, SWITCH); others are ignored. */
+int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r);
+int fr_offcpu_in__finish(struct offcpu_in *in);
+int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f);
+
+/* offcpu_print.c: each thread's states in time order, thread by thread
+ * (fr_offcpu__thread's order), from its start to its end; needs the waits
+ * kept. A non-zero return of cb stops the walk and is returned. */
+enum fr_span { FR_SPAN_RUNNING, FR_SPAN_RUNNABLE, FR_SPAN_SLEEPING, FR_SPAN_BLOCKED, FR_SPAN_NR };
+extern const char *const fr_span_names[FR_SPAN_NR];
+typedef int (*fr_span_cb)(void *ctx, size_t thread, const struct fr_thread_time *t,
+			  enum fr_span kind, uint64_t from, uint64_t to);
+int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx);
+/* offcpu_print.c: each thread's states as JSON trace slices (running,
+ * runnable, sleeping, blocked on I/O) from its start to its end; needs the
+ * waits kept (fr_offcpu__new with keep). */
+int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j);
+int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j);
+
+/* offcpu_html.c: the HTML page's thread timeline (SVG): a row per thread,
+ * its running, runnable, sleeping and blocked spans, the trigger marked;
+ * needs the waits kept. fr_offcpu_in__html is fr_html_info's more(). */
+int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, bool has_trigger, uint64_t trigger_ns);
+int fr_offcpu_in__html(void *in, FILE *f, const struct fr_html_info *hi);
+/* The window the waits were cut to. */
+void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1);
+
+#endif

@@ -1,0 +1,75 @@
+/* src/report/pass/report_opts.h: what a command fills to ask for a pass over a
+ * file: the histogram's sort keys and options (--sort: fr_hist__parse_keys,
+ * hist.c), the report's options and its thread filter (report_opts.c), and
+ * which file to read (fr_input__choose, input.c). The front door (report.h)
+ * passes it on to the commands; the pass, the off-CPU stage and the outputs
+ * read it here.
+ */
+#ifndef FR_REPORT_OPTS_H
+#define FR_REPORT_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/report/pass/timespec.h"
+#include "symbolize/symbolize.h"
+
+/* ---- hist.c: the text report's histogram ---- */
+enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_KEY_CPU,
+		   FR_KEY_TID, FR_NR_KEYS };
+
+struct fr_hist_opts {
+	enum fr_sort_key keys[FR_NR_KEYS];
+	int nr_keys;
+	bool period;             /* weigh by period instead of samples */
+	bool callchains;         /* -g: call paths under each entry */
+	bool children;           /* --children: inclusive weight of each function too */
+	double percent_limit;    /* hide entries below this share */
+	double chain_limit;      /* hide call path branches below this share */
+};
+
+/* Parse "comm,dso,sym" (keys: comm pid tid cpu dso sym srcline) into keys: 0 or -EINVAL (unknown or repeated key). */
+int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o);
+
+/* ---- input.c: which file ---- */
+/* The file a command reads: *input if given, else the newest *.frec of dir
+ * (into path); an *input that is a directory stands for dir. Returns an exit
+ * code, the error said. */
+int fr_input__choose(const char **input, const char *dir, char *path, size_t len);
+
+/* ---- the report's options (run.c reads them) ---- */
+#define FR_REPORT_MAX_SYMDIRS 16
+#define FR_REPORT_MAX_LIST 64
+
+enum fr_report_fmt { FMT_TEXT, FMT_FOLDED, FMT_SCRIPT, FMT_JSON, FMT_FLAME, FMT_HTML, FMT_PPROF };
+
+/* What `flightrec report` was asked for (src/cmd_report.c fills it). */
+struct fr_report_opts {
+	const char *input, *dir;
+	struct fr_hist_opts hist;
+	enum fr_report_fmt fmt;
+	const char *output;      /* -o FILE, NULL: stdout */
+	bool raw, no_header, quiet;
+	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
+	bool no_off_cpu;         /* --no-off-cpu: not even where the file records switches */
+	int *pids, *tids;
+	size_t nr_pids, nr_tids;
+	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
+	size_t nr_comms, nr_events;
+	bool has_time, tod;      /* tod: perf-script's and --raw's wall-clock field */
+	struct fr_timesel time;  /* --time as given */
+	struct fr_time_ranges ranges;   /* resolved against the file (fr_report__run) */
+	uint64_t t0, t1;         /* the lowest and highest time the ranges hold */
+	struct fr_symbolizer_opts sym;
+	const char *symdirs[FR_REPORT_MAX_SYMDIRS];
+	int usage_err;
+};
+
+/* report_opts.c: --pid, --tid and --comm keep a thread (none given: every
+ * one); an unknown pid (0) or comm (NULL) is kept only where that filter is
+ * not given. */
+bool fr_report_opts__selects(const struct fr_report_opts *o, uint32_t pid, uint32_t tid,
+			     const char *comm);
+
+#endif
