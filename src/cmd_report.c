@@ -82,23 +82,14 @@ static int split_list(char *arg, const char **list, size_t *n)
 
 static void parse_format(const char *arg, struct fr_report_opts *o)
 {
-	if (!strcmp(arg, "text"))
-		o->fmt = FMT_TEXT;
-	else if (!strcmp(arg, "folded"))
-		o->fmt = FMT_FOLDED;
-	else if (!strcmp(arg, "perf-script"))
-		o->fmt = FMT_SCRIPT;
-	else if (!strcmp(arg, "json"))
-		o->fmt = FMT_JSON;
-	else if (!strcmp(arg, "flamegraph"))
-		o->fmt = FMT_FLAME;
-	else if (!strcmp(arg, "html"))
-		o->fmt = FMT_HTML;
-	else if (!strcmp(arg, "pprof"))
-		o->fmt = FMT_PPROF;
-	else
-		usage_error(o, "--format", "expected text, folded, flamegraph, html, pprof, "
-			    "perf-script or json");
+	char why[320];
+
+	if (fr_report__format_known(arg)) {
+		o->format = arg;
+		return;
+	}
+	snprintf(why, sizeof(why), "expected %s", fr_report__format_names());
+	usage_error(o, "--format", why);
 }
 
 static void parse_percent(const char *arg, struct fr_report_opts *o)
@@ -142,13 +133,13 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case OPT_OFF_CPU: o->off_cpu = true; o->no_off_cpu = false; break;
 	case OPT_NO_OFF_CPU: o->no_off_cpu = true; o->off_cpu = false; break;
 	case OPT_PERCENT: parse_percent(arg, o); break;
-	case OPT_FOLDED: o->fmt = FMT_FOLDED; break;
+	case OPT_FOLDED: o->format = "folded"; break;
 	case OPT_FORMAT: parse_format(arg, o); break;
 	case OPT_RAW: o->raw = true; break;
 	case 'o': o->output = arg; break;
 	case 'q': o->quiet = true; break;
 	case OPT_FLAMEGRAPH:
-		o->fmt = FMT_FLAME;
+		o->format = "flamegraph";
 		o->output = arg;
 		break;
 	case OPT_NO_HEADER: o->no_header = true; break;
@@ -243,8 +234,8 @@ int cmd_report(int argc, char **argv)
 		r = FR_EXIT_USAGE;
 		goto out;
 	}
-	if (o.fmt == FMT_PPROF && !o.output && isatty(1)) {
-		fr_err("--format=pprof", "the profile is binary: name a file with -o FILE");
+	if (fr_report__format_binary(o.format) && !o.output && isatty(1)) {
+		fr_err("--format", "the %s output is binary: name a file with -o FILE", o.format);
 		r = FR_EXIT_USAGE;
 		goto out;
 	}

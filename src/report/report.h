@@ -55,6 +55,13 @@ int fr_diff__ztest(uint64_t a, uint64_t na, uint64_t b, uint64_t nb, double *z, 
 /* The |z| whose two-sided p is alpha (standard normal). */
 double fr_diff__zcrit(double alpha);
 
+/* ---- out/output.c: the output formats (doc/report.md) ---- */
+/* name is an output's (--format=NAME), and one that is not for a terminal. */
+bool fr_report__format_known(const char *name);
+bool fr_report__format_binary(const char *name);
+/* Every name, "a, b or c". */
+const char *fr_report__format_names(void);
+
 /* ---- run.c: one report of one file ---- */
 /* Report path as o says, on stdout or o->output; errors said through fr_err. Returns an
  * exit code (FR_EXIT_*). */

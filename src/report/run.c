@@ -444,7 +444,7 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 {
 	struct fr_report_opts ro;
 	struct stat sb;
-	struct report rp = { .o = o, .ops = fr_output__of(o->fmt), .out = stdout, .shown = -1 };
+	struct report rp = { .o = o, .ops = fr_output__find(o->format), .out = stdout, .shown = -1 };
 	const char *out_name = o->output ? o->output : "stdout";
 	struct fr_outfile *of = NULL;
 	int ret = fr_input__open(path, &rp.rd), err;
@@ -542,4 +542,31 @@ out:
 		fr_outfile__abort(of);
 	}
 	return ret;
+}
+
+bool fr_report__format_known(const char *name)
+{
+	return name && fr_output__find(name);
+}
+
+bool fr_report__format_binary(const char *name)
+{
+	const struct fr_output_ops *op = fr_output__find(name);
+
+	return op && op->binary;
+}
+
+const char *fr_report__format_names(void)
+{
+	static char buf[256];
+	const struct fr_output_ops *op;
+	size_t n = 0;
+
+	while (fr_output__at(n))
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 0; (op = fr_output__at(i)); i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+			 i ? (i + 1 == n ? " or " : ", ") : "", op->name);
+	return buf;
 }

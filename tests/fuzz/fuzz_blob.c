@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.sym.only_given_dirs = true;                 /* not even by build id */
 	o.sym.no_srcline = true;
 	o.sym.no_inline = true;
-	o.fmt = FMT_TEXT;
+	o.format = "text";
 	fr_report__run(&o, path);
 	return 0;
 }

@@ -36,7 +36,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void report(enum fr_report_fmt fmt, bool callchains)
+static void report(const char *fmt, bool callchains)
 {
 	struct fr_report_opts o = { .dir = "." };
 
@@ -47,7 +47,7 @@ static void report(enum fr_report_fmt fmt, bool callchains)
 	o.sym.only_given_dirs = true;                 /* not even by build id */
 	o.sym.no_srcline = true;
 	o.sym.no_inline = true;     /* libdw DIE walks of local debug info: not what is fuzzed */
-	o.fmt = fmt;
+	o.format = fmt;
 	fr_report__run(&o, path);
 }
 
@@ -63,16 +63,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * always takes the same one): four reports per input cost 4x the
 	 * executions. The replay in make check runs all four on every input. */
 	switch (size % 4) {
-	case 0: report(FMT_TEXT, true); break;
-	case 1: report(FMT_FOLDED, false); break;
-	case 2: report(FMT_SCRIPT, false); break;
-	default: report(FMT_JSON, false); break;
+	case 0: report("text", true); break;
+	case 1: report("folded", false); break;
+	case 2: report("perf-script", false); break;
+	default: report("json", false); break;
 	}
 #else
-	report(FMT_TEXT, true);
-	report(FMT_FOLDED, false);
-	report(FMT_SCRIPT, false);
-	report(FMT_JSON, false);
+	report("text", true);
+	report("folded", false);
+	report("perf-script", false);
+	report("json", false);
 #endif
 #else
 	(void)report;

@@ -42,10 +42,10 @@ static char *slurp(const char *path, size_t *len)
 
 /* The report of FIXTURE as fmt (extra: --off-cpu or --no-off-cpu), its
  * output read back (NULL on a failed run). */
-static char *run(enum fr_report_fmt fmt, int offcpu, size_t *len)
+static char *run(const char *fmt, int offcpu, size_t *len)
 {
 	char out[] = "/tmp/fr-outputs-XXXXXX";
-	struct fr_report_opts o = { .dir = ".", .fmt = fmt, .quiet = true };
+	struct fr_report_opts o = { .dir = ".", .format = fmt, .quiet = true };
 	int fd = mkstemp(out), rc;
 	char *buf;
 
@@ -78,63 +78,70 @@ static void test_each_row(void)
 	char *b;
 
 	/* text: the header, the histogram, and (switches recorded) the off-CPU section */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_TEXT, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("text", 0, &len));
 	CU_ASSERT(strstr(b, "# samples per event") && strstr(b, "# event: cpu-clock"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(b, "# off-CPU: switch-out to switch-in"));
 	free(b);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_TEXT, -1, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("text", -1, &len));
 	CU_ASSERT_PTR_NULL(strstr(b, "# off-CPU"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(b, "# event: sched:sched_switch"));   /* an ordinary event */
 	free(b);
 	/* folded: one line per stack ending in its weight; waits under their state */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_FOLDED, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("folded", 0, &len));
 	CU_ASSERT(len > 0 && b[len - 1] == '\n');
 	CU_ASSERT(count(b, "[off-cpu: ") > 0);
 	free(b);
 	/* flame graph: SVG documents */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_FLAME, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("flamegraph", 0, &len));
 	CU_ASSERT(count(b, "<svg") >= 1 && count(b, "</svg>") == count(b, "<svg"));
 	free(b);
 	/* html: one page with the threads' states */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_HTML, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("html", 0, &len));
 	CU_ASSERT(strstr(b, "<html") && strstr(b, "</html>") && strstr(b, "id=\"threads\""));
 	free(b);
 	/* pprof: gzip */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_PPROF, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("pprof", 0, &len));
 	CU_ASSERT(len > 18 && (unsigned char)b[0] == 0x1f && (unsigned char)b[1] == 0x8b);
 	free(b);
 	/* perf-script: a line per selected sample, switches included (no off-CPU unasked) */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_SCRIPT, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("perf-script", 0, &len));
 	CU_ASSERT(count(b, "cpu-clock") > 0 && count(b, "sched:sched_switch") > 0);
 	free(b);
 	/* json: a Chrome trace; state slices only when asked */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_JSON, 0, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("json", 0, &len));
 	CU_ASSERT(b[0] == '{' && strstr(b, "\"traceEvents\""));
 	CU_ASSERT_PTR_NULL(strstr(b, "\"sleeping\""));
 	free(b);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run(FMT_JSON, 1, &len));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("json", 1, &len));
 	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"running\""));
 	free(b);
 }
 
 static void test_rows(void)
 {
-	enum fr_report_fmt all[] = { FMT_TEXT, FMT_FOLDED, FMT_SCRIPT, FMT_JSON, FMT_FLAME,
-				     FMT_HTML, FMT_PPROF };
+	static const char *const all[] = { "text", "folded", "perf-script", "json", "flamegraph",
+					   "html", "pprof" };
+	const char *names = fr_report__format_names();
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		const struct fr_output_ops *op = fr_output__of(all[i]);
+		const struct fr_output_ops *op = fr_output__find(all[i]);
 
-		CU_ASSERT(op->name && op->open && op->sample && op->finish && op->close);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(op);
+		CU_ASSERT(!strcmp(op->name, all[i]) && strstr(names, all[i]));
+		CU_ASSERT(op->open && op->sample && op->finish && op->close);
+		CU_ASSERT(fr_report__format_known(all[i]));
+		CU_ASSERT_EQUAL(fr_report__format_binary(all[i]), !strcmp(all[i], "pprof"));
 		for (size_t k = 0; k < i; k++)   /* a row of its own */
-			CU_ASSERT(op != fr_output__of(all[k]));
+			CU_ASSERT(op != fr_output__find(all[k]));
 	}
-	CU_ASSERT(fr_output__of(FMT_TEXT)->merge != NULL);   /* the parallel pass */
-	CU_ASSERT(fr_output__of(FMT_FOLDED)->fold == FR_FOLD_ONE);
-	CU_ASSERT(fr_output__of(FMT_PPROF)->wait != NULL);
-	CU_ASSERT(!fr_output__of(FMT_SCRIPT)->offcpu_default);
-	CU_ASSERT(fr_output__of(FMT_SCRIPT)->tod && !fr_output__of(FMT_TEXT)->tod);
-	CU_ASSERT(fr_output__of((enum fr_report_fmt)99) == fr_output__of(FMT_TEXT));
+	CU_ASSERT(fr_output__find(NULL) == fr_output__find("text"));   /* the default */
+	CU_ASSERT(fr_output__find("text")->merge != NULL);   /* the parallel pass */
+	CU_ASSERT(fr_output__find("folded")->fold == FR_FOLD_ONE);
+	CU_ASSERT(fr_output__find("pprof")->wait != NULL);
+	CU_ASSERT(!fr_output__find("perf-script")->offcpu_default);
+	CU_ASSERT(fr_output__find("perf-script")->tod && !fr_output__find("text")->tod);
+	CU_ASSERT_PTR_NULL(fr_output__find("xml"));
+	CU_ASSERT(!fr_report__format_known("xml") && !fr_report__format_known(""));
 }
 
 static const struct fr_test tests[] = {

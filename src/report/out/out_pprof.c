@@ -45,6 +45,6 @@ static void close_pprof(void *st)
 }
 
 const struct fr_output_ops fr_output_pprof = {
-	.name = "pprof", .fold = FR_FOLD_ONE, .offcpu_default = true,
+	.name = "pprof", .fold = FR_FOLD_ONE, .offcpu_default = true, .binary = true,
 	.open = open_pprof, .sample = add, .wait = wait, .finish = finish, .close = close_pprof,
 };

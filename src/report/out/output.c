@@ -1,18 +1,33 @@
-/* src/report/out/output.c: the table of output formats: fmt to its row. A new
- * format is one out_*.c file, a row here and its name in src/cmd_report.c.
+/* src/report/out/output.c: the table of output formats, found by name. A
+ * new format is one out_*.c file (its row) and its line here.
  */
 #include "config.h"
 #include "src/report/out/output.h"
 
-const struct fr_output_ops *fr_output__of(enum fr_report_fmt fmt)
-{
-	static const struct fr_output_ops *const rows[] = {
-		[FMT_TEXT] = &fr_output_text,   [FMT_FOLDED] = &fr_output_folded,
-		[FMT_SCRIPT] = &fr_output_script, [FMT_JSON] = &fr_output_json,
-		[FMT_FLAME] = &fr_output_flame, [FMT_HTML] = &fr_output_html,
-		[FMT_PPROF] = &fr_output_pprof,
-	};
+#include <string.h>
 
-	return (unsigned)fmt < sizeof(rows) / sizeof(rows[0]) && rows[fmt] ? rows[fmt]
-									   : &fr_output_text;
+extern const struct fr_output_ops fr_output_text, fr_output_folded, fr_output_flame,
+	fr_output_html, fr_output_pprof, fr_output_script, fr_output_json;
+
+/* In the order --help and a usage error list them. */
+static const struct fr_output_ops *const rows[] = {
+	&fr_output_text, &fr_output_folded, &fr_output_flame, &fr_output_html,
+	&fr_output_pprof, &fr_output_script, &fr_output_json,
+};
+
+#define NR_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+const struct fr_output_ops *fr_output__find(const char *name)
+{
+	if (!name)
+		return &fr_output_text;
+	for (size_t i = 0; i < NR_ROWS; i++)
+		if (!strcmp(rows[i]->name, name))
+			return rows[i];
+	return NULL;
+}
+
+const struct fr_output_ops *fr_output__at(size_t i)
+{
+	return i < NR_ROWS ? rows[i] : NULL;
 }

@@ -1,6 +1,6 @@
 /* src/report/out/output.h: what each output format of a report provides: one
- * table row (its properties and operations, in out_*.c), found by
- * fr_output__of (output.c); the pass (run.c) calls them and never names a
+ * table row (its properties and operations, in out_*.c), found by its name
+ * (fr_output__find, output.c); the pass (run.c) calls them and never names a
  * format. What the rows are given: the state of one report's pass (struct
  * report, which run.c fills).
  */
@@ -33,6 +33,7 @@ struct fr_output_ops {
 	bool offcpu_default;  /* off-CPU time where the file recorded switches, unasked */
 	bool wait_intervals;  /* the waits kept as intervals (its timelines) */
 	bool finish_empty;    /* finished even where the filters selected nothing */
+	bool binary;          /* not for a terminal: -o FILE or a pipe */
 	/* state for one report (rp set up: reader, resolver, window) */
 	int (*open)(struct report *rp, void **st);
 	/* a selected, resolved sample (r: its record) */
@@ -48,11 +49,10 @@ struct fr_output_ops {
 	void (*close)(void *st);
 };
 
-extern const struct fr_output_ops fr_output_text, fr_output_folded, fr_output_flame,
-	fr_output_html, fr_output_pprof, fr_output_script, fr_output_json;
-
-/* The row of fmt. */
-const struct fr_output_ops *fr_output__of(enum fr_report_fmt fmt);
+/* The row named name (NULL: text's), or NULL when there is none. */
+const struct fr_output_ops *fr_output__find(const char *name);
+/* The rows in --help's order: the ith, or NULL past the last. */
+const struct fr_output_ops *fr_output__at(size_t i);
 
 /* ---- the state of one report's pass (run.c), which the rows read ---- */
 struct report {

@@ -42,13 +42,11 @@ int fr_input__choose(const char **input, const char *dir, char *path, size_t len
 #define FR_REPORT_MAX_SYMDIRS 16
 #define FR_REPORT_MAX_LIST 64
 
-enum fr_report_fmt { FMT_TEXT, FMT_FOLDED, FMT_SCRIPT, FMT_JSON, FMT_FLAME, FMT_HTML, FMT_PPROF };
-
 /* What `flightrec report` was asked for (src/cmd_report.c fills it). */
 struct fr_report_opts {
 	const char *input, *dir;
 	struct fr_hist_opts hist;
-	enum fr_report_fmt fmt;
+	const char *format;      /* --format: an output's name (out/output.c), NULL: text */
 	const char *output;      /* -o FILE, NULL: stdout */
 	bool raw, no_header, quiet;
 	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
