@@ -334,6 +334,15 @@ void fr_kallsyms__sticky(struct fr_kallsyms *ks)
 		ks->sticky = true;
 }
 
+static void mark(struct fr_kallsyms *ks, long i)
+{
+	uint64_t *w = &ks->noted[(size_t)i / 64], bit = 1ull << ((size_t)i % 64);
+
+	/* safe from several threads; the load keeps a set bit's line shared */
+	if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
+}
+
 void fr_kallsyms__note(struct fr_kallsyms *ks, uint64_t addr)
 {
 	long i;
@@ -341,13 +350,14 @@ void fr_kallsyms__note(struct fr_kallsyms *ks, uint64_t addr)
 	if (!ks || !ks->noted)
 		return;
 	i = find(ks, addr);
-	if (i >= 0) {
-		uint64_t *w = &ks->noted[(size_t)i / 64], bit = 1ull << ((size_t)i % 64);
-
-		/* safe from several threads; the load keeps a set bit's line shared */
-		if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit))
-			__atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
-	}
+	if (i >= 0)
+		mark(ks, i);
+	/* a return address at a symbol's start, or past the symbol before:
+	 * the call was that symbol's last instruction (a noreturn call, as
+	 * x86_64_start_reservations ends), and a caller is looked up at
+	 * address - 1 (fr_symbolizer__kernel): its symbol is kept too */
+	if ((i < 0 || ks->syms[i].addr == addr) && (i = find(ks, addr - 1)) >= 0)
+		mark(ks, i);
 }
 
 static uint8_t *put(uint8_t *p, const void *v, size_t n)

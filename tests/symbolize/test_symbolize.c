@@ -79,6 +79,21 @@ static void test_kallsyms(void)
 	free(data);
 	fr_kallsyms__delete(ks);
 	fr_kallsyms__delete(rep);
+	/* a return address at a symbol's start: the caller (address - 1, the
+	 * symbol before: a noreturn call ended it) is kept too */
+	rep = NULL;   /* parse merges into an existing one */
+	CU_ASSERT_FATAL(fr_kallsyms__load(FIXTURES "/kallsyms.txt", FIXTURES "/modules.txt", &ks) == 0);
+	fr_kallsyms__note(ks, 0xffffffff81000600ull);   /* ksys_read's first byte */
+	CU_ASSERT_FATAL(fr_kallsyms__serialize(ks, &data, &len) == 0);
+	CU_ASSERT_FATAL(fr_kallsyms__parse(data, len, &rep) == 0);
+	CU_ASSERT_STRING_EQUAL(fr_kallsyms__lookup(rep, 0xffffffff81000600ull, &off, &mod),
+			       "ksys_read");
+	CU_ASSERT_STRING_EQUAL(fr_kallsyms__lookup(rep, 0xffffffff810005ffull, &off, &mod),
+			       "weak_func");
+	CU_ASSERT_PTR_NULL(fr_kallsyms__lookup(rep, 0xffffffff81000210ull, &off, &mod));
+	free(data);
+	fr_kallsyms__delete(ks);
+	fr_kallsyms__delete(rep);
 	CU_ASSERT_EQUAL(fr_kallsyms__load(FIXTURES "/no-such-file", NULL, &ks), -ENOENT);
 	CU_ASSERT_PTR_NULL(ks);
 }
