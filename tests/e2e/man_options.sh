@@ -63,7 +63,12 @@ for c in $cmds; do
 	pass "$c: $(wc -l <"$T/help.$c") options in help, the man page ($(echo $secs | tr '\n' ' ')) and the completion"
 done
 
-# flightrec --help: the options named under each command are that command's
+# flightrec --help: every command listed, and the options named under each
+# command are that command's
+for c in $cmds; do
+	"$FLIGHTREC" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on' |
+		grep -q "^  $c " || bad="$bad; flightrec --help does not list $c"
+done
 "$FLIGHTREC" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit }
 	on && /^  [a-z]/ { c = $1 } on { print c "\t" $0 }' >"$T/top"
 for c in $cmds; do
