@@ -26,7 +26,7 @@ _flightrec_events()
 }
 
 # report's --format values and --sort keys (the lists its usage errors give)
-_flightrec_formats="text folded flamegraph html pprof perf-script json"
+_flightrec_formats="text folded flamegraph html pprof perf-script json waits"
 _flightrec_sort_keys="comm pid dso sym srcline tid cpu"
 
 # --sort KEY[,KEY...]: complete the key after the last comma, each at most once

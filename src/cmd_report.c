@@ -36,8 +36,8 @@ static const struct argp_option report_options[] = {
 	{ "percent-limit", OPT_PERCENT, "PCT", 0, "hide entries below PCT percent", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0, "FlameGraph collapsed stacks (--format=folded)", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default), folded, flamegraph (SVG), html (timeline "
-	  "and flame graph), pprof (gzipped profile.proto, needs -o), perf-script or json (Chrome "
-	  "trace event format)", 2 },
+	  "and flame graph), pprof (gzipped profile.proto, needs -o), perf-script, json (Chrome "
+	  "trace event format) or waits (every off-CPU wait, one line each)", 2 },
 	{ "output", 'o', "FILE", 0, "write the report to FILE (default stdout)", 2 },
 	{ "flamegraph", OPT_FLAMEGRAPH, "FILE", 0, "the flame graph SVG into FILE "
 	  "(--format=flamegraph -o FILE)", 2 },

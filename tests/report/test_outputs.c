@@ -107,6 +107,31 @@ static void test_each_row(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("perf-script", 0, &len));
 	CU_ASSERT(count(b, "cpu-clock") > 0 && count(b, "sched:sched_switch") > 0);
 	free(b);
+	/* waits: a line per wait, as many as the text's off-CPU section counts */
+	{
+		char *t;
+		unsigned long nt = 0, nw = 0, lines = 0;
+		const char *p;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t = run("text", 0, &len));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p = strstr(t, "# waits: "));
+		nt = strtoul(p + 9, NULL, 10);
+		free(t);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("waits", 0, &len));
+		for (p = b; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+			if (*p != '#' && *p != '\n') {
+				lines++;
+				CU_ASSERT(strstr(p, "  S  ") || strstr(p, "  D  ") || strstr(p, "  R  "));
+			}
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p = strstr(b, "\n# "));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p = strstr(p + 1, "\n# "));
+		nw = strtoul(p + 3, NULL, 10);
+		CU_ASSERT(nt > 0 && nw == nt && lines == nt);
+		free(b);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("waits", -1, &len));
+		CU_ASSERT_PTR_NOT_NULL(strstr(b, "# no waits"));
+		free(b);
+	}
 	/* json: a Chrome trace; state slices only when asked */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("json", 0, &len));
 	CU_ASSERT(b[0] == '{' && strstr(b, "\"traceEvents\""));
@@ -120,7 +145,7 @@ static void test_each_row(void)
 static void test_rows(void)
 {
 	static const char *const all[] = { "text", "folded", "perf-script", "json", "flamegraph",
-					   "html", "pprof" };
+					   "html", "pprof", "waits" };
 	const char *names = fr_report__format_names();
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
