@@ -74,7 +74,7 @@ fnms() { awk -v f="$2" '$NF==f && $2 ~ /%$/ && $3 ~ /^[SDR]$/ {ms += $1} END {pr
 "$FLIGHTREC" report --off-cpu --tid "$stid" -i "$F" >"$T/tid.txt" || fail "--off-cpu --tid exited $?"
 [ "$(rows "$T/tid.txt" | wc -l)" -eq 1 ] && [ "$(rows "$T/tid.txt" | awk '{print $2}')" = "$stid" ] ||
 	fail "--tid $stid: rows $(rows "$T/tid.txt")"
-grep -q "^# threads: 1 of [0-9]*, as --pid, --tid and --comm select" "$T/tid.txt" ||
+grep -q "^# threads: 1 of [0-9]*, as selected" "$T/tid.txt" ||
 	fail "--tid: no threads line: $(grep '^#' "$T/tid.txt" | head -12)"
 within "$(offsum "$T/tid.txt")" "$(rows "$T/tid.txt" | awk '{print $6}')" 0.01 ||
 	fail "--tid: off-CPU $(offsum "$T/tid.txt") ms, its row $(rows "$T/tid.txt")"

@@ -48,7 +48,8 @@ static void check_thread_sums(struct fr_offcpu *oc)
 		struct fr_thread_time t;
 
 		fr_offcpu__thread(oc, i, &t);
-		CU_ASSERT_EQUAL(t.on_ns + t.off_ns[0] + t.off_ns[1] + t.off_ns[2], t.end - t.start);
+		CU_ASSERT_EQUAL(t.on_ns + t.off_ns[0] + t.off_ns[1] + t.off_ns[2] + t.unknown_ns,
+				t.end - t.start);
 	}
 }
 
@@ -85,7 +86,7 @@ static void test_wait_and_delay(void)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 10, T0 + 300 * MS, FR_WAIT_R, &s), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__wakeup(oc, 10, T0 + 310 * MS), 0);   /* runnable anyway */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 10, T0 + 340 * MS), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 10, T0 + 350 * MS), 0);   /* told twice */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 10, T0 + 340 * MS), 0);   /* told twice */
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
 	w = fr_offcpu__waits(oc, &n);
 	CU_ASSERT_FATAL(n == 2);
@@ -101,6 +102,74 @@ static void test_wait_and_delay(void)
 	/* a thread first seen switching out ran from the window's start */
 	CU_ASSERT_EQUAL(t.on_ns, 1000 * MS - 100 * MS);
 	CU_ASSERT_EQUAL(t.cut_start + t.cut_end + t.no_switch_in, 0);
+	check_thread_sums(oc);
+	fr_offcpu__delete(oc);
+}
+
+/* Running is only what the switches show: a thread switched in again with
+ * no switch-out seen (its records left out: the recorder's own) has its
+ * time since the last switch-in unknown, and to the window's end when no
+ * switch-out came at all; a thread of which nothing was seen is unknown
+ * whole; one that exited before the window has no row. */
+static void test_unknown(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_rsample s = out_sample(20);
+	struct fr_offcpu_totals t;
+	struct fr_thread_time tt;
+	size_t n;
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, true, &oc) == 0);
+	/* 30: in at +100, in again at +300, +600: no switch-out ever */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 30, T0 + 100 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 30, T0 + 300 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 30, T0 + 600 * MS), 0);
+	/* 20: out at +100 (ran from the start), in at +200, in again at +500
+	 * (its switch-out lost), out at +700, in at +800 */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 20, T0 + 100 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 20, T0 + 200 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 20, T0 + 500 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 20, T0 + 700 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 20, T0 + 800 * MS), 0);
+	/* 40: born before the window, nothing else seen: not known to run */
+	CU_ASSERT_EQUAL(fr_offcpu__fork(oc, 7, 40, T0 - 200 * MS), 0);
+	/* 50: born before the window, exited before it */
+	CU_ASSERT_EQUAL(fr_offcpu__fork(oc, 7, 50, T0 - 500 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__task_dead(oc, 50, T0 - 100 * MS), 0);
+	/* 60, per task: out at +100, in at +200 told by the switch that brought
+	 * it in, then by its own record 10 us later: one switch-in; out at
+	 * +300 */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 60, T0 + 100 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in_known(oc, 60, T0 + 200 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 60, T0 + 200 * MS + 10000), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 60, T0 + 300 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__nr_threads(oc), 4);   /* 50 has no row */
+	for (size_t i = 0; i < fr_offcpu__nr_threads(oc); i++) {
+		fr_offcpu__thread(oc, i, &tt);
+		CU_ASSERT(tt.tid != 50);
+		if (tt.tid == 30) {   /* off before its first switch-in, then unknown */
+			CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_S], 100 * MS);
+			CU_ASSERT_EQUAL(tt.on_ns, 0);
+			CU_ASSERT_EQUAL(tt.unknown_ns, 900 * MS);
+		} else if (tt.tid == 20) {
+			CU_ASSERT_EQUAL(tt.on_ns, 100 * MS + 200 * MS + 200 * MS);
+			CU_ASSERT_EQUAL(tt.unknown_ns, 300 * MS);   /* +200 to +500 */
+			CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_S], 100 * MS + 100 * MS);
+		} else if (tt.tid == 60) {
+			CU_ASSERT_EQUAL(tt.unknown_ns, 0);
+			CU_ASSERT_EQUAL(tt.on_ns, 100 * MS + 100 * MS);
+		} else {
+			CU_ASSERT_EQUAL(tt.tid, 40);
+			CU_ASSERT_EQUAL(tt.on_ns, 0);
+			CU_ASSERT_EQUAL(tt.unknown_ns, 1000 * MS);
+		}
+	}
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.unknown_ns, 900 * MS + 300 * MS + 1000 * MS);
+	CU_ASSERT_EQUAL(t.on_ns, 500 * MS + 200 * MS);
+	fr_offcpu__unknowns(oc, &n);
+	CU_ASSERT_EQUAL(n, 3 + 1 + 1);   /* 30: three; 20: one; 40: one */
 	check_thread_sums(oc);
 	fr_offcpu__delete(oc);
 }
@@ -495,6 +564,7 @@ static const struct fr_test tests[] = {
 	{ "prev_state to S, D, R or dead", test_state },
 	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
 	{ "waits cut at the window's start and end, counted", test_cuts },
+	{ "unknown where a switch-out was not seen, never running", test_unknown },
 	{ "a missing switch-in ends the wait at its wakeup", test_missing_switch_in },
 	{ "a thread from fork to exit; on + off = its time", test_life },
 	{ "off-CPU stacks in ns under the state frame; the text", test_folded_and_text },

@@ -41,6 +41,11 @@ struct thr {
 	const char *comm;
 	enum tstate st;
 	uint64_t start, end, since, on, off[FR_WAIT_NR], delay, waits;
+	uint64_t unknown;                 /* not known on- or off-CPU: a switch-out not recorded */
+	uint64_t outs;                    /* switch-outs seen */
+	bool doubled;                     /* switched in again without a switch-out seen */
+	bool in_told;                     /* per task: this run's switch-in came from the switch
+					   * that brought it in; its own record tells it again */
 	bool sel, ever_sel;               /* selected now (as of sel_pid, sel_comm); ever */
 	uint32_t sel_pid;
 	const char *sel_comm;
@@ -65,6 +70,8 @@ struct fr_offcpu {
 	struct fr_hmap index;             /* tid -> its newest thr */
 	struct fr_wait *waits;
 	size_t nr_waits, cap_waits;
+	struct fr_wait *unknowns;         /* keep: the times not known, for the timelines */
+	size_t nr_unknowns, cap_unknowns;
 	struct fr_offcpu_totals tot;
 	struct fr_folded *folded;
 	fr_offcpu_sink sink;
@@ -136,6 +143,7 @@ void fr_offcpu__delete(struct fr_offcpu *oc)
 	free(oc->thr);
 	free(oc->shown);
 	free(oc->waits);
+	free(oc->unknowns);
 	free(oc->scratch);
 	fr_hmap__exit(&oc->index);
 	fr_folded__delete(oc->folded);
@@ -371,6 +379,27 @@ static void run_until(struct fr_offcpu *oc, struct thr *t, uint64_t time)
 	t->since = time;
 }
 
+/* t's time from its last switch-in to time is not known: a switch-out was
+ * not recorded (the recorder's own records left out, a record lost), so it
+ * is neither on- nor off-CPU, and said so (never "running"). */
+static int unknown_until(struct fr_offcpu *oc, struct thr *t, uint64_t time)
+{
+	uint64_t ns = time > t->since ? time - t->since : 0;
+
+	t->unknown += ns;
+	if (ns && selected(oc, t, time))
+		oc->tot.unknown_ns += ns;
+	if (ns && oc->keep) {
+		if (fr_grow(&oc->unknowns, &oc->cap_unknowns, oc->nr_unknowns + 1,
+			    sizeof(*oc->unknowns), 16))
+			return -ENOMEM;
+		oc->unknowns[oc->nr_unknowns++] = (struct fr_wait){ .pid = t->pid, .tid = t->tid,
+								    .start = t->since, .end = time };
+	}
+	t->since = time;
+	return 0;
+}
+
 static bool outside(const struct fr_offcpu *oc, uint64_t time)
 {
 	return oc->finished || time < oc->t0 || time > oc->t1;
@@ -392,6 +421,7 @@ int fr_offcpu__switch_out(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint
 		t->pid = pid;
 	if (s && s->comm)
 		t->comm = s->comm;
+	t->outs++;
 	if (t->st == T_OFF) {
 		/* out twice: the switch-in between was not recorded; the wait
 		 * ends at its wakeup if one was seen, else here */
@@ -414,6 +444,11 @@ int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 	struct thr *t;
 	int err = 0;
 
+	if (!oc->finished && time < oc->t0 && (t = find(oc, tid)) && t->st == T_FRESH) {
+		t->st = T_DEAD;   /* exited before the window: nothing in it */
+		t->end = t->start;
+		return 0;
+	}
 	if (outside(oc, time))
 		return 0;
 	if (!(t = get_thread(oc, tid)))
@@ -430,6 +465,25 @@ int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 	return err;
 }
 
+static int switch_in(struct fr_offcpu *oc, struct thr *t, uint64_t time, bool by_next)
+{
+	if (t->st == T_FRESH)   /* off-CPU since before the window */
+		open_wait(t, t->start, FR_WAIT_S, true, &before_sym);
+	if (t->st == T_RUN) {
+		if (t->in_told && !by_next) {   /* the same switch-in, told by its own record */
+			t->in_told = false;
+			return 0;
+		}
+		/* in again: its switch-out was not recorded */
+		t->doubled |= time > t->since;
+		return unknown_until(oc, t, time);
+	}
+	if (t->st != T_OFF)
+		return 0;
+	t->in_told = by_next;
+	return close_wait(oc, t, time);
+}
+
 int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 {
 	struct thr *t;
@@ -438,16 +492,14 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 		return 0;
 	if (!(t = get_thread(oc, tid)))
 		return -ENOMEM;
-	if (t->st == T_FRESH)   /* off-CPU since before the window */
-		open_wait(t, t->start, FR_WAIT_S, true, &before_sym);
-	if (t->st != T_OFF)     /* running already (told twice, or out not recorded) */
-		return 0;
-	return close_wait(oc, t, time);
+	return switch_in(oc, t, time, false);
 }
 
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 {
-	return find(oc, tid) ? fr_offcpu__switch_in(oc, tid, time) : 0;
+	struct thr *t = outside(oc, time) ? NULL : find(oc, tid);
+
+	return t ? switch_in(oc, t, time, true) : 0;
 }
 
 void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns)
@@ -564,9 +616,14 @@ int fr_offcpu__finish(struct fr_offcpu *oc)
 		}
 		if (!err)
 			err = settle(oc, t);
-		if (t->st == T_FRESH)   /* no switch seen: it ran all along */
+		/* no switch seen at all, or switched in again and again with no
+		 * switch-out: not known to be running */
+		if (!err && (t->st == T_FRESH || (t->doubled && !t->outs)))
+			err = unknown_until(oc, t, oc->t1);
+		else
+			run_until(oc, t, oc->t1);
+		if (t->st == T_FRESH)
 			t->st = T_RUN;
-		run_until(oc, t, oc->t1);
 		t->end = oc->t1;
 	}
 	/* the views show a thread selected at any time of the window */
@@ -578,6 +635,8 @@ int fr_offcpu__finish(struct fr_offcpu *oc)
 		identify(oc, t, t->end);
 		last_name(oc, t);
 		selected(oc, t, t->end);   /* as it was at its end, too */
+		if (t->end == t->start && !t->waits)
+			continue;   /* nothing in the window (exited before it) */
 		if (!oc->select || t->ever_sel)
 			oc->shown[oc->nr_shown++] = (uint32_t)i;
 	}
@@ -589,6 +648,12 @@ const struct fr_wait *fr_offcpu__waits(const struct fr_offcpu *oc, size_t *n)
 {
 	*n = oc->nr_waits;
 	return oc->waits;
+}
+
+const struct fr_wait *fr_offcpu__unknowns(const struct fr_offcpu *oc, size_t *n)
+{
+	*n = oc->nr_unknowns;
+	return oc->unknowns;
 }
 
 void fr_offcpu__totals(const struct fr_offcpu *oc, struct fr_offcpu_totals *t)
@@ -611,7 +676,7 @@ void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_ti
 	const struct thr *t = &oc->thr[oc->shown ? oc->shown[i] : i];
 
 	*tt = (struct fr_thread_time){ t->pid, t->tid, t->comm, t->start, t->end, t->on,
-				       { 0 }, t->delay, t->waits };
+				       { 0 }, t->delay, t->waits, t->unknown };
 	memcpy(tt->off_ns, t->off, sizeof(tt->off_ns));
 }
 

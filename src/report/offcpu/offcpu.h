@@ -35,6 +35,7 @@ struct fr_wait {
 struct fr_offcpu_totals {
 	uint64_t waits, cut_start, cut_end, no_switch_in;
 	uint64_t off_ns[FR_WAIT_NR], delay_ns, on_ns;
+	uint64_t unknown_ns;   /* neither: a thread switched in again with no switch-out seen */
 	/* the stacks of waits apart (fr_offcpu__set_thresh): long waits with a
 	 * stack, long ones whose stack was lost; short (S and D) waits, their
 	 * time, how many of them were sampled, and what those stand for */
@@ -71,7 +72,10 @@ int fr_offcpu__switch_out(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint
 int fr_offcpu__task_dead(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 /* The same for a thread already seen, else nothing (per task, next_pid may
- * be a task that is not recorded). */
+ * be a task that is not recorded), told by the switch that brought it in:
+ * its own switch record (fr_offcpu__switch_in) tells the same switch-in
+ * again, later, and is taken as that. A thread told in again otherwise has
+ * lost a switch-out: the time since is unknown. */
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 /* The scheduler delay of tid's last closed S or D wait, told after it (by
@@ -96,16 +100,22 @@ int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t t
 int fr_offcpu__finish(struct fr_offcpu *oc);
 
 const struct fr_wait *fr_offcpu__waits(const struct fr_offcpu *oc, size_t *n);
+/* keep: the spans whose state is not known (pid, tid, start, end). */
+const struct fr_wait *fr_offcpu__unknowns(const struct fr_offcpu *oc, size_t *n);
 void fr_offcpu__totals(const struct fr_offcpu *oc, struct fr_offcpu_totals *t);
 
 /* One thread's wall-clock view: from its first time in the window (the
  * window's start or its fork) to its exit or the window's end; on + the
- * off[] add up to end - start. */
+ * off[] + unknown add up to end - start. Running time is counted from a
+ * switch-in (or the window's start) to a seen switch-out or its exit; where
+ * a switch-out was not recorded (switched in again; or nothing seen of the
+ * thread at all) the time is unknown, never running. */
 struct fr_thread_time {
 	uint32_t pid, tid;
 	const char *comm;            /* from its last switch-out, or NULL */
 	uint64_t start, end, on_ns, off_ns[FR_WAIT_NR], delay_ns;
 	uint64_t waits;
+	uint64_t unknown_ns;
 };
 /* The threads shown (after fr_offcpu__finish: the selected ones), and all. */
 size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc);

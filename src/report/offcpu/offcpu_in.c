@@ -57,6 +57,7 @@ struct offcpu_in {
 	int (*sink)(void *ctx, const struct fr_rsample *s);   /* the report's output, or NULL */
 	void *sink_ctx;
 	const struct fr_report_opts *o;   /* --pid, --tid, --comm */
+	uint32_t self_pid;      /* the recorder, whose own records were left out, or 0 */
 };
 
 static int sink(void *ctx, const struct fr_rsample *s)
@@ -75,9 +76,15 @@ static void identify_cb(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid, c
 	*comm = fr_resolver__comm(in->res, tid, time);
 }
 
+/* The recorder's own threads, whose records it left out (their switch-outs
+ * among them), are left out whole; then --pid, --tid, --comm. */
 static bool select_cb(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
 {
-	return fr_report_opts__selects(((struct offcpu_in *)ctx)->o, pid, tid, comm);
+	struct offcpu_in *in = ctx;
+
+	if (in->self_pid && pid == in->self_pid)
+		return false;
+	return !in->o || fr_report_opts__selects(in->o, pid, tid, comm);
 }
 
 struct tpfields {
@@ -187,6 +194,16 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 	if (sink_fn)
 		fr_offcpu__set_sink(in->oc, sink, in);
 	fr_offcpu__set_identify(in->oc, identify_cb, in);
+	{
+		const char *x = fr_reader__meta(rd, "own_records_excluded");
+		const char *p = fr_reader__meta(rd, "recorder_pid");
+		uint64_t pid;
+
+		if (x && !strcmp(x, "1") && p && !fr_parse__u64(p, 1, UINT32_MAX, &pid)) {
+			in->self_pid = (uint32_t)pid;
+			fr_offcpu__set_select(in->oc, select_cb, in);
+		}
+	}
 	*out = in;
 	return 0;
 }
@@ -194,7 +211,7 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o)
 {
 	in->o = o;
-	if (o->nr_pids || o->nr_tids || o->nr_comms)
+	if (o->nr_pids || o->nr_tids || o->nr_comms || in->self_pid)
 		fr_offcpu__set_select(in->oc, select_cb, in);
 }
 
@@ -496,10 +513,14 @@ int fr_offcpu_in__html(void *ctx, FILE *f, const struct fr_html_info *hi)
 
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)
 {
-	int err = fr_offcpu__print(in->oc, in->sw_ev ? "sched:sched_switch" :
-				   in->stk_ev ? "the offcpu event (BPF, record --off-cpu-thresh)" :
-				   "context switch records", percent_limit, f);
+	char source[160];
+	int err;
 
+	snprintf(source, sizeof(source), "%s%s", in->sw_ev ? "sched:sched_switch" :
+		 in->stk_ev ? "the offcpu event (BPF, record --off-cpu-thresh)" :
+		 "context switch records", in->self_pid ? "; the recorder's own threads left out "
+		 "(their switches were not recorded)" : "");
+	err = fr_offcpu__print(in->oc, source, percent_limit, f);
 	if (!err && in->stk_bad)
 		fprintf(f, "# offcpu samples not used (their raw data does not parse): %llu\n",
 			(unsigned long long)in->stk_bad);

@@ -140,20 +140,22 @@ static int print_threads(struct fr_offcpu *oc, FILE *f)
 		fr_offcpu__thread(oc, i, &v[i]);
 	qsort(v, n, sizeof(*v), cmp_thread);
 	fprintf(f, "# per thread: time in the window = on-CPU + off-CPU (S sleeping, D blocked "
-		"uninterruptible, R preempted); sched delay: runnable to running\n");
-	fprintf(f, "#     pid      tid  %-16s %10s %10s %10s %10s %10s %10s %10s %7s\n", "comm",
-		"window ms", "on-CPU ms", "off ms", "S ms", "D ms", "R ms", "delay ms", "waits");
+		"uninterruptible, R preempted) + unknown (switch-outs not recorded); sched delay: "
+		"runnable to running\n");
+	fprintf(f, "#     pid      tid  %-16s %10s %10s %10s %10s %10s %10s %10s %7s %10s\n", "comm",
+		"window ms", "on-CPU ms", "off ms", "S ms", "D ms", "R ms", "delay ms", "waits",
+		"unknown ms");
 	for (size_t i = 0; i < n; i++) {
 		const struct fr_thread_time *t = &v[i];
 		uint64_t off = t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
 
 		fprintf(f, "  %7u  %7u  ", t->pid, t->tid);
 		fr_put_name(f, t->comm ? t->comm : "[unknown]");
-		fprintf(f, "%*s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %7llu\n",
+		fprintf(f, "%*s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %7llu %10.3f\n",
 			(int)(16 - (t->comm ? (strlen(t->comm) < 16 ? strlen(t->comm) : 16) : 9)), "",
 			ms(t->end - t->start), ms(t->on_ns), ms(off), ms(t->off_ns[FR_WAIT_S]),
 			ms(t->off_ns[FR_WAIT_D]), ms(t->off_ns[FR_WAIT_R]), ms(t->delay_ns),
-			(unsigned long long)t->waits);
+			(unsigned long long)t->waits, ms(t->unknown_ns));
 	}
 	free(v);
 	return 0;
@@ -195,16 +197,16 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 	fr_offcpu__totals(oc, &t);
 	fprintf(f, "\n# off-CPU: switch-out to switch-in of each thread, from %s\n", source);
 	if (fr_offcpu__nr_threads(oc) < fr_offcpu__nr_all_threads(oc))
-		fprintf(f, "# threads: %zu of %zu, as --pid, --tid and --comm select: the waits and "
-			"sums here are theirs\n", fr_offcpu__nr_threads(oc),
+		fprintf(f, "# threads: %zu of %zu, as selected: the waits and sums here are theirs\n", fr_offcpu__nr_threads(oc),
 			fr_offcpu__nr_all_threads(oc));
 	fprintf(f, "# waits: %llu; cut at the window's start: %llu, at its end: %llu; "
 		"switch-in not recorded: %llu\n", (unsigned long long)t.waits,
 		(unsigned long long)t.cut_start, (unsigned long long)t.cut_end,
 		(unsigned long long)t.no_switch_in);
 	fprintf(f, "# off-CPU %.3f ms (S %.3f, D %.3f, R %.3f), on-CPU %.3f ms, sched delay "
-		"%.3f ms\n#\n", ms(t.off_ns[0] + t.off_ns[1] + t.off_ns[2]), ms(t.off_ns[0]),
-		ms(t.off_ns[1]), ms(t.off_ns[2]), ms(t.on_ns), ms(t.delay_ns));
+		"%.3f ms, unknown %.3f ms\n#\n", ms(t.off_ns[0] + t.off_ns[1] + t.off_ns[2]),
+		ms(t.off_ns[0]), ms(t.off_ns[1]), ms(t.off_ns[2]), ms(t.on_ns), ms(t.delay_ns),
+		ms(t.unknown_ns));
 	if (fr_offcpu__thresh(oc))
 		print_sampling(oc, &t, f);
 	if ((err = print_threads(oc, f)))
@@ -270,14 +272,21 @@ static int wait_spans(const struct fr_thread_time *t, size_t ti, const struct fr
 
 int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx)
 {
-	size_t n, nt = fr_offcpu__nr_threads(oc);
+	size_t n, nu, nt = fr_offcpu__nr_threads(oc);
 	const struct fr_wait *src = fr_offcpu__waits(oc, &n);
-	struct fr_wait *w = malloc((n + 1) * sizeof(*w));
+	const struct fr_wait *unk = fr_offcpu__unknowns(oc, &nu);
+	struct fr_wait *w = malloc((n + nu + 1) * sizeof(*w));
 	int err = 0;
 
 	if (!w)
 		return -ENOMEM;
 	memcpy(w, src, n * sizeof(*w));
+	/* the times not known: no span (never "running") */
+	for (size_t i = 0; i < nu; i++) {
+		w[n + i] = unk[i];
+		w[n + i].state = FR_WAIT_NR;
+	}
+	n += nu;
 	qsort(w, n, sizeof(*w), cmp_wait);
 	for (size_t i = 0; i < nt && !err; i++) {
 		struct fr_thread_time t;
@@ -300,7 +309,7 @@ int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx)
 				continue;   /* an earlier thread of the same tid */
 			if (w[k].start > at)
 				err = cb(ctx, i, &t, FR_SPAN_RUNNING, at, w[k].start);
-			if (!err)
+			if (!err && w[k].state != FR_WAIT_NR)
 				err = wait_spans(&t, i, &w[k], cb, ctx);
 			at = w[k].end;
 		}

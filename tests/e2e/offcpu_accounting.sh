@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/e2e/offcpu_accounting.sh: the off-CPU per-thread table counts only
+# what the switches show (doc/report.md, --off-cpu): a system-wide recorder
+# leaves its own records out, its threads' switch-outs among them, so its
+# threads are left out whole, said (never "running" the whole window); a
+# thread that exited before a --time range has no row there; every row's
+# on + off + unknown is its window time.
+. "$TESTLIB"
+
+mkdir -p "$T/out"
+record_bg acc -a --off-cpu -e cpu-clock -F 99 --keep 30s -o "$T/out"
+"$HELPERS/cpuburn_fp" 5 >/dev/null &
+bp=$!
+wait "$bp"
+sleep 0.5
+kill -INT "$RECPID"
+wait "$RECPID"
+rc=$?
+[ "$rc" -le 1 ] || fail "recorder exited $rc: $(cat "$T/record-acc.err")"
+set -- "$T"/out/*.frec
+F=$1
+[ -f "$F" ] || fail "no file: $(cat "$T/record-acc.err")"
+
+# rows: pid tid comm window on off S D R delay waits unknown
+rows() { awk '/^# per thread:/ { on = 1; getline; next } on && /^#/ { exit } on && NF == 12' "$1"; }
+
+"$FLIGHTREC" report "$F" >"$T/all.txt" 2>"$T/all.err"
+[ $? -le 1 ] || fail "report exited $?: $(cat "$T/all.err")"
+grep -q "^# off-CPU: .*the recorder's own threads left out" "$T/all.txt" ||
+	fail "the recorder's threads are not said left out: $(grep '^# off-CPU:' "$T/all.txt")"
+rows "$T/all.txt" >"$T/rows"
+[ -s "$T/rows" ] || fail "no per-thread rows: $(head -60 "$T/all.txt")"
+awk -v p="$RECPID" '$1 == p' "$T/rows" | grep -q . &&
+	fail "the recorder's own threads have rows: $(awk -v p="$RECPID" '$1 == p' "$T/rows")"
+awk -v p="$bp" '$1 == p' "$T/rows" | grep -q . ||
+	fail "the burner $bp has no row: $(head -30 "$T/rows")"
+# on + off + unknown = window, each row (ms, three decimals each)
+bad=$(awk '{ d = $4 - ($5 + $6 + $12); if (d > 0.005 || d < -0.005) print }' "$T/rows")
+[ -z "$bad" ] || fail "rows whose on + off + unknown is not their window: $bad"
+pass "system-wide: the recorder's threads left out whole, said; the burner's row; on + off + unknown = window"
+
+# a --time range after the burner exited: no row for it (it was shown
+# running through all of it)
+ex=$("$FLIGHTREC" dump "$F" 2>/dev/null | awk -v p="$bp" '$4 == "EXIT" && $2 ~ /^\[/ && $NF ~ "^ptid=" && $0 ~ ("pid=" p " ") { print $1; exit }')
+[ -n "$ex" ] || fail "no EXIT of the burner $bp in the file"
+from=$(awk -v t="$ex" 'BEGIN { printf "%.9f", t + 0.05 }')
+"$FLIGHTREC" report --time "$from," "$F" >"$T/after.txt" 2>"$T/after.err"
+[ $? -le 1 ] || fail "report --time $from, exited $?: $(cat "$T/after.err")"
+rows "$T/after.txt" >"$T/rows2"
+awk -v p="$bp" '$1 == p || $2 == p' "$T/rows2" | grep -q . &&
+	fail "the burner (exited at $ex) has a row in --time $from,: $(awk -v p="$bp" '$1 == p' "$T/rows2")"
+pass "--time $from, (after the burner's exit at $ex): no row for it"
