@@ -22,7 +22,7 @@ F=$1
 [ -f "$F" ] || fail "no file: $(cat "$T/record-acc.err")"
 
 # rows: pid tid comm window on off S D R delay waits unknown
-rows() { awk '/^# per thread:/ { on = 1; getline; next } on && /^#/ { exit } on && NF == 12' "$1"; }
+rows() { awk '/^# per thread/ { on = 1; getline; next } on && /^#/ { exit } on && NF == 12' "$1"; }
 
 "$FLIGHTREC" report "$F" >"$T/all.txt" 2>"$T/all.err"
 [ $? -le 1 ] || fail "report exited $?: $(cat "$T/all.err")"

@@ -130,6 +130,8 @@ int fr_offcpu__frame_state(const struct fr_sym *outer);
 /* offcpu_print.c: the text report's off-CPU section (per thread, per
  * function by state, per stack) with ms and %. */
 int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_limit, FILE *f);
+/* One '#' line: the off-CPU total, and the top threads that waited most. */
+int fr_offcpu__summary(struct fr_offcpu *oc, size_t top, FILE *f);
 
 /* offcpu_in.c: a report's records to the waits: sched:sched_switch samples
  * (switch-out with stack and state; the switch-in of next_pid where the
@@ -149,6 +151,8 @@ void fr_offcpu_in__delete(struct offcpu_in *in);
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
 /* After finish: the threads shown. */
 size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
+/* The text header's line: the off-CPU total, the threads that waited most. */
+int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f);
 /* e is the offcpu event of record --off-cpu-thresh (switches and stacks of
  * waits, from BPF): never an ordinary sample of the on-CPU views. */
 bool fr_offcpu_in__stack_event(const struct fr_file_event *e);

@@ -215,6 +215,11 @@ void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o)
 		fr_offcpu__set_select(in->oc, select_cb, in);
 }
 
+int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f)
+{
+	return fr_offcpu__summary(in->oc, 3, f);
+}
+
 size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in)
 {
 	return fr_offcpu__nr_threads(in->oc);

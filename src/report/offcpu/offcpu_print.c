@@ -118,10 +118,18 @@ static int cmp_st(const void *x, const void *y)
 	return strcmp(a->comm, b->comm);
 }
 
+static uint64_t off_of(const struct fr_thread_time *t)
+{
+	return t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
+}
+
+/* the most-waiting threads first, then by pid, tid and start */
 static int cmp_thread(const void *x, const void *y)
 {
 	const struct fr_thread_time *a = x, *b = y;
 
+	if (off_of(a) != off_of(b))
+		return off_of(a) > off_of(b) ? -1 : 1;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->tid != b->tid)
@@ -139,7 +147,7 @@ static int print_threads(struct fr_offcpu *oc, FILE *f)
 	for (size_t i = 0; i < n; i++)
 		fr_offcpu__thread(oc, i, &v[i]);
 	qsort(v, n, sizeof(*v), cmp_thread);
-	fprintf(f, "# per thread: time in the window = on-CPU + off-CPU (S sleeping, D blocked "
+	fprintf(f, "# per thread, the most off-CPU first: time in the window = on-CPU + off-CPU (S sleeping, D blocked "
 		"uninterruptible, R preempted) + unknown (switch-outs not recorded); sched delay: "
 		"runnable to running\n");
 	fprintf(f, "#     pid      tid  %-16s %10s %10s %10s %10s %10s %10s %10s %7s %10s\n", "comm",
@@ -186,6 +194,31 @@ static void print_sampling(const struct fr_offcpu *oc, const struct fr_offcpu_to
 		"standing for %.3f ms: a stack's time S from them is within +-1.96*sqrt(%.3f ms * S) "
 		"at 95%%\n", (unsigned long long)t->short_waits, ms(t->short_ns),
 		(unsigned long long)t->short_sampled, th, ms(t->short_weight_ns), th);
+}
+
+int fr_offcpu__summary(struct fr_offcpu *oc, size_t top, FILE *f)
+{
+	size_t n = fr_offcpu__nr_threads(oc);
+	struct fr_thread_time *v = calloc(n + 1, sizeof(*v));
+	struct fr_offcpu_totals t;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		fr_offcpu__thread(oc, i, &v[i]);
+	qsort(v, n, sizeof(*v), cmp_thread);
+	fr_offcpu__totals(oc, &t);
+	fprintf(f, "# off-CPU: %.3f ms in %llu waits of %zu threads (the section after the "
+		"histograms)", ms(t.off_ns[0] + t.off_ns[1] + t.off_ns[2]),
+		(unsigned long long)t.waits, n);
+	for (size_t i = 0; i < n && i < top && off_of(&v[i]); i++) {
+		fputs(i ? ", " : "; most waiting: ", f);
+		fr_put_name(f, v[i].comm ? v[i].comm : "[unknown]");
+		fprintf(f, " (tid %u) %.3f ms", v[i].tid, ms(off_of(&v[i])));
+	}
+	fputc('\n', f);
+	free(v);
+	return 0;
 }
 
 int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_limit, FILE *f)

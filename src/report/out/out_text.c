@@ -64,6 +64,8 @@ static void print_header(struct report *rp, const char *path)
 		if (!(e->flags & FR_EVENT_SIDEBAND) && e->index < rp->nr_events)
 			fprintf(rp->out, "# %12llu  %s\n", (unsigned long long)rp->counts[e->index], e->name);
 	}
+	if (rp->oc)
+		fr_offcpu_in__summary(rp->oc, rp->out);
 	fprintf(rp->out, "#\n");
 }
 
