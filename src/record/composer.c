@@ -86,8 +86,6 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 				  (unsigned long long)s->o.offcpu_thresh_ns);
 	fr_composer__meta(c, "record_start_ns", "%llu", (unsigned long long)s->start_ns);
 	fr_composer__meta(c, "recorder_pid", "%d", (int)getpid());
-	if (s->o.exclude_self)   /* its tracepoint records left out: its switch-outs too */
-		fr_composer__meta(c, "own_records_excluded", "%d", 1);
 	fr_composer__meta(c, "snapshot_time_ns", "%llu", (unsigned long long)c->t0);
 	fr_composer__meta(c, "realtime_offset_ns", "%lld",
 			  (long long)(fr_session_now(CLOCK_REALTIME) -

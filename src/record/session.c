@@ -115,6 +115,9 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	s->el = el;
 	s->o = *o;
 	s->self_pid = o->exclude_self ? (uint32_t)getpid() : 0;
+	for (size_t i = 0; i < fr_evlist__nr_events(el); i++)
+		if (!strcmp(fr_evlist__event(el, i)->name, "sched:sched_switch"))
+			s->switch_ev = fr_evlist__event(el, i);
 	s->start_ns = fr_session_now(CLOCK_MONOTONIC);
 	fr_clock__pair(&s->clock_start);
 	s->gc_at = 4096;
@@ -219,7 +222,8 @@ bool fr_session_own_record(const struct fr_session *s, const struct perf_event_h
 	uint32_t pid;
 
 	return s->self_pid && h->type == PERF_RECORD_SAMPLE && ev->kind == FR_EVENT_TRACEPOINT &&
-	       !fr_record__pid(h, ev->attr.sample_type, &pid) && pid == s->self_pid;
+	       ev != s->switch_ev && !fr_record__pid(h, ev->attr.sample_type, &pid) &&
+	       pid == s->self_pid;
 }
 
 /* The loading thread yields to the loop (nice 10) until someone waits for it. */

@@ -170,6 +170,8 @@ struct fr_session {
 	char **files;               /* files completed, oldest first (--max-files) */
 	size_t nr_files, files_cap;
 	uint32_t self_pid;          /* the recorder's pid when its tracepoint records are left out, or 0 */
+	const struct fr_event *switch_ev; /* sched:sched_switch, whose records of the recorder
+					   * are kept: each names the next task's switch-in */
 	struct fr_names names;      /* the sideband's name tracepoints, if any */
 	struct fr_sbq *sbq;         /* per CPU: the sideband records the readers took
 				     * out of the sample rings until the next drain
@@ -189,7 +191,10 @@ int fr_session_say_final(struct fr_source *src, const struct fr_trigger *tr, con
 const struct fr_event *fr_session_record_event(const struct fr_session *s,
 					       const struct perf_event_header *h);
 /* A tracepoint sample of the recorder's own threads, to be left out (as
- * perf's --exclude-perf, by the pid the sample carries). */
+ * perf's --exclude-perf, by the pid the sample carries); but its context
+ * switches: each names the switch-in of the task after it (left out, those
+ * tasks lost a switch-in at every switch of the recorder, and the recorder's
+ * threads seemed to run the whole window). */
 bool fr_session_own_record(const struct fr_session *s, const struct perf_event_header *h,
 			   const struct fr_event *ev);
 /* ev's samples hold kernel addresses to note for the KSYMS blob (an IP, a

@@ -40,6 +40,8 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 		return 0;   /* a record shorter than its fields: the reader checked the chunk */
 	if (s.raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
 		fr_tpdecode__check(rp->tp, e->name, s.raw, s.raw_size);
+	if (rp->oc && (err = fr_offcpu_in__ran(rp->oc, s.tid, r->time)))
+		return err;   /* any sample says its thread ran then */
 	if (e->index >= rp->nr_events || !rp->selected[e->index])
 		return 0;
 	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))

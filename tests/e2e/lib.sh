@@ -140,3 +140,39 @@ for y in range(h):
 print(ink)
 PY
 }
+
+# A Chrome trace's slices on each thread's track nest (as speedscope and
+# Perfetto need: "Tried to end X when Y was on the top of the stack"): the
+# complete ("X") slices and the begin/end pairs of every (pid, tid) are
+# pairwise disjoint or nested, in the doubles a viewer computes ts + dur in.
+# Prints the first crossings; exit 1 if any. Usage: json_nested TRACE
+json_nested() {
+	python3 - "$1" <<'PY'
+import json, sys
+from collections import defaultdict
+d = json.load(open(sys.argv[1]))
+lanes, opened = defaultdict(list), defaultdict(list)
+for e in d["traceEvents"]:
+    k, ph = (e.get("pid"), e.get("tid")), e.get("ph")
+    if ph == "X":
+        lanes[k].append((float(e["ts"]), float(e["ts"]) + float(e["dur"]), e["name"]))
+    elif ph == "B":
+        opened[k].append((float(e["ts"]), e["name"]))
+    elif ph == "E" and opened[k]:
+        ts, n = opened[k].pop()
+        lanes[k].append((ts, float(e["ts"]), n))
+bad = 0
+for k, iv in lanes.items():
+    iv.sort(key=lambda x: (x[0], -x[1]))
+    st = []
+    for a, b, n in iv:
+        while st and st[-1][1] <= a:
+            st.pop()
+        if st and b > st[-1][1]:
+            bad += 1
+            if bad <= 3:
+                print("crossing on %s: %s and %s" % (k, st[-1], (a, b, n)))
+        st.append((a, b, n))
+sys.exit(1 if bad else 0)
+PY
+}

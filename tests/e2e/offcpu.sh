@@ -143,6 +143,8 @@ print("%.3f %.3f" % (tot, run))' "$T/trace.json" "$tid") || fail "the JSON does 
 			fail "json: $name slices $3 ms (running $4), the text says window $1, on-CPU $2"
 		pass "json: $name slices $3 ms, running $4 ms"
 	done
+	out=$(json_nested "$T/trace.json") || fail "json: slices that cross on a thread's track: $out"
+	pass "json: every thread's slices and frames nest"
 fi
 
 # the HTML page: a row per thread with its states
@@ -176,3 +178,11 @@ win=$(awk -v t="$tid" '$2==t && $1 ~ /^[0-9]+$/ {print $4; exit}' "$T/sys.txt")
 [ -n "$win" ] && awk -v w="$win" -v r="$ran" 'BEGIN{exit !(w >= r * 0.98)}' ||
 	fail "system-wide: the sleeper's window is ${win:-absent} ms of its ${ran} ms"
 check system-wide "$1" "$T/sys.work"
+# system-wide, every thread of the machine: the JSON's slices and frames
+# nest on each track (the recorder's own switches recorded, every task's
+# switch-in with them; a switch-in lost: the wait ends at a sample of it)
+if command -v python3 >/dev/null 2>&1; then
+	"$FLIGHTREC" report --off-cpu --format=json -o "$T/sys.json" -i "$1" || fail "system-wide json exited $?"
+	out=$(json_nested "$T/sys.json") || fail "system-wide json: slices that cross on a thread's track: $out"
+	pass "system-wide json: every thread's slices and frames nest"
+fi

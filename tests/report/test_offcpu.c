@@ -143,8 +143,16 @@ static void test_unknown(void)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in_known(oc, 60, T0 + 200 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 60, T0 + 200 * MS + 10000), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 60, T0 + 300 * MS, FR_WAIT_S, &s), 0);
+	/* 70: out at +100, a sample of it at +150 (its switch-in lost): the
+	 * wait ends there, counted; running to its next switch-out at +250 */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 70, T0 + 100 * MS, FR_WAIT_R, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__ran(oc, 70, T0 + 100 * MS), 0);   /* at the switch: nothing */
+	CU_ASSERT_EQUAL(fr_offcpu__ran(oc, 70, T0 + 150 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__ran(oc, 70, T0 + 200 * MS), 0);   /* running: nothing */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 70, T0 + 250 * MS, FR_WAIT_S, &s), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 70, T0 + 300 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__nr_threads(oc), 4);   /* 50 has no row */
+	CU_ASSERT_EQUAL(fr_offcpu__nr_threads(oc), 5);   /* 50 has no row */
 	for (size_t i = 0; i < fr_offcpu__nr_threads(oc); i++) {
 		fr_offcpu__thread(oc, i, &tt);
 		CU_ASSERT(tt.tid != 50);
@@ -156,6 +164,11 @@ static void test_unknown(void)
 			CU_ASSERT_EQUAL(tt.on_ns, 100 * MS + 200 * MS + 200 * MS);
 			CU_ASSERT_EQUAL(tt.unknown_ns, 300 * MS);   /* +200 to +500 */
 			CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_S], 100 * MS + 100 * MS);
+		} else if (tt.tid == 70) {
+			CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_R], 50 * MS);
+			CU_ASSERT_EQUAL(tt.off_ns[FR_WAIT_S], 50 * MS);
+			CU_ASSERT_EQUAL(tt.on_ns, 100 * MS + 100 * MS + 700 * MS);
+			CU_ASSERT_EQUAL(tt.unknown_ns, 0);
 		} else if (tt.tid == 60) {
 			CU_ASSERT_EQUAL(tt.unknown_ns, 0);
 			CU_ASSERT_EQUAL(tt.on_ns, 100 * MS + 100 * MS);
@@ -167,7 +180,8 @@ static void test_unknown(void)
 	}
 	fr_offcpu__totals(oc, &t);
 	CU_ASSERT_EQUAL(t.unknown_ns, 900 * MS + 300 * MS + 1000 * MS);
-	CU_ASSERT_EQUAL(t.on_ns, 500 * MS + 200 * MS);
+	CU_ASSERT_EQUAL(t.on_ns, 500 * MS + 200 * MS + 900 * MS);
+	CU_ASSERT_EQUAL(t.no_switch_in, 1);   /* 70's */
 	fr_offcpu__unknowns(oc, &n);
 	CU_ASSERT_EQUAL(n, 3 + 1 + 1);   /* 30: three; 20: one; 40: one */
 	check_thread_sums(oc);

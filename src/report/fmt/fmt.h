@@ -45,6 +45,12 @@ void fr_put_name(FILE *f, const char *s);
 struct fr_json;
 int fr_json__new(FILE *f, struct fr_tpdecode *tp, struct fr_json **out);
 int fr_json__sample(struct fr_json *j, const struct fr_rsample *s);
+/* The running slices are not made from sched_switch here: the caller gives
+ * every state slice (the off-CPU stage), one source, so that none overlaps. */
+void fr_json__no_running(struct fr_json *j);
+/* tid left the CPU at at (a wait's start, its exit): its flame chart's
+ * frames end there, within its running slice. */
+void fr_json__switched_out(struct fr_json *j, uint32_t tid, uint64_t at);
 /* A thread state slice ("running", "sleeping", ...; cat "sched") from..to ns. */
 int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
 		   uint64_t to);

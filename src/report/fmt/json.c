@@ -51,6 +51,7 @@ struct fr_json {
 	uint32_t path[FR_MAX_FRAMES];   /* the current sample's frames, root first */
 	uint64_t last;            /* the latest time seen */
 	bool first;
+	bool no_running;          /* the state slices come from elsewhere (the off-CPU stage) */
 };
 
 /* One UTF-8 sequence at p: its length, or 0 if invalid. */
@@ -218,6 +219,12 @@ static void running(struct fr_json *j, const struct jthread *t, uint64_t from, u
 	fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", t->pid, t->tid - 1);
 }
 
+void fr_json__no_running(struct fr_json *j)
+{
+	j->no_running = true;
+}
+
+
 int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
 		   uint64_t to)
 {
@@ -258,6 +265,15 @@ static void close_frames(struct fr_json *j, struct jthread *t, size_t keep, uint
 		t->nr_open--;
 		frame_edge(j, t, t->open[t->nr_open], 'E', end);
 	}
+}
+
+void fr_json__switched_out(struct fr_json *j, uint32_t tid, uint64_t at)
+{
+	struct jthread *t = find_thread(j, tid);
+
+	/* (at before the last sample: an earlier thread of the tid) */
+	if (t && t->nr_open && at >= t->start)
+		close_frames(j, t, 0, t->end < at ? t->end : at);
 }
 
 /* The flame chart: a clock sample at t runs its stack for its period; the
@@ -337,7 +353,7 @@ static int sched_switch(struct fr_json *j, struct jthread *t, const struct fr_rs
 		uint64_t since = c->tid == t->tid ? c->since : t->on_since;
 
 		close_frames(j, t, 0, t->end < s->time ? t->end : s->time);
-		if (since && fl->prev_pid)
+		if (since && fl->prev_pid && !j->no_running)
 			running(j, t, since, s->time);
 		t->on_since = 0;
 	}
@@ -442,7 +458,7 @@ int fr_json__finish(struct fr_json *j, const char *file_name)
 		const struct jthread *t = j->cpus[c].tid > 1 ? find_thread(j, j->cpus[c].tid - 1) : NULL;
 		uint64_t end = t && t->end > j->last ? t->end : j->last;   /* around its frames */
 
-		if (t && end > j->cpus[c].since)
+		if (t && end > j->cpus[c].since && !j->no_running)
 			running(j, t, j->cpus[c].since, end);
 	}
 	for (size_t i = 0; i < j->nr_threads; i++) {

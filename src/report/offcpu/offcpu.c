@@ -502,6 +502,18 @@ int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time
 	return t ? switch_in(oc, t, time, true) : 0;
 }
 
+int fr_offcpu__ran(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
+{
+	struct thr *t = outside(oc, time) ? NULL : find(oc, tid);
+
+	if (!t || t->st != T_OFF || time <= t->w.start)
+		return 0;
+	/* it ran during its wait: its switch-in was not recorded; the wait
+	 * ends at its wakeup if one was seen, else here */
+	t->w.no_switch_in = true;
+	return close_wait(oc, t, t->w.wake && t->w.wake < time ? t->w.wake : time);
+}
+
 void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns)
 {
 	oc->thresh = thresh_ns;

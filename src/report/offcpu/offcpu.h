@@ -78,6 +78,9 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
  * lost a switch-out: the time since is unknown. */
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* A sample of tid at time (it was running): a wait still open then lost its
+ * switch-in, and ends at its wakeup, or there (counted). */
+int fr_offcpu__ran(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 /* The scheduler delay of tid's last closed S or D wait, told after it (by
  * its next switch-out: the kernel's sched_info.run_delay): the thread's and
  * the totals' delay, and the kept wait's wake (end - delay_ns). Once. */
@@ -151,6 +154,9 @@ void fr_offcpu_in__delete(struct offcpu_in *in);
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
 /* After finish: the threads shown. */
 size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
+/* Any other sample of tid at time: it was running then (not the BPF
+ * offcpu event's recordings, whose switches come held back and whole). */
+int fr_offcpu_in__ran(struct offcpu_in *in, uint32_t tid, uint64_t time);
 /* The text header's line: the off-CPU total, the threads that waited most. */
 int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f);
 /* e is the offcpu event of record --off-cpu-thresh (switches and stacks of

@@ -57,7 +57,6 @@ struct offcpu_in {
 	int (*sink)(void *ctx, const struct fr_rsample *s);   /* the report's output, or NULL */
 	void *sink_ctx;
 	const struct fr_report_opts *o;   /* --pid, --tid, --comm */
-	uint32_t self_pid;      /* the recorder, whose own records were left out, or 0 */
 };
 
 static int sink(void *ctx, const struct fr_rsample *s)
@@ -76,15 +75,9 @@ static void identify_cb(void *ctx, uint32_t tid, uint64_t time, uint32_t *pid, c
 	*comm = fr_resolver__comm(in->res, tid, time);
 }
 
-/* The recorder's own threads, whose records it left out (their switch-outs
- * among them), are left out whole; then --pid, --tid, --comm. */
 static bool select_cb(void *ctx, uint32_t pid, uint32_t tid, const char *comm)
 {
-	struct offcpu_in *in = ctx;
-
-	if (in->self_pid && pid == in->self_pid)
-		return false;
-	return !in->o || fr_report_opts__selects(in->o, pid, tid, comm);
+	return fr_report_opts__selects(((struct offcpu_in *)ctx)->o, pid, tid, comm);
 }
 
 struct tpfields {
@@ -194,16 +187,6 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 	if (sink_fn)
 		fr_offcpu__set_sink(in->oc, sink, in);
 	fr_offcpu__set_identify(in->oc, identify_cb, in);
-	{
-		const char *x = fr_reader__meta(rd, "own_records_excluded");
-		const char *p = fr_reader__meta(rd, "recorder_pid");
-		uint64_t pid;
-
-		if (x && !strcmp(x, "1") && p && !fr_parse__u64(p, 1, UINT32_MAX, &pid)) {
-			in->self_pid = (uint32_t)pid;
-			fr_offcpu__set_select(in->oc, select_cb, in);
-		}
-	}
 	*out = in;
 	return 0;
 }
@@ -211,8 +194,13 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o)
 {
 	in->o = o;
-	if (o->nr_pids || o->nr_tids || o->nr_comms || in->self_pid)
+	if (o->nr_pids || o->nr_tids || o->nr_comms)
 		fr_offcpu__set_select(in->oc, select_cb, in);
+}
+
+int fr_offcpu_in__ran(struct offcpu_in *in, uint32_t tid, uint64_t time)
+{
+	return in->stk_ev || !tid ? 0 : fr_offcpu__ran(in->oc, tid, time);
 }
 
 int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f)
@@ -273,7 +261,12 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	int err;
 
 	if (!f->has_prev_state || !fr_wait_state__of(f->prev_state, &st)) {
-		err = f->has_prev_state ? fr_offcpu__task_dead(in->oc, s->tid, r->time) : 0;
+		/* a dead task's last switch: the sample's tid is -1 by then
+		 * (unhashed), prev_pid still names it */
+		err = f->has_prev_state ? fr_offcpu__task_dead(in->oc, f->prev_pid &&
+							       f->prev_pid <= UINT32_MAX ?
+							       (uint32_t)f->prev_pid : s->tid,
+							       r->time) : 0;
 	} else {
 		err = fr_resolver__sample(in->res, r, s, true, &rs);
 		if (!err && s->tid)   /* the idle task (0) waits for nothing */
@@ -480,6 +473,12 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 			return hold(in, r->time ? r->time : t.time,
 				    &(struct item){ .kind = IT_DEAD, .u.task = { t.pid, t.tid } },
 				    r->time);
+		/* with sched_switch system-wide, the task's last switch-out
+		 * (its state dead) ends it: EXIT is written as do_exit begins,
+		 * and the task still runs (and is sampled) until that switch.
+		 * Per task its events go at EXIT: that switch is not recorded */
+		if (in->sw_ev && !in->switch_recs)
+			return 0;
 		return fr_offcpu__task_dead(in->oc, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_SWITCH:
 		if (!e || fr_record__parse_id(r->h, e->attr.sample_type, &s) || !s.has_tid ||
@@ -521,10 +520,9 @@ int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)
 	char source[160];
 	int err;
 
-	snprintf(source, sizeof(source), "%s%s", in->sw_ev ? "sched:sched_switch" :
+	snprintf(source, sizeof(source), "%s", in->sw_ev ? "sched:sched_switch" :
 		 in->stk_ev ? "the offcpu event (BPF, record --off-cpu-thresh)" :
-		 "context switch records", in->self_pid ? "; the recorder's own threads left out "
-		 "(their switches were not recorded)" : "");
+		 "context switch records");
 	err = fr_offcpu__print(in->oc, source, percent_limit, f);
 	if (!err && in->stk_bad)
 		fprintf(f, "# offcpu samples not used (their raw data does not parse): %llu\n",

@@ -13,7 +13,18 @@
 
 struct trace {
 	struct fr_json *j;   /* NULL once finished (finish frees it) */
+	bool started;
 };
+
+/* With off-CPU time, its stage gives every state slice, running included:
+ * one source, none overlapping (set before the first sample: the stage is
+ * set up after the output opens). */
+static void start(struct trace *t, struct report *rp)
+{
+	if (!t->started && rp->oc)
+		fr_json__no_running(t->j);
+	t->started = true;
+}
 
 static int open_trace(struct report *rp, void **st)
 {
@@ -32,13 +43,25 @@ static int open_trace(struct report *rp, void **st)
 
 static int add(void *st, struct report *rp, const struct fr_rec *r, const struct fr_rsample *rs)
 {
+	start(st, rp);
 	return fr_json__sample(((struct trace *)st)->j, rs);
+}
+
+/* a wait (rs->time: its start): the thread's frames end at its switch-out */
+static int wait(void *st, struct report *rp, const struct fr_rsample *rs)
+{
+	start(st, rp);
+	fr_json__switched_out(((struct trace *)st)->j, rs->tid, rs->time);
+	return 0;
 }
 
 static int finish(void *st, struct report *rp, const char *path)
 {
 	struct trace *t = st;
-	int err = rp->oc ? fr_offcpu_in__json(rp->oc, t->j) : 0;
+	int err;
+
+	start(t, rp);
+	err = rp->oc ? fr_offcpu_in__json(rp->oc, t->j) : 0;
 	int e2 = fr_json__finish(t->j, path);
 
 	t->j = NULL;
@@ -57,5 +80,5 @@ static void close_trace(void *st)
 
 const struct fr_output_ops fr_output_json = {
 	.name = "json", .fold = FR_FOLD_EACH, .wait_intervals = true, .finish_empty = true,
-	.open = open_trace, .sample = add, .finish = finish, .close = close_trace,
+	.open = open_trace, .sample = add, .wait = wait, .finish = finish, .close = close_trace,
 };
