@@ -132,9 +132,13 @@ static void test_each_row(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(b, "# no waits"));
 		free(b);
 	}
-	/* json: a Chrome trace; state slices only when asked */
+	/* json: a Chrome trace; the threads' state slices where switches were
+	 * recorded (the default), none with --no-off-cpu */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("json", 0, &len));
 	CU_ASSERT(b[0] == '{' && strstr(b, "\"traceEvents\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"sleeping\""));
+	free(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("json", -1, &len));
 	CU_ASSERT_PTR_NULL(strstr(b, "\"sleeping\""));
 	free(b);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("json", 1, &len));

@@ -51,6 +51,8 @@ void fr_json__no_running(struct fr_json *j);
 /* tid left the CPU at at (a wait's start, its exit): its flame chart's
  * frames end there, within its running slice. */
 void fr_json__switched_out(struct fr_json *j, uint32_t tid, uint64_t at);
+/* Where tid's open frames end (its last sample's period), 0: none open. */
+uint64_t fr_json__frames_end(struct fr_json *j, uint32_t tid);
 /* A thread state slice ("running", "sleeping", ...; cat "sched") from..to ns. */
 int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
 		   uint64_t to);

@@ -267,6 +267,13 @@ static void close_frames(struct fr_json *j, struct jthread *t, size_t keep, uint
 	}
 }
 
+uint64_t fr_json__frames_end(struct fr_json *j, uint32_t tid)
+{
+	struct jthread *t = find_thread(j, tid);
+
+	return t && t->nr_open ? t->end : 0;
+}
+
 void fr_json__switched_out(struct fr_json *j, uint32_t tid, uint64_t at)
 {
 	struct jthread *t = find_thread(j, tid);

@@ -353,16 +353,28 @@ int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx)
 	return err;
 }
 
+struct jspan {
+	struct fr_json *j;
+	uint64_t t1;   /* the window's end */
+};
+
 /* A running slice 1 ns wider at each end, so that the flame chart's frames
- * in it (sample times, closed at the switch-out) nest inside in viewers; the
- * other states 2 ns narrower at each end, so that no two slices of a thread
- * overlap, not even as a viewer computes ts + dur in doubles (speedscope
- * refuses a trace whose slices cross). */
+ * in it (sample times, closed at the switch-out) nest inside in viewers; one
+ * that runs to the window's end runs to the end of its last sample's period
+ * where that is later (around its frames); the other states 2 ns narrower at
+ * each end, so that no two slices of a thread overlap, not even as a viewer
+ * computes ts + dur in doubles (speedscope refuses a trace whose slices
+ * cross). */
 static int json_span(void *ctx, size_t ti, const struct fr_thread_time *t, enum fr_span kind,
 		     uint64_t from, uint64_t to)
 {
+	struct jspan *js = ctx;
+
 	(void)ti;
 	if (kind == FR_SPAN_RUNNING) {
+		uint64_t fe = to >= js->t1 ? fr_json__frames_end(js->j, t->tid) : 0;
+
+		to = fe > to ? fe : to;
 		from -= from > 0;
 		to += to < UINT64_MAX;
 	} else {
@@ -371,22 +383,23 @@ static int json_span(void *ctx, size_t ti, const struct fr_thread_time *t, enum 
 		if (to <= from)
 			return 0;   /* 4 ns or less: within the running slices' widening */
 	}
-	return fr_json__slice(ctx, fr_span_names[kind], t->pid, t->tid, from, to);
+	return fr_json__slice(js->j, fr_span_names[kind], t->pid, t->tid, from, to);
 }
 
 int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
 {
-	uint64_t t0, t1;
+	struct jspan js = { .j = j };
+	uint64_t t0;
 
-	/* a thread that exited: its last frames end at its exit, not a
-	 * sample period later, within its last running slice */
-	fr_offcpu__window(oc, &t0, &t1);
+	/* a thread that exited: its last frames end at its exit, not a sample
+	 * period later, within its last running slice */
+	fr_offcpu__window(oc, &t0, &js.t1);
 	for (size_t i = 0; i < fr_offcpu__nr_threads(oc); i++) {
 		struct fr_thread_time t;
 
 		fr_offcpu__thread(oc, i, &t);
-		if (t.end < t1)
+		if (t.end < js.t1)
 			fr_json__switched_out(j, t.tid, t.end);
 	}
-	return fr_offcpu__spans(oc, json_span, j);
+	return fr_offcpu__spans(oc, json_span, &js);
 }

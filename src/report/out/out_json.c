@@ -79,6 +79,7 @@ static void close_trace(void *st)
 }
 
 const struct fr_output_ops fr_output_json = {
-	.name = "json", .fold = FR_FOLD_EACH, .wait_intervals = true, .finish_empty = true,
+	.name = "json", .fold = FR_FOLD_EACH, .offcpu_default = true, .wait_intervals = true,
+	.finish_empty = true,
 	.open = open_trace, .sample = add, .wait = wait, .finish = finish, .close = close_trace,
 };
