@@ -151,12 +151,17 @@ int fr_writer__blob(struct fr_writer *w, uint32_t kind, const void *data, size_t
 /* ---- reader ---- */
 struct fr_reader;
 
+struct fr_sample;
 struct fr_rec {
 	uint32_t cpu;                  /* FR_CPU_NONE for synthesized sideband */
 	enum fr_stream_kind kind;
 	uint64_t time;                 /* 0 when the record has none */
 	const struct perf_event_header *h;   /* valid during the callback */
 	const struct fr_file_event *event;   /* the event the record belongs to */
+	/* a sample's fields, parsed once by the reader by its event's
+	 * sample_type (ring/record.h), valid during the callback; NULL: not a
+	 * sample, or one that does not parse (counted: fr_reader__unusable) */
+	const struct fr_sample *sample;
 };
 
 /* A callback returning non-zero stops the walk; that value is returned. */

@@ -43,18 +43,23 @@ static bool record_time(const struct fr_file_event *ev, const struct perf_event_
 	return fr_record__time(h, ev->attr.sample_type, t) == 0;
 }
 
-/* A sample the callers cannot use, counted (doc/format.md §6): no event owns
- * it, or its body does not parse by its event's sample_type. Delivered all
- * the same (dump lists it). */
-static void count_unusable(struct fr_reader *r, const struct fr_file_event *ev,
-			   const struct perf_event_header *h)
+/* A sample parsed once, for every caller (rec->sample); one the callers
+ * cannot use is counted (doc/format.md §6): no event owns it, or its body
+ * does not parse by its event's sample_type. Delivered all the same (dump
+ * lists it). */
+static const struct fr_sample *parse_sample(struct fr_reader *r, struct stream *s,
+					    const struct perf_event_header *h)
 {
-	struct fr_sample smp;
+	const struct fr_file_event *ev = s->rec.event;
 
 	if (!ev)
 		r->unusable.no_event++;
-	else if (fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, &smp))
+	else if (fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user,
+					 &s->smp))
 		r->unusable.bad_body++;
+	else
+		return &s->smp;
+	return NULL;
 }
 
 /* Decode a stream's chunk and check every record before any is delivered. */
@@ -124,10 +129,12 @@ static int stream_next(struct fr_reader *r, struct stream *s)
 	s->rec.kind = s->kind == FR_STREAM_SAMPLES && fr_record__is_process(h->type) ? FR_STREAM_SIDEBAND
 									   : (enum fr_stream_kind)s->kind;
 	s->rec.event = record_event(r, s, h);
-	if (h->type == PERF_RECORD_SAMPLE)
-		count_unusable(r, s->rec.event, h);
+	s->rec.sample = h->type == PERF_RECORD_SAMPLE ? parse_sample(r, s, h) : NULL;
 	s->rec.time = 0;
-	if (record_time(s->rec.event, h, &t)) {
+	if (s->rec.sample && (s->rec.event->attr.sample_type & PERF_SAMPLE_TIME)) {
+		s->rec.time = s->smp.time;
+		s->last_time = s->smp.time;
+	} else if (record_time(s->rec.event, h, &t)) {
 		s->rec.time = t;
 		s->last_time = t;
 	}

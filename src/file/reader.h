@@ -40,6 +40,7 @@ struct stream {
 	uint64_t last_time;         /* merge key of records without time */
 	uint64_t key;
 	struct fr_rec rec;          /* the head record */
+	struct fr_sample smp;       /* its fields, when it is a sample that parses */
 };
 
 struct meta_kv {

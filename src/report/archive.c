@@ -46,16 +46,13 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 {
 	struct pass *p = ctx;
 	struct fr_rsample rs;
-	struct fr_sample s;
 
 	if (!r->event)
 		return 0;
 	if (r->kind == FR_STREAM_SIDEBAND)
 		p->err = fr_resolver__sideband(p->res, r);
-	else if (r->h->type == PERF_RECORD_SAMPLE &&
-		 !fr_record__parse_sample(r->h, r->event->attr.sample_type,
-					  r->event->attr.sample_regs_user, &s))
-		p->err = fr_resolver__sample(p->res, r, &s, true, &rs);
+	else if (r->h->type == PERF_RECORD_SAMPLE && r->sample)
+		p->err = fr_resolver__sample(p->res, r, r->sample, true, &rs);
 	return p->err ? 1 : 0;
 }
 

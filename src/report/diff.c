@@ -227,7 +227,6 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 {
 	struct pass *ps = ctx;
 	struct fr_rsample rs;
-	struct fr_sample s;
 	struct side *sd;
 	int err = 0;
 
@@ -242,11 +241,9 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 	}
 	if (r->kind == FR_STREAM_SIDEBAND)
 		err = fr_resolver__sideband(ps->res, r);
-	else if (r->h->type == PERF_RECORD_SAMPLE && r->event == ps->ev &&
-		 !fr_record__parse_sample(r->h, r->event->attr.sample_type,
-					  r->event->attr.sample_regs_user, &s)) {
+	else if (r->h->type == PERF_RECORD_SAMPLE && r->event == ps->ev && r->sample) {
 		sd = ps->sides[ps->split && r->time >= ps->split_ns];
-		err = fr_resolver__sample(ps->res, r, &s, true, &rs);
+		err = fr_resolver__sample(ps->res, r, r->sample, true, &rs);
 		if (!err && sd->hist)
 			err = fr_hist__add(sd->hist, &rs);
 		if (!err && sd->folded)

@@ -262,9 +262,11 @@ static int dump_cb(void *ctx, const struct fr_rec *r)
 		/* an identifier no event of the file owns: show the type, decode nothing */
 		memset(&s, 0, sizeof(s));
 		err = 0;
-	} else if (h->type == PERF_RECORD_SAMPLE)
-		err = fr_record__parse_sample(h, st, r->event->attr.sample_regs_user, &s);
-	else
+	} else if (h->type == PERF_RECORD_SAMPLE) {
+		err = r->sample ? 0 : -EBADMSG;   /* parsed once, by the reader */
+		if (r->sample)
+			s = *r->sample;
+	} else
 		err = fr_record__parse_id(h, st, &s);
 	if (err)
 		memset(&s, 0, sizeof(s));

@@ -27,8 +27,8 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 {
 	const struct fr_report_opts *o = rp->o;
 	const struct fr_file_event *e = r->event;
+	const struct fr_sample *s = r->sample;   /* parsed once, by the reader */
 	struct fr_rsample rs;
-	struct fr_sample s;
 	int err;
 
 	if (rp->oc && fr_offcpu_in__event(rp->oc, e)) {
@@ -36,21 +36,21 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 			rp->counts[e->index]++;
 		return fr_offcpu_in__sample(rp->oc, r);
 	}
-	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s))
-		return 0;   /* a record shorter than its fields: the reader checked the chunk */
-	if (s.raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
-		fr_tpdecode__check(rp->tp, e->name, s.raw, s.raw_size);
-	if (rp->oc && (err = fr_offcpu_in__ran(rp->oc, s.tid, r->time)))
+	if (!s)
+		return 0;   /* its body does not parse: the reader counted it */
+	if (s->raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
+		fr_tpdecode__check(rp->tp, e->name, s->raw, s->raw_size);
+	if (rp->oc && (err = fr_offcpu_in__ran(rp->oc, s->tid, r->time)))
 		return err;   /* any sample says its thread ran then */
 	if (e->index >= rp->nr_events || !rp->selected[e->index])
 		return 0;
 	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))
 		return 0;
 	if ((o->nr_pids || o->nr_tids || o->nr_comms) &&   /* no filter: no call per sample */
-	    !fr_report_opts__selects(o, s.pid, s.tid, o->nr_comms ? fr_resolver__comm(rp->res, s.tid,
-									      r->time) : NULL))
+	    !fr_report_opts__selects(o, s->pid, s->tid, o->nr_comms ? fr_resolver__comm(rp->res, s->tid,
+									        r->time) : NULL))
 		return 0;
-	err = fr_resolver__sample(rp->res, r, &s, rp->need_stack, &rs);
+	err = fr_resolver__sample(rp->res, r, s, rp->need_stack, &rs);
 	if (err)
 		return err;
 	if (!rp->samples++)

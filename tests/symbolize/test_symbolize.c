@@ -248,7 +248,7 @@ static void feed_mmap_at(struct fr_resolver *r, const struct fr_file_event *sb, 
 		uint32_t prot, flags;
 		char name[256];
 	} mm;
-	struct fr_rec rec = { 0, FR_STREAM_SIDEBAND, time, &mm.h, sb };
+	struct fr_rec rec = { 0, FR_STREAM_SIDEBAND, time, &mm.h, sb, NULL };
 
 	memset(&mm, 0, sizeof(mm));
 	mm.h.type = PERF_RECORD_MMAP2;
@@ -274,7 +274,7 @@ static void stack_names(struct fr_resolver *r, const struct fr_file_event *ev, u
 			uint64_t time, const uint64_t *ips, size_t nr, char *out, size_t len)
 {
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(h) };
-	struct fr_rec rec = { 0, FR_STREAM_SAMPLES, time, &h, ev };
+	struct fr_rec rec = { 0, FR_STREAM_SAMPLES, time, &h, ev, NULL };
 	struct fr_sample s = { .ip = ips[1], .pid = pid, .tid = pid, .time = time,
 			       .nr_ips = nr, .ips = ips };
 	struct fr_rsample rs;

@@ -432,9 +432,9 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 	struct tpfields f = { 0 };
 	struct fr_sample s;
 
-	if (fr_record__parse_sample(r->h, e->attr.sample_type, e->attr.sample_regs_user, &s) ||
-	    !s.raw || !s.has_time)
-		return 0;   /* a record shorter than its fields: the reader checked the chunk */
+	if (!r->sample || !r->sample->raw || !r->sample->has_time)
+		return 0;   /* a record shorter than its fields: the reader counted it */
+	s = *r->sample;
 	if (e == in->stk_ev)
 		return fr_offcpu__kind(s.raw, s.raw_size) == FR_OFFCPU_STACK ? wait_stack(in, r, &s)
 									      : bpf_switches(in, r, &s);

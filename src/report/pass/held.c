@@ -37,10 +37,9 @@ static int held_cb(void *ctx, const struct fr_rec *r)
 		return 0;
 	if (r->kind == FR_STREAM_SIDEBAND)
 		return fr_resolver__sideband(h->res, r) < 0;
-	if (r->h->type != PERF_RECORD_SAMPLE || (r->event->flags & FR_EVENT_SIDEBAND) ||
-	    fr_record__parse_sample(r->h, r->event->attr.sample_type,
-				    r->event->attr.sample_regs_user, &s))
+	if (r->h->type != PERF_RECORD_SAMPLE || (r->event->flags & FR_EVENT_SIDEBAND) || !r->sample)
 		return 0;
+	s = *r->sample;
 	if (!h->samples++)
 		h->first = r->time;
 	h->last = r->time;

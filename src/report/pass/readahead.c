@@ -104,10 +104,18 @@ static int handle(const struct batch *b, fr_rec_cb cb, void *ctx)
 {
 	for (size_t at = 0; at < b->used;) {
 		const struct ent *e = (const struct ent *)(b->buf + at);
+		struct fr_sample smp;
 		struct fr_rec r = { e->cpu, (enum fr_stream_kind)e->kind, e->time,
 				    e->size ? (const struct perf_event_header *)(e + 1) : NULL,
-				    e->event };
-		int ret = cb(ctx, &r);
+				    e->event, NULL };
+		int ret;
+
+		/* the copy's fields (the reader thread's point into its chunk) */
+		if (r.h && r.h->type == PERF_RECORD_SAMPLE && r.event &&
+		    !fr_record__parse_sample(r.h, r.event->attr.sample_type,
+					     r.event->attr.sample_regs_user, &smp))
+			r.sample = &smp;
+		ret = cb(ctx, &r);
 
 		if (ret)
 			return ret;
