@@ -120,21 +120,33 @@ one() {
 }
 
 : >"$OUT/raw.txt"
+# both: flightrec and --before in turn, which one first alternating by round:
+# the first report of big after small-g-first removed the answers finds and
+# keeps them again (more time and memory), the second reads them
+both() {
+	local c=$1 r=$2
+	shift 2
+	if [ -z "$BEFORE" ]; then
+		one "$c" flightrec "$FLIGHTREC" "$@"
+	elif [ $((r % 2)) -eq 1 ]; then
+		one "$c" flightrec "$FLIGHTREC" "$@"
+		one "$c" before "$BEFORE" "$@"
+	else
+		one "$c" before "$BEFORE" "$@"
+		one "$c" flightrec "$FLIGHTREC" "$@"
+	fi
+}
 for r in $(seq 1 "$ROUNDS"); do
 	log "round $r of $ROUNDS"
-	one big-g flightrec "$FLIGHTREC" report -g --cache "$CACHE" "$BIG"
-	[ -n "$BEFORE" ] && one big-g before "$BEFORE" report -g --cache "$CACHE" "$BIG"
+	both big-g "$r" report -g --cache "$CACHE" "$BIG"
 	[ -f "$W/big.data" ] && one big-g perf "$PERF" report --stdio --no-children -i "$W/big.data"
-	one big-flat flightrec "$FLIGHTREC" report --cache "$CACHE" "$BIG"
-	[ -n "$BEFORE" ] && one big-flat before "$BEFORE" report --cache "$CACHE" "$BIG"
+	both big-flat "$r" report --cache "$CACHE" "$BIG"
 	[ -f "$W/big.data" ] && one big-flat perf "$PERF" report --stdio --no-children -g none \
 		-i "$W/big.data"
-	one small-flat flightrec "$FLIGHTREC" report --cache "$CACHE" "$SMALL"
-	[ -n "$BEFORE" ] && one small-flat before "$BEFORE" report --cache "$CACHE" "$SMALL"
+	both small-flat "$r" report --cache "$CACHE" "$SMALL"
 	[ -f "$W/small.data" ] && one small-flat perf "$PERF" report --stdio --no-children -g none \
 		-i "$W/small.data"
-	one small-g flightrec "$FLIGHTREC" report -g --cache "$CACHE" "$SMALL"
-	[ -n "$BEFORE" ] && one small-g before "$BEFORE" report -g --cache "$CACHE" "$SMALL"
+	both small-g "$r" report -g --cache "$CACHE" "$SMALL"
 	nocached
 	one small-g-first flightrec "$FLIGHTREC" report -g --cache "$CACHE" "$SMALL"
 	[ -f "$W/small.data" ] && one small-g perf "$PERF" report --stdio --no-children \
