@@ -313,7 +313,7 @@ static int flame_chart(struct fr_json *j, struct jthread *t, const struct fr_rsa
 
 struct fields {
 	struct fr_json *j;
-	bool any, had_cpu, had_fields;   /* any: an arg was written */
+	bool any, had_cpu;   /* any: an arg was written */
 	long long prev_pid, next_pid;
 };
 
@@ -335,7 +335,6 @@ static int put_field(void *ctx, const char *field, const char *text, bool is_sig
 	else
 		fprintf(f, "%llu", v);
 	fl->had_cpu |= !strcmp(field, "cpu");
-	fl->had_fields |= !strcmp(field, "fields");
 	if (!strcmp(field, "prev_pid"))
 		fl->prev_pid = text ? -1 : sv;
 	if (!strcmp(field, "next_pid"))
@@ -389,12 +388,11 @@ int fr_json__sample(struct fr_json *j, const struct fr_rsample *s)
 	bool clock = e && e->attr.type == PERF_TYPE_SOFTWARE &&
 		     (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
 		      e->attr.config == PERF_COUNT_SW_TASK_CLOCK);
-	struct fields fl = { j, false, false, false, -1, -1 };
+	struct fields fl = { j, false, false, -1, -1 };
 	struct jthread *t = note_thread(j, s);
 	size_t n = s->nr_frames < FR_MAX_FRAMES ? s->nr_frames : FR_MAX_FRAMES;
 	uint32_t sf = 0;
 	int err = 0;
-	char text[4096];
 
 	if (!t)
 		return -ENOMEM;
@@ -423,12 +421,6 @@ int fr_json__sample(struct fr_json *j, const struct fr_rsample *s)
 		err = fr_tpdecode__each(j->tp, name, s->raw, s->raw_size, put_field, &fl);
 	if (err && err != -ENOENT && err != -EBADMSG)
 		return err;
-	if (s->raw && j->tp && tracepoint && !err && !fl.had_fields && !fr_tpdecode__fields(j->tp, name, s->raw,
-			s->raw_size, text, sizeof(text))) {   /* all of them as perf-script shows them */
-		fputs(fl.any ? ",\"fields\":" : "\"fields\":", j->f);
-		fr_json__string(j->f, text[0] == ' ' ? text + 1 : text);
-		fl.any = true;
-	}
 	err = 0;   /* no usable format, a damaged record (said at the end): no fields */
 	if (!fl.had_cpu)   /* a field of that name wins */
 		fprintf(j->f, "%s\"cpu\":%u", fl.any ? "," : "", s->cpu == FR_CPU_NONE ? 0 : s->cpu);
