@@ -156,6 +156,19 @@ done
 grep -q '<title>[0-9]*: sleeping ' "$T/page.html" && grep -q '<title>[0-9]*: running ' "$T/page.html" ||
 	fail "html: no sleeping or running spans"
 pass "html: a timeline row per thread"
+# a range in the middle of the sleeper's sleep redraws the flame graph with
+# its wait (wall clock, ns) and titles it so: the waits are in the range's cells
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROMIUM" ]; then
+	grep -q '<h2>Flame graph: cpu-clock and off-CPU waits (wall clock, ns)' "$T/page.html" ||
+		fail "html: the flame graph is not titled as wall clock: $(grep -o '<h2>Flame graph: [^<]*' "$T/page.html")"
+	chrome "$T/range.dom" --dump-dom "file://$T/page.html?range=0.3,0.6" || fail "--dump-dom exited $?"
+	grep -q 'id="range">range: +[0-9.]* s to +[0-9.]* s<' "$T/range.dom" ||
+		fail "html: the range was not applied: $(grep -o 'id="range">[^<]*' "$T/range.dom")"
+	grep -q '<title>sleep_here (' "$T/range.dom" && grep -q '<title>\[off-cpu: sleeping (S)\] (' "$T/range.dom" ||
+		fail "html: the range's flame graph has not the sleeper's wait: $(grep -o '<title>[^<]*' "$T/range.dom" | head -12)"
+	pass "html: a range over the sleep redraws its off-CPU wait ($(grep -o '<title>sleep_here ([^)]*)' "$T/range.dom" | head -1))"
+fi
 
 # system-wide: both sides of every switch from sched_switch itself, in a
 # --keep window (its records kept by time, not by a ring's size: other work

@@ -102,6 +102,10 @@ void fr_timeline__delete(struct fr_timeline *tl);
  * 0 or -ENOMEM. */
 int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_t time,
 		     bool tracepoint, bool fold);
+/* An off-CPU wait (s->time its start, s->period its ns, frames leaf first
+ * with the state frame outermost): its weight into the page's cells of the
+ * bins it spans, in proportion (a range over a stall shows its waits). */
+int fr_timeline__wait(struct fr_timeline *tl, const struct fr_rsample *s);
 /* A LOST record: marked on its CPU's row at its time (the first 64). */
 void fr_timeline__lost(struct fr_timeline *tl, uint32_t cpu, uint64_t time, uint64_t lost);
 /* A CPU offline from..to (to 0: to the end): a grey band on its rows. */

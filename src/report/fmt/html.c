@@ -202,6 +202,39 @@ int fr_timeline__add(struct fr_timeline *tl, const struct fr_rsample *s, uint64_
 	return add_cell(tl, (uint32_t)b, (uint32_t)lane, node, tl->by_period ? s->period : 1);
 }
 
+int fr_timeline__wait(struct fr_timeline *tl, const struct fr_rsample *s)
+{
+	size_t n = s->nr_frames < FR_MAX_FRAMES ? s->nr_frames : FR_MAX_FRAMES;
+	uint64_t from = s->time > tl->t0 ? s->time : tl->t0, end = s->time + s->period, left;
+	long lane = lane_of(tl, s->tid, s->comm ? s->comm : "");
+	uint32_t node = 0;
+	double span = (double)(tl->t1 - tl->t0) / BINS;
+	int err = 0;
+
+	if (lane < 0)
+		return (int)lane;
+	if (end > tl->t1)
+		end = tl->t1;
+	if (end <= from || !span)
+		return 0;
+	for (size_t i = n; i-- > 0;)
+		if (!(node = node_of(tl, node, s->frames[i].sym)))
+			return -ENOMEM;
+	left = end - from;
+	for (size_t b = bin(tl, from); b < BINS && left && !err; b++) {
+		uint64_t bend = b + 1 == BINS ? tl->t1 : tl->t0 + (uint64_t)(span * (double)(b + 1));
+		uint64_t part = (bend < end ? bend : end) - from;
+
+		if (bend <= from)
+			continue;
+		part = part > left ? left : part;
+		err = add_cell(tl, (uint32_t)b, (uint32_t)lane, node, part);
+		from += part;
+		left -= part;
+	}
+	return err;
+}
+
 static double xpos(const struct fr_timeline *tl, uint64_t t)
 {
 	double w = TL_W - LEFT - 10;

@@ -44,7 +44,9 @@ static int open_page(struct report *rp, void **st)
 		if (cs->cpu + 1 > nr_cpus)
 			nr_cpus = cs->cpu + 1;
 	}
-	if ((err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, rp->o->hist.period, &p->tl)) ||
+	/* with off-CPU time, samples weigh their period (ns), as the waits do */
+	if ((err = fr_timeline__new(rp->t0, rp->t1, nr_cpus, rp->o->hist.period || rp->o->off_cpu,
+				    &p->tl)) ||
 	    (err = fr_folded__new(rp->o->hist.period || rp->o->off_cpu, &p->fo))) {
 		close_page(p);
 		return err;
@@ -67,9 +69,13 @@ static int add(void *st, struct report *rp, const struct fr_rec *r, const struct
 	return err || e != rp->fold_ev ? err : fr_folded__add(p->fo, rs);
 }
 
+/* a wait: in the flame graph, and in the range's redraw */
 static int wait(void *st, struct report *rp, const struct fr_rsample *rs)
 {
-	return fr_folded__add(((struct page *)st)->fo, rs);
+	struct page *p = st;
+	int err = fr_folded__add(p->fo, rs);
+
+	return err ? err : fr_timeline__wait(p->tl, rs);
 }
 
 static void lost(void *st, uint32_t cpu, uint64_t time, uint64_t n)
@@ -80,9 +86,15 @@ static void lost(void *st, uint32_t cpu, uint64_t time, uint64_t n)
 static int finish(void *st, struct report *rp, const char *path)
 {
 	struct page *p = st;
-	struct fr_html_info in = { path, rp->fold_ev ? rp->fold_ev->name : "",
+	char title[300];
+	struct fr_html_info in = { path, title,
 				   rp->o->off_cpu ? "ns" : rp->o->hist.period ? "period" : "samples",
 				   rp->samples, false, 0, NULL, NULL };
+
+	/* with off-CPU time the graph is wall clock: the samples and the waits */
+	snprintf(title, sizeof(title), "%s%s", rp->fold_ev ? rp->fold_ev->name : "",
+		 rp->oc ? (rp->fold_ev ? " and off-CPU waits (wall clock, ns)" : "off-CPU waits (ns)")
+		 : "");
 
 	in.has_trigger = fr_input__trigger_time(rp->rd, &in.trigger_ns);
 	if (rp->oc) {   /* off-CPU: each thread's states */
