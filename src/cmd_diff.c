@@ -15,7 +15,8 @@
 #include "src/report/report.h"
 
 enum { OPT_PERIOD = 1000, OPT_PERCENT, OPT_FLAMEGRAPH, OPT_SPLIT_TRIGGER, OPT_SPLIT_AT,
-       OPT_ALPHA, OPT_NO_HEADER, OPT_SYMFS, OPT_SYMDIR, OPT_NO_DEMANGLE, OPT_CACHE };
+       OPT_ALPHA, OPT_NO_HEADER, OPT_SYMFS, OPT_SYMDIR, OPT_NO_DEMANGLE, OPT_CACHE,
+       OPT_NO_OFF_CPU };
 
 struct diff_cli {
 	struct fr_diff_opts d;
@@ -42,6 +43,8 @@ static const struct argp_option diff_options[] = {
 	{ "flamegraph", OPT_FLAMEGRAPH, "FILE", 0, "the new profile as a flame graph SVG coloured "
 	  "by the change (red grew, blue shrank) into FILE", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "omit the '#' lines about the files and the test", 2 },
+	{ "no-off-cpu", OPT_NO_OFF_CPU, NULL, 0, "leave out the off-CPU time of files that recorded "
+	  "context switches (per stack and per thread, in ms)", 2 },
 	{ "symfs", OPT_SYMFS, "DIR", 0, "look for recorded files under DIR", 3 },
 	{ "symdir", OPT_SYMDIR, "DIR", 0, "also look in DIR for files by name, checked by build id "
 	  "(repeatable)", 3 },
@@ -101,6 +104,7 @@ static error_t diff_parse(int key, char *arg, struct argp_state *st)
 	case 'o': o->output = arg; break;
 	case OPT_FLAMEGRAPH: o->flamegraph = arg; break;
 	case OPT_NO_HEADER: o->no_header = true; break;
+	case OPT_NO_OFF_CPU: o->no_off_cpu = true; break;
 	case OPT_SYMFS: o->sym.symfs = arg; break;
 	case OPT_SYMDIR:
 		if (o->sym.nr_symdirs == FR_REPORT_MAX_SYMDIRS)

@@ -14,9 +14,11 @@
 #include "base/hmap.h"
 #include "src/util.h"
 #include "src/report/fmt/fmt.h"
+#include "src/report/offcpu/offcpu.h"
 #include "src/report/pass/pass.h"
 #include "src/report/report.h"
 #include "src/report/diff_internal.h"
+#include "src/report/tp/tpdecode.h"
 
 struct pass {
 	const struct fr_diff_opts *o;
@@ -27,6 +29,7 @@ struct pass {
 	int split;                  /* 1: by time at split_ns, else all to sides[0] */
 	uint64_t split_ns;
 	uint64_t lost;              /* PERF_RECORD_LOST counts, saturated */
+	struct fr_tpdecode *tp;     /* the off-CPU stages' (sched_switch's fields) */
 	int err;
 };
 
@@ -190,6 +193,63 @@ static void score(struct table *t, struct side *const *s, double alpha)
 
 /* ---- one pass over a file ---------------------------------------------- */
 
+/* A wait of side sd, as it ends (rs->period its ns, frames leaf first, its
+ * state frame outermost): into its stack's row and its thread's. */
+static int wait_row(void *ctx, const struct fr_rsample *rs)
+{
+	struct side *sd = ctx;
+	const char *comm = rs->comm ? rs->comm : "[unknown]";
+	char tid[16];
+	size_t len = 0;
+	struct row *r;
+
+	if (fr_diff_put(&sd->buf, &sd->cap, &len, comm, 0))
+		return -ENOMEM;
+	for (size_t i = rs->nr_frames; i-- > 0;)   /* the state frame first, then root to leaf */
+		if (fr_diff_put(&sd->buf, &sd->cap, &len, "", SEP) ||
+		    fr_diff_put(&sd->buf, &sd->cap, &len, rs->frames[i].sym->name, 0))
+			return -ENOMEM;
+	if (!(r = fr_diff_row(&sd->waits->stacks, sd->buf)))
+		return -ENOMEM;
+	r->n[sd->index]++;
+	r->w[sd->index] += rs->period;
+	len = 0;
+	snprintf(tid, sizeof(tid), "%u", rs->tid);
+	if (fr_diff_put(&sd->buf, &sd->cap, &len, comm, SEP) ||
+	    fr_diff_put(&sd->buf, &sd->cap, &len, tid, 0) ||
+	    !(r = fr_diff_row(&sd->waits->threads, sd->buf)))
+		return -ENOMEM;
+	r->n[sd->index]++;
+	r->w[sd->index] += rs->period;
+	sd->waits->ns[sd->index] += rs->period;
+	sd->waits->n[sd->index]++;
+	return 0;
+}
+
+/* The record to each side's off-CPU stage (the two of a split file each
+ * take their own window of it): 1 when it was one of the stage's samples. */
+static int feed_offcpu(struct pass *ps, const struct fr_rec *r, int *err)
+{
+	int sides = ps->sides[1] != ps->sides[0] ? 2 : 1, taken = 0;
+
+	for (int k = 0; k < sides && !*err; k++) {
+		struct offcpu_in *oc = ps->sides[k]->oc;
+
+		if (!oc)
+			continue;
+		*err = fr_offcpu_in__record(oc, r);
+		if (*err || r->h->type != PERF_RECORD_SAMPLE || !r->sample)
+			continue;
+		if (fr_offcpu_in__event(oc, r->event)) {
+			*err = fr_offcpu_in__sample(oc, r);
+			taken = 1;
+		} else {
+			*err = fr_offcpu_in__ran(oc, r->sample->tid, r->time);
+		}
+	}
+	return taken;
+}
+
 static int pass_cb(void *ctx, const struct fr_rec *r)
 {
 	struct pass *ps = ctx;
@@ -199,6 +259,8 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 
 	if (!r->event)
 		return 0;
+	if (feed_offcpu(ps, r, &err) || err)
+		goto out;
 	if (r->h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
 
@@ -222,6 +284,7 @@ static int pass_cb(void *ctx, const struct fr_rec *r)
 			sd->weight += ps->o->hist.period ? rs.period : 1;
 		}
 	}
+out:
 	if (err) {
 		ps->err = err;
 		return 1;
@@ -261,6 +324,34 @@ static void side_delete(struct side *s)
 {
 	fr_hist__delete(s->hist);
 	fr_folded__delete(s->folded);
+	fr_offcpu_in__delete(s->oc);
+	free(s->buf);
+}
+
+/* Where the file recorded context switches (and --no-off-cpu did not leave
+ * them out): an off-CPU stage per side, over its window (a split file: before
+ * and from the split). 0 or -errno. */
+static int offcpu_stages(struct pass *ps, struct side *a, struct side *b)
+{
+	uint64_t first, last, split = ps->split_ns;
+	int err;
+
+	if (ps->o->no_off_cpu || !fr_offcpu_in__in_file(ps->rd))
+		return 0;
+	if (fr_input__tpdecode(ps->rd, &ps->tp))
+		return -ENOMEM;
+	fr_input__window(ps->rd, &first, &last);
+	a->waits->any = true;
+	if (b && split < first)
+		split = first;
+	if (b && split > last)
+		split = last;
+	err = fr_offcpu_in__new(ps->rd, ps->res, ps->tp, first, b ? split : last, wait_row, a,
+				false, &a->oc);
+	if (!err && b)
+		err = fr_offcpu_in__new(ps->rd, ps->res, ps->tp, split, last, wait_row, b, false,
+					&b->oc);
+	return err;
 }
 
 /* Read path into sides (two when split); *event: the event's name, in and
@@ -314,7 +405,15 @@ static int read_file(const struct fr_diff_opts *o, const char *path, struct side
 		goto out;
 	}
 	fr_resolver__leaf_only(ps.res, !o->hist.callchains && !o->flamegraph);
+	if ((err = offcpu_stages(&ps, a, b))) {
+		fr_err(path, "%s", strerror(-err));
+		ret = FR_EXIT_ERROR;
+		goto out;
+	}
 	err = fr_reader__for_each(ps.rd, pass_cb, &ps);
+	for (int k = 0; k < 2 && !ps.err; k++)   /* what is open at the windows' ends */
+		if ((k ? b : a) && (k ? b : a)->oc)
+			ps.err = fr_offcpu_in__finish((k ? b : a)->oc);
 	if (ps.err) {
 		fr_err(path, "%s", strerror(-ps.err));
 		ret = FR_EXIT_ERROR;
@@ -338,6 +437,7 @@ out:
 
 static void pass_close(struct pass *ps)
 {
+	fr_tpdecode__delete(ps->tp);
 	fr_resolver__delete(ps->res);
 	if (ps->rd)
 		fr_reader__close(ps->rd);
@@ -355,6 +455,7 @@ int fr_diff__run(const struct fr_diff_opts *o)
 	const char *event = o->event, *names[2];
 	struct add_ctx ac = { &t, 0, o->flamegraph != NULL, NULL, 0 };
 	struct pass ps[2] = { { 0 }, { 0 } };
+	struct waits w = { 0 };
 	int ret, err = 0, r2 = FR_EXIT_OK;
 
 	if (side_new(o, &a) || side_new(o, &b)) {
@@ -362,6 +463,8 @@ int fr_diff__run(const struct fr_diff_opts *o)
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}
+	a.waits = b.waits = &w;
+	b.index = 1;
 	if (o->new_path) {
 		names[0] = o->old_path;
 		names[1] = o->new_path;
@@ -395,11 +498,13 @@ int fr_diff__run(const struct fr_diff_opts *o)
 		goto out;
 	}
 	score(&t, s, o->alpha);
-	err = fr_diff_write(o, &t, s, names, event ? event : "");
+	err = fr_diff_write(o, &t, s, names, event ? event : "", &w);
 	if (err)
 		ret = err;
 out:
 	fr_diff_table_exit(&t);
+	fr_diff_table_exit(&w.stacks);
+	fr_diff_table_exit(&w.threads);
 	side_delete(&a);
 	side_delete(&b);
 	pass_close(&ps[0]);

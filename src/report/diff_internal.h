@@ -29,11 +29,26 @@ struct table {
 	double maxdelta;        /* largest |delta| of the significant rows */
 };
 
+/* The off-CPU time of both sides, where the files recorded context switches:
+ * rows per stack (comm, the state frame, root ... leaf) and per thread (comm,
+ * tid), w[] in ns, n[] waits; each side's total. */
+struct waits {
+	struct table stacks, threads;
+	uint64_t ns[2], n[2];
+	bool any;                /* some side had switches */
+};
+
+struct offcpu_in;
 /* One side of the comparison. */
 struct side {
 	struct fr_hist *hist;
 	struct fr_folded *folded;
 	uint64_t samples, weight, first, last;
+	struct offcpu_in *oc;    /* its off-CPU stage, or NULL */
+	struct waits *waits;     /* where its waits go */
+	int index;               /* 0: baseline, 1: new */
+	char *buf;               /* a row's key being made */
+	size_t cap;
 };
 
 
@@ -45,6 +60,6 @@ int fr_diff_put(char **buf, size_t *cap, size_t *len, const char *s, char sep);
 /* The comparison out: the table (sorted here), or the differential flame
  * graph of the new side. Returns an exit code, said. */
 int fr_diff_write(const struct fr_diff_opts *o, struct table *t, struct side *const *s,
-		  const char *const *names, const char *event);
+		  const char *const *names, const char *event, struct waits *w);
 
 #endif

@@ -141,6 +141,56 @@ static int print_table(const struct fr_diff_opts *o, struct table *t, struct sid
 	return ferror(f) ? -EIO : 0;
 }
 
+static int cmp_wrow(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double dx = fabs((double)x->w[1] - (double)x->w[0]), dy = fabs((double)y->w[1] - (double)y->w[0]);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* One table of off-CPU rows, the largest change in time first; rows below
+ * --percent-limit of their side's off-CPU time on both sides hidden. */
+static void print_wtable(const struct fr_diff_opts *o, struct table *t, const struct waits *w,
+			 const char *what, bool stack, FILE *f)
+{
+	size_t width[2] = { 4, 3 };
+
+	if (t->nr)   /* qsort of a NULL array (none) is UB */
+		qsort(t->rows, t->nr, sizeof(*t->rows), cmp_wrow);
+	fprintf(f, "#\n# off-CPU per %s, the largest change in time first\n#%12s %12s %12s  %-15s  %s\n",
+		what, "Baseline ms", "New ms", "Delta ms", "Waits old/new",
+		stack ? "Stack (comm;[off-cpu: state];root;...;leaf)" : "Comm  Tid");
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct row *r = &t->rows[i];
+		double s0 = w->ns[0] ? 100.0 * (double)r->w[0] / (double)w->ns[0] : 0;
+		double s1 = w->ns[1] ? 100.0 * (double)r->w[1] / (double)w->ns[1] : 0;
+
+		if (s0 < o->hist.percent_limit && s1 < o->hist.percent_limit)
+			continue;
+		fprintf(f, "%13.3f %12.3f %+12.3f  %6llu/%-8llu  ", (double)r->w[0] / 1e6,
+			(double)r->w[1] / 1e6, ((double)r->w[1] - (double)r->w[0]) / 1e6,
+			(unsigned long long)r->n[0], (unsigned long long)r->n[1]);
+		put_key(f, r->key, stack, width, 2);
+		fputc('\n', f);
+	}
+}
+
+/* The off-CPU time of both sides, where the files recorded switches. */
+static void print_waits(const struct fr_diff_opts *o, struct waits *w, FILE *f)
+{
+	if (!w->any)
+		return;
+	fprintf(f, "#\n# off-CPU time, from the recorded context switches (--no-off-cpu leaves it "
+		"out): baseline %.3f ms in %llu waits, new %.3f ms in %llu waits; no test (a wait's "
+		"length is no count): rows by the change in time\n", (double)w->ns[0] / 1e6,
+		(unsigned long long)w->n[0], (double)w->ns[1] / 1e6, (unsigned long long)w->n[1]);
+	print_wtable(o, &w->stacks, w, "stack", true, f);
+	print_wtable(o, &w->threads, w, "thread", false, f);
+}
+
 /* The flame graph's fill: red grew, blue shrank (significant rows only, by
  * their delta against the largest), a pale grey unchanged. */
 static void diff_fill(void *ctx, const char *const *path, size_t n, uint64_t weight,
@@ -182,7 +232,7 @@ out:
 }
 
 int fr_diff_write(const struct fr_diff_opts *o, struct table *t, struct side *const *s,
-		  const char *const *names, const char *event)
+		  const char *const *names, const char *event, struct waits *w)
 {
 	const char *out_name = o->flamegraph ? o->flamegraph : o->output ? o->output : "stdout";
 	struct fr_outfile *of = NULL;
@@ -206,6 +256,10 @@ int fr_diff_write(const struct fr_diff_opts *o, struct table *t, struct side *co
 		if ((safe = fr_input__escaping(f)))
 			f = safe;
 		err = print_table(o, t, s, names, event, f);
+		if (!err) {
+			print_waits(o, w, f);
+			err = ferror(f) ? -EIO : 0;
+		}
 		if (safe && fclose(safe) && !err)
 			err = -EIO;
 	}

@@ -397,16 +397,10 @@ int fr_dump__run(const char *path, bool header, bool tod)
 	safe = fr_input__escaping(real);
 	if (safe)
 		stdout = safe;  /* every name and text of the file goes out escaped */
-	if (fr_tpdecode__new(&c.tp)) {
+	if (fr_input__tpdecode(rd, &c.tp)) {
 		fr_err(path, "%s", strerror(ENOMEM));
 		ret = FR_EXIT_ERROR;
 		goto out;
-	}
-	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
-		const struct fr_file_event *e = fr_reader__event(rd, i);
-
-		if (e->format && e->format_len)
-			fr_tpdecode__add(c.tp, e->name, e->format, e->format_len);
 	}
 	if (header) {
 		print_header(rd, path);

@@ -43,6 +43,7 @@ struct fr_diff_opts {
 	const char *event;                /* -e, NULL: the first sampled event */
 	const char *output, *flamegraph;  /* NULL: stdout / no flame graph */
 	bool no_header;
+	bool no_off_cpu;                  /* leave out the off-CPU time of files with switches */
 	double alpha;                     /* family-wise level of the test (0.01) */
 	struct fr_symbolizer_opts sym;
 };

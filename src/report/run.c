@@ -222,13 +222,11 @@ static int setup(struct report *rp)
 	rp->nr_events = fr_reader__nr_events(rp->rd);
 	rp->counts = calloc(rp->nr_events + 1, sizeof(*rp->counts));
 	rp->selected = calloc(rp->nr_events + 1, sizeof(*rp->selected));
-	if (!rp->counts || !rp->selected || fr_tpdecode__new(&rp->tp))
+	if (!rp->counts || !rp->selected || fr_input__tpdecode(rp->rd, &rp->tp))
 		return -ENOMEM;
 	for (size_t i = 0; i < rp->nr_events; i++) {
 		const struct fr_file_event *e = fr_reader__event(rp->rd, i);
 
-		if (e->format && e->format_len)
-			fr_tpdecode__add(rp->tp, e->name, e->format, e->format_len);
 		if (!(e->flags & FR_EVENT_SIDEBAND) && strlen(e->name) > (size_t)rp->name_width)
 			rp->name_width = strlen(e->name) < 256 ? (int)strlen(e->name) : 256;
 	}

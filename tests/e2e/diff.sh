@@ -159,4 +159,25 @@ set -- "$T"/lossy/*.frec
 [ "$rc" -eq 1 ] && grep -q 'records lost while recording' "$T/lossy.err" && [ -s "$T/lossy.txt" ] ||
 	fail "diff of a lossy file exited $rc: $(cat "$T/lossy.err")"
 pass "diff of a lossy file -> 1, compared: $(head -1 "$T/lossy.err")"
+
+# off-CPU: a stall after the split (a 0.4 s sleep after a burner, recorded
+# --off-cpu -g) is the first off-CPU row, with the sleep's time added
+mkdir -p "$T/stall"
+record_fg -q --off-cpu -g -e cpu-clock -o "$T/stall" -- sh -c "$HELPERS/cpuburn_fp 30; sleep 0.4" \
+	>/dev/null || fail "record --off-cpu exited $?: $(cat "$T/record.err")"
+set -- "$T"/stall/*.frec
+at=$("$FLIGHTREC" dump "$1" 2>/dev/null | awk '$4 == "EXIT" && $5 == "cpuburn_fp" { print $1; exit }')
+[ -n "$at" ] || fail "no EXIT of the burner in the stall's file"
+"$FLIGHTREC" diff -g --split-at "$at" "$1" >"$T/stall.txt" 2>"$T/stall.err" ||
+	fail "diff --split-at $at exited $?: $(cat "$T/stall.err")"
+first=$(sed -n '/^# off-CPU per stack/,/^#$/p' "$T/stall.txt" | grep -v '^#' | head -1)
+set -- $first
+echo "$first" | grep -q '^ *[0-9.]* *[0-9.]* *+[0-9.]*  *[0-9]*/[0-9]* *sleep;\[off-cpu: sleeping (S)\];.*do_nanosleep' ||
+	fail "the first off-CPU row is not the sleep's wait: $(sed -n '/^# off-CPU per stack/,$p' "$T/stall.txt" | head -6)"
+awk -v d="$3" 'BEGIN { exit !(d >= 380 && d <= 480) }' ||
+	fail "the sleep's wait added $3 ms, not about 400"
+"$FLIGHTREC" diff -g --no-off-cpu --split-at "$at" "$T"/stall/*.frec >"$T/stall2.txt" 2>&1 ||
+	fail "diff --no-off-cpu exited $?"
+grep -q '^# off-CPU' "$T/stall2.txt" && fail "--no-off-cpu: an off-CPU section: $(grep '^# off-CPU' "$T/stall2.txt")"
+pass "diff --split-at across a 0.4 s sleep: its wait first, $3 ms added; --no-off-cpu leaves it out"
 exit 0

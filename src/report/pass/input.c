@@ -523,6 +523,19 @@ int fr_input__walk_verdict(struct fr_reader *rd, const char *path, int walk_err,
 	return FR_EXIT_OK;
 }
 
+int fr_input__tpdecode(struct fr_reader *rd, struct fr_tpdecode **out)
+{
+	if (fr_tpdecode__new(out))
+		return -ENOMEM;
+	for (size_t i = 0; i < fr_reader__nr_events(rd); i++) {
+		const struct fr_file_event *e = fr_reader__event(rd, i);
+
+		if (e->format && e->format_len)
+			fr_tpdecode__add(*out, e->name, e->format, e->format_len);
+	}
+	return 0;
+}
+
 int fr_input__content_verdict(struct fr_reader *rd, const char *path, struct fr_tpdecode *tp,
 			      uint64_t lost)
 {

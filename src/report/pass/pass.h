@@ -198,6 +198,9 @@ bool fr_input__live(struct fr_reader *rd, char *buf, size_t len);
  * (lost: the LOST records' counts the pass summed): FR_EXIT_OK or
  * FR_EXIT_PARTIAL. fr_input__verdict is both, in that order. */
 struct fr_tpdecode;
+/* The decoder of rd's tracepoint events, each format of the file added
+ * (one refused is said by fr_tpdecode__say). 0 or -ENOMEM. */
+int fr_input__tpdecode(struct fr_reader *rd, struct fr_tpdecode **out);
 int fr_input__walk_verdict(struct fr_reader *rd, const char *path, int walk_err, const char *did);
 int fr_input__content_verdict(struct fr_reader *rd, const char *path, struct fr_tpdecode *tp,
 			      uint64_t lost);
