@@ -528,7 +528,7 @@ static void test_flame(void)
 	struct fr_flame_opts o = { .title = "Flame Graph: cpu-clock", .unit = "samples",
 				   .standalone = true };
 	struct fr_html_info in = { "/tmp/x.frec", "cpu-clock", "samples", 6, true, 1005500000ull,
-				   NULL, NULL };
+				   0, 0, NULL, NULL };
 
 	CU_ASSERT_FATAL(fr_folded__new(false, &fo) == 0);
 	for (size_t i = 0; i < n; i++)

@@ -117,6 +117,8 @@ struct fr_html_info {
 	uint64_t samples;
 	bool has_trigger;
 	uint64_t trigger_ns;
+	uint64_t t0, t1;       /* the page's time axis (set by fr_html__write: its
+				* timeline's), which more() draws on too */
 	/* more of the page after the CPU timeline (report --off-cpu's thread
 	 * states), or NULL */
 	int (*more)(void *ctx, FILE *f, const struct fr_html_info *in);
@@ -124,6 +126,10 @@ struct fr_html_info {
 };
 int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timeline *tl,
 		   struct fr_folded *fo);
+/* The geometry of the page's timelines: width, left margin (labels), the
+ * x of a time on the axis [t0, t1]. */
+#define FR_HTML_TL_W 1200
+#define FR_HTML_LEFT 150
 
 /* ---- pprof.c: profile.proto, gzipped ---- */
 struct fr_pprof_info {

@@ -17,8 +17,8 @@
 #include "src/report/pass/pass.h"
 
 #define BINS 300
-#define TL_W 1200
-#define LEFT 150         /* row labels */
+#define TL_W FR_HTML_TL_W
+#define LEFT FR_HTML_LEFT  /* row labels */
 #define ROW_H 14
 #define MAX_LANES 32     /* thread rows drawn: the busiest */
 
@@ -441,8 +441,16 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 	      "(drag to choose a range, click to reset)</h2>\n", f);
 	if (tl)
 		timeline(f, tl, in);
-	if (in->more && (err = in->more(in->more_ctx, f, in)))
-		return err;
+	if (in->more) {   /* on the same time axis */
+		struct fr_html_info hi = *in;
+
+		if (tl) {
+			hi.t0 = tl->t0;
+			hi.t1 = tl->t1;
+		}
+		if ((err = in->more(in->more_ctx, f, &hi)))
+			return err;
+	}
 	fputs("<p id=\"range\">range: the whole window</p>\n<h2>Flame graph: ", f);
 	fr_xml__string(f, in->event ? in->event : "");
 	fputs(" (click a frame to zoom, Search to highlight)</h2>\n", f);

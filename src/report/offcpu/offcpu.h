@@ -192,7 +192,7 @@ int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j);
 /* offcpu_html.c: the HTML page's thread timeline (SVG): a row per thread,
  * its running, runnable, sleeping and blocked spans, the trigger marked;
  * needs the waits kept. fr_offcpu_in__html is fr_html_info's more(). */
-int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, bool has_trigger, uint64_t trigger_ns);
+int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, const struct fr_html_info *hi);
 int fr_offcpu_in__html(void *in, FILE *f, const struct fr_html_info *hi);
 /* The window the waits were cut to. */
 void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1);

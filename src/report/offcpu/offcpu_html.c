@@ -1,6 +1,7 @@
 /* src/report/offcpu/offcpu_html.c: the HTML page's thread timeline for report
- * --off-cpu: one SVG row per thread over the window, its running, runnable,
- * sleeping and blocked spans in colour, the trigger marked.
+ * --off-cpu: one SVG row per thread, the most off-CPU first, on the page's
+ * time axis, each pixel coloured by the state (running, runnable, sleeping,
+ * blocked) its thread spent the most of it in, the trigger marked.
  */
 #include "config.h"
 
@@ -10,25 +11,52 @@
 
 #include "src/report/offcpu/offcpu.h"
 
-#define W 1200
-#define LEFT 200         /* thread labels */
+#define W FR_HTML_TL_W    /* the page's timeline geometry: one time axis */
+#define LEFT FR_HTML_LEFT  /* thread labels */
 #define ROW_H 12
-#define MAX_ROWS 200     /* threads drawn; the page says how many were left out */
-#define MIN_PX 0.25      /* narrower spans are not drawn (running shows beneath) */
+#define MAX_ROWS 200     /* threads drawn, the most off-CPU first; the page says how many were left out */
+#define NPX (W - LEFT - 10)  /* a row's pixel columns */
 
 static const char *const colour[FR_SPAN_NR] = {
 	[FR_SPAN_RUNNING] = "#3a9a3a", [FR_SPAN_RUNNABLE] = "#e0402a",
 	[FR_SPAN_SLEEPING] = "#5b8fd6", [FR_SPAN_BLOCKED] = "#e39a2b",
 };
 
+/* Each drawn row's time per pixel column and state: a pixel takes the
+ * state its thread spent the most of it in, so that a busy thread's spans,
+ * each narrower than a pixel, still draw (not a blank lane). */
 struct draw {
 	FILE *f;
 	uint64_t t0, t1;
+	size_t rows;
+	float (*px)[NPX][FR_SPAN_NR];   /* per row */
+	uint32_t *tid;                  /* per row */
+	size_t *row;                    /* per thread index: its row, or SIZE_MAX (not drawn) */
 };
+
+static uint64_t off_of(const struct fr_thread_time *t)
+{
+	return t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
+}
+
+struct order {
+	size_t i;
+	uint64_t off;
+	uint32_t tid;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off > y->off ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
 
 static double xpos(const struct draw *d, uint64_t t)
 {
-	double w = W - LEFT - 10;
+	double w = NPX;
 
 	if (t <= d->t0)
 		return LEFT;
@@ -37,30 +65,98 @@ static double xpos(const struct draw *d, uint64_t t)
 	return LEFT + w * (double)(t - d->t0) / (double)(d->t1 - d->t0);
 }
 
+/* A span into its row's pixels, each its share of the span's time. */
 static int span(void *ctx, size_t ti, const struct fr_thread_time *t, enum fr_span kind,
 		uint64_t from, uint64_t to)
 {
 	struct draw *d = ctx;
-	double x0 = xpos(d, from), x1 = xpos(d, to), y = 24 + (double)ti * ROW_H;
+	double x0 = xpos(d, from) - LEFT, x1 = xpos(d, to) - LEFT;
+	double ns_per_px = (double)(d->t1 - d->t0) / NPX;
 
-	if (ti >= MAX_ROWS || x1 - x0 < MIN_PX)
+	if (d->row[ti] == SIZE_MAX || x1 <= x0)
 		return 0;
-	fprintf(d->f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
-		"<title>%u: %s %.3f ms</title></rect>\n", x0, y, x1 - x0, ROW_H - 2, colour[kind],
-		t->tid, fr_span_names[kind], (double)(to - from) / 1e6);
-	return ferror(d->f) ? -EIO : 0;
+	ti = d->row[ti];
+	d->tid[ti] = t->tid;
+	for (size_t p = (size_t)x0; p < NPX && (double)p < x1; p++) {
+		double a = x0 > (double)p ? x0 : (double)p, b = x1 < (double)(p + 1) ? x1 : (double)(p + 1);
+
+		if (b > a)
+			d->px[ti][p][kind] += (float)((b - a) * ns_per_px);
+	}
+	return 0;
 }
 
-int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, bool has_trigger, uint64_t trigger_ns)
+static int dominant(const float *v)
+{
+	int best = -1;
+
+	for (int k = 0; k < FR_SPAN_NR; k++)
+		if (v[k] > 0 && (best < 0 || v[k] > v[best]))
+			best = k;
+	return best;
+}
+
+/* Row ti: runs of pixels of one dominant state as one rect each, titled
+ * with the time of that state in it. */
+static void draw_row(const struct draw *d, size_t ti)
+{
+	double y = 24 + (double)ti * ROW_H;
+
+	for (size_t p = 0; p < NPX;) {
+		int k = dominant(d->px[ti][p]);
+		size_t q = p + 1;
+		double ns;
+
+		if (k < 0) {
+			p++;
+			continue;
+		}
+		ns = d->px[ti][p][k];
+		while (q < NPX && dominant(d->px[ti][q]) == k)
+			ns += d->px[ti][q++][k];
+		fprintf(d->f, "<rect x=\"%zu\" y=\"%.0f\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
+			"<title>%u: %s %.3f ms</title></rect>\n", LEFT + p, y, q - p, ROW_H - 2,
+			colour[k], d->tid[ti], fr_span_names[k], ns / 1e6);
+		p = q;
+	}
+}
+
+int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, const struct fr_html_info *hi)
 {
 	size_t nt = fr_offcpu__nr_threads(oc), rows = nt < MAX_ROWS ? nt : MAX_ROWS;
-	struct draw d = { f, 0, 0 };
+	struct draw d = { f, hi->t0, hi->t1, rows, NULL, NULL, NULL };
+	struct order *ord = calloc(nt + 1, sizeof(*ord));
 	unsigned h = (unsigned)(24 + rows * ROW_H + 24);
+	bool has_trigger = hi->has_trigger;
+	uint64_t trigger_ns = hi->trigger_ns;
 	int err;
 
-	fr_offcpu__window(oc, &d.t0, &d.t1);
+	if (d.t1 <= d.t0)   /* no page axis given: the stage's window */
+		fr_offcpu__window(oc, &d.t0, &d.t1);
 	if (d.t1 <= d.t0)
 		d.t1 = d.t0 + 1;
+	d.px = calloc(rows + 1, sizeof(*d.px));
+	d.tid = calloc(rows + 1, sizeof(*d.tid));
+	d.row = calloc(nt + 1, sizeof(*d.row));
+	if (!d.px || !d.tid || !d.row || !ord) {
+		free(d.px);
+		free(d.tid);
+		free(d.row);
+		free(ord);
+		return -ENOMEM;
+	}
+	/* the rows: the most off-CPU threads first */
+	for (size_t i = 0; i < nt; i++) {
+		struct fr_thread_time t;
+
+		fr_offcpu__thread(oc, i, &t);
+		ord[i] = (struct order){ i, off_of(&t), t.tid };
+		d.row[i] = SIZE_MAX;
+	}
+	if (nt)
+		qsort(ord, nt, sizeof(*ord), cmp_order);
+	for (size_t r = 0; r < rows; r++)
+		d.row[ord[r].i] = r;
 	fprintf(f, "<h2>Threads: running, runnable, sleeping, blocked on I/O (--off-cpu)</h2>\n<p>");
 	for (int k = 0; k < FR_SPAN_NR; k++)
 		fprintf(f, "<span style=\"color:%s\">&#9632;</span> %s &nbsp; ", colour[k],
@@ -71,7 +167,7 @@ int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, bool has_trigger, uint64_t tr
 		"xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Verdana,sans-serif\" "
 		"font-size=\"10\">\n", W, h, W, h);
 	for (int k = 0; k <= 4; k++) {
-		double x = LEFT + (W - LEFT - 10.0) * k / 4;
+		double x = LEFT + (double)NPX * k / 4;
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%u\" stroke=\"#ccc\"/>"
 			"<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">+%.3f s</text>\n", x, x, h - 20,
@@ -81,14 +177,21 @@ int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, bool has_trigger, uint64_t tr
 		struct fr_thread_time t;
 		char label[64];
 
-		fr_offcpu__thread(oc, i, &t);
+		fr_offcpu__thread(oc, ord[i].i, &t);
 		snprintf(label, sizeof(label), "%u ", t.tid);
 		fprintf(f, "<text x=\"4\" y=\"%.0f\">", 24 + (double)i * ROW_H + ROW_H - 3);
 		fr_xml__string(f, label);
 		fr_xml__string(f, t.comm ? t.comm : "[unknown]");
 		fputs("</text>\n", f);
 	}
-	if ((err = fr_offcpu__spans(oc, span, &d)))
+	err = fr_offcpu__spans(oc, span, &d);
+	for (size_t i = 0; i < rows && !err; i++)
+		draw_row(&d, i);
+	free(d.px);
+	free(d.tid);
+	free(d.row);
+	free(ord);
+	if (err)
 		return err;
 	if (has_trigger) {
 		double x = xpos(&d, trigger_ns);

@@ -512,7 +512,7 @@ int fr_offcpu_in__html(void *ctx, FILE *f, const struct fr_html_info *hi)
 {
 	struct offcpu_in *in = ctx;
 
-	return fr_offcpu__html(in->oc, f, hi->has_trigger, hi->trigger_ns);
+	return fr_offcpu__html(in->oc, f, hi);
 }
 
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f)

@@ -89,7 +89,7 @@ static int finish(void *st, struct report *rp, const char *path)
 	char title[300];
 	struct fr_html_info in = { path, title,
 				   rp->o->off_cpu ? "ns" : rp->o->hist.period ? "period" : "samples",
-				   rp->samples, false, 0, NULL, NULL };
+				   rp->samples, false, 0, 0, 0, NULL, NULL };
 
 	/* with off-CPU time the graph is wall clock: the samples and the waits */
 	snprintf(title, sizeof(title), "%s%s", rp->fold_ev ? rp->fold_ev->name : "",
