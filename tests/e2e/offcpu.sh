@@ -168,6 +168,16 @@ if [ -n "$CHROMIUM" ]; then
 	grep -q '<title>sleep_here (' "$T/range.dom" && grep -q '<title>\[off-cpu: sleeping (S)\] (' "$T/range.dom" ||
 		fail "html: the range's flame graph has not the sleeper's wait: $(grep -o '<title>[^<]*' "$T/range.dom" | head -12)"
 	pass "html: a range over the sleep redraws its off-CPU wait ($(grep -o '<title>sleep_here ([^)]*)' "$T/range.dom" | head -1))"
+	# the filter box (?filter=): the tables and the flame graph of the
+	# threads named so only
+	chrome "$T/filter.dom" --dump-dom "file://$T/page.html?filter=oc-piper" || fail "--dump-dom exited $?"
+	grep -o '<table id="threads">.*</table>' "$T/filter.dom" | sed 's/<\/tr>/\n/g; s/<[^>]*>/ /g' |
+		grep -E '[0-9]+ +[0-9.]+%' >"$T/filter.rows"
+	[ -s "$T/filter.rows" ] && ! grep -qv 'oc-piper' "$T/filter.rows" ||
+		fail "html ?filter=oc-piper: the threads table: $(cat "$T/filter.rows")"
+	grep -q '<title>pipe_wait_here (' "$T/filter.dom" && ! grep -q '<title>sleep_here (' "$T/filter.dom" ||
+		fail "html ?filter=oc-piper: the flame graph is not the piper's"
+	pass "html: ?filter=oc-piper: the piper's rows and waits only"
 fi
 
 # system-wide: both sides of every switch from sched_switch itself, in a

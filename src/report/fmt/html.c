@@ -451,7 +451,11 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 		if ((err = in->more(in->more_ctx, f, &hi)))
 			return err;
 	}
-	fputs("<p id=\"range\">range: the whole window</p>\n<h2>Flame graph: ", f);
+	fputs("<p id=\"range\">range: the whole window</p>\n", f);
+	if (tl)   /* the range's redraw of the threads named so */
+		fputs("<p>threads: <input id=\"filter\" size=\"30\" placeholder=\"comm or tid (part of)\">"
+		      " (the flame graph and the tables of the range: these threads only)</p>\n", f);
+	fputs("<h2>Flame graph: ", f);
 	fr_xml__string(f, in->event ? in->event : "");
 	fputs(" (click a frame to zoom, Search to highlight)</h2>\n", f);
 	err = fr_flame__svg(fo, &fl, f);

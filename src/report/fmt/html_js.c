@@ -1,7 +1,8 @@
 /* src/report/fmt/html_js.c: the script of the --format=html page: a range
  * dragged on the timeline (or ?range=F0,F1, fractions of the window) redraws
  * the flame graph (as flame.c draws it) and the tables of functions and threads
- * from html.c's FRD.
+ * from html.c's FRD, of the threads whose "comm tid" holds the filter box's
+ * text (or ?filter=TEXT) where it is not empty.
  */
 #include "config.h"
 
@@ -13,11 +14,12 @@ const char fr_html_script[] =
 "var D=FRD,svg=document.getElementById('timeline'),selr=document.getElementById('sel'),\n"
 " L=+svg.getAttribute('data-left'),R=+svg.getAttribute('data-right'),B=+svg.getAttribute('data-bins'),\n"
 " S=+svg.getAttribute('data-span'),MAXF=43,CUT='[deeper frames cut]',FH=16,TOP=36,BOT=30,PAD=10,\n"
-" MINW=0.1,NS='http://www.w3.org/2000/svg',paths=[],down=null;\n"
+" MINW=0.1,NS='http://www.w3.org/2000/svg',paths=[],down=null,F='',cur=[0,B-1],fi=document.getElementById('filter');\n"
 "function path(id){if(!id)return[];if(paths[id])return paths[id];\n"
 " var n=D.nodes[id-1];return paths[id]=path(n[0]).concat([n[1]])}\n"
 "function child(n,name){var c=n.c.get(name);if(!c)n.c.set(name,c={n:name,w:0,c:new Map()});return c}\n"
-"function each(a,b,fn){D.cells.forEach(function(c){if(c[0]>=a&&c[0]<=b)fn(c,path(c[2]),D.lanes[c[1]])})}\n"
+"function each(a,b,fn){D.cells.forEach(function(c){var ln=D.lanes[c[1]];if(c[0]>=a&&c[0]<=b&&\n"
+"  (!F||(ln[1]+' '+ln[0]).toLowerCase().indexOf(F)>=0))fn(c,path(c[2]),ln)})}\n"
 "function tree(a,b){var root={n:'all',w:0,c:new Map()};\n"
 " each(a,b,function(c,p,ln){var w=c[3],k=child(root,ln[1]);root.w+=w;k.w+=w;\n"
 "  for(var i=0;i<p.length;i++){var cut=i==MAXF-1&&i<p.length-1;k=child(k,cut?CUT:p[i]);k.w+=w;if(cut)break}});\n"
@@ -63,7 +65,7 @@ const char fr_html_script[] =
 " p=p.matrixTransform(svg.getScreenCTM().inverse());return Math.max(0,Math.min(B-1,Math.floor((p.x-L)*B/(R-L))))}\n"
 "function show(a,b){var lo=Math.min(a,b),hi=Math.max(a,b),bw=(R-L)/B;selr.style.display='';\n"
 " selr.setAttribute('x',L+lo*bw);selr.setAttribute('width',(hi-lo+1)*bw)}\n"
-"function choose(a,b){var whole=a<=0&&b>=B-1;if(whole)selr.style.display='none';else show(a,b);\n"
+"function choose(a,b){var whole=a<=0&&b>=B-1;cur=[a,b];if(whole)selr.style.display='none';else show(a,b);\n"
 " document.getElementById('range').textContent=whole?'range: the whole window':\n"
 "  'range: +'+(S*a/B).toFixed(3)+' s to +'+(S*(b+1)/B).toFixed(3)+' s';\n"
 " drawFlame(tree(a,b));tables(a,b)}\n"
@@ -71,7 +73,10 @@ const char fr_html_script[] =
 "svg.addEventListener('mousemove',function(e){if(down!==null)show(down,binAt(e))});\n"
 "window.addEventListener('mouseup',function(e){if(down===null)return;var a=down,b=binAt(e);down=null;\n"
 " if(a==b)choose(0,B-1);else choose(Math.min(a,b),Math.max(a,b))});\n"
+"var fq=location.search.match(/[?&]filter=([^&]*)/);\n"
+"if(fq){F=decodeURIComponent(fq[1]).toLowerCase();if(fi)fi.value=F}\n"
+"if(fi)fi.addEventListener('input',function(){F=fi.value.toLowerCase();choose(cur[0],cur[1])});\n"
 "var q=location.search.match(/[?&]range=([0-9.]+),([0-9.]+)/);\n"
 "if(q&&+q[1]<+q[2])choose(Math.max(0,Math.floor(+q[1]*B)),Math.min(B-1,Math.ceil(+q[2]*B)-1));\n"
-"else tables(0,B-1);\n"
+"else if(F)choose(0,B-1);else tables(0,B-1);\n"
 "})();\n";
