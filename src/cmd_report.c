@@ -17,7 +17,7 @@
 enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
-	OPT_CHILDREN, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD,
+	OPT_CHILDREN, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD, OPT_WAITS,
 };
 
 static const struct argp_option report_options[] = {
@@ -35,6 +35,7 @@ static const struct argp_option report_options[] = {
 	{ "period", OPT_PERIOD, NULL, 0, "weigh samples by their period (default: count them)", 1 },
 	{ "percent-limit", OPT_PERCENT, "PCT", 0, "hide entries below PCT percent", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0, "FlameGraph collapsed stacks (--format=folded)", 2 },
+	{ "waits", OPT_WAITS, NULL, 0, "every off-CPU wait, one line each (--format=waits)", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default), folded, flamegraph (SVG), html (timeline "
 	  "and flame graph), pprof (gzipped profile.proto, needs -o), perf-script, json (Chrome "
 	  "trace event format) or waits (every off-CPU wait, one line each)", 2 },
@@ -134,6 +135,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case OPT_NO_OFF_CPU: o->no_off_cpu = true; o->off_cpu = false; break;
 	case OPT_PERCENT: parse_percent(arg, o); break;
 	case OPT_FOLDED: o->format = "folded"; break;
+	case OPT_WAITS: o->format = "waits"; break;
 	case OPT_FORMAT: parse_format(arg, o); break;
 	case OPT_RAW: o->raw = true; break;
 	case 'o': o->output = arg; break;

@@ -201,6 +201,16 @@ win=$(awk -v t="$tid" '$2==t && $1 ~ /^[0-9]+$/ {print $4; exit}' "$T/sys.txt")
 [ -n "$win" ] && awk -v w="$win" -v r="$ran" 'BEGIN{exit !(w >= r * 0.98)}' ||
 	fail "system-wide: the sleeper's window is ${win:-absent} ms of its ${ran} ms"
 check system-wide "$1" "$T/sys.work"
+# the idle task's stack, where the window holds one (an idle CPU: not on a
+# loaded machine), names every kernel caller: x86_64_start_reservations
+# ends with its call to start_kernel, and a caller is looked up at its
+# return address - 1 (its symbol kept too)
+"$FLIGHTREC" report --folded --no-off-cpu -i "$1" 2>/dev/null | grep 'cpu_startup_entry' >"$T/idle.folded"
+if [ -s "$T/idle.folded" ]; then
+	grep -q '\[unknown\]' "$T/idle.folded" &&
+		fail "an idle stack with an unnamed frame: $(grep '\[unknown\]' "$T/idle.folded" | head -2)"
+	pass "system-wide: $(wc -l <"$T/idle.folded") idle stacks, every frame named"
+fi
 # system-wide, every thread of the machine: the JSON's slices and frames
 # nest on each track (the recorder's own switches recorded, every task's
 # switch-in with them; a switch-in lost: the wait ends at a sample of it)

@@ -39,7 +39,8 @@ pass "json: $(cut -c1-160 "$T/viewer.out")"
 	fail "--format=json of switch_after_sample.frec exited $?"
 node "$VIEWER" "$T/late.json" >"$T/viewer.out" 2>&1 ||
 	fail "switch_after_sample.frec: the trace does not nest: $(cat "$T/viewer.out")"
-pass "json, a sample after its thread's switch-out: $(cut -c1-80 "$T/viewer.out")"
+out=$(json_nested "$T/late.json") || fail "switch_after_sample.frec: slices that cross: $out"
+pass "json, a sample after its thread's switch-out: $(cut -c1-80 "$T/viewer.out"); every track nests"
 
 # with sched:sched_switch the running time holds the frames (a part that
 # needs tracefs: said and left out where the kernel refuses it)
