@@ -313,7 +313,8 @@ int fr_offcpu__spans(struct fr_offcpu *oc, fr_span_cb cb, void *ctx)
 
 	if (!w)
 		return -ENOMEM;
-	memcpy(w, src, n * sizeof(*w));
+	if (n)   /* (src NULL when there are none) */
+		memcpy(w, src, n * sizeof(*w));
 	/* the times not known: no span (never "running") */
 	for (size_t i = 0; i < nu; i++) {
 		w[n + i] = unk[i];
