@@ -227,25 +227,17 @@ static int wait_row(void *ctx, const struct fr_rsample *rs)
 }
 
 /* The record to each side's off-CPU stage (the two of a split file each
- * take their own window of it): 1 when it was one of the stage's samples. */
+ * take their own window of it): 1 when it was one of the stages' samples. */
 static int feed_offcpu(struct pass *ps, const struct fr_rec *r, int *err)
 {
 	int sides = ps->sides[1] != ps->sides[0] ? 2 : 1, taken = 0;
 
 	for (int k = 0; k < sides && !*err; k++) {
-		struct offcpu_in *oc = ps->sides[k]->oc;
+		int t = ps->sides[k]->oc ? fr_offcpu_in__take(ps->sides[k]->oc, r) : 0;
 
-		if (!oc)
-			continue;
-		*err = fr_offcpu_in__record(oc, r);
-		if (*err || r->h->type != PERF_RECORD_SAMPLE || !r->sample)
-			continue;
-		if (fr_offcpu_in__event(oc, r->event)) {
-			*err = fr_offcpu_in__sample(oc, r);
-			taken = 1;
-		} else {
-			*err = fr_offcpu_in__ran(oc, r->sample->tid, r->time);
-		}
+		if (t < 0)
+			*err = t;
+		taken |= t > 0;
 	}
 	return taken;
 }

@@ -24,12 +24,6 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static void put_time(FILE *f, uint64_t t)
-{
-	fprintf(f, "%llu.%09llu", (unsigned long long)(t / 1000000000ull),
-		(unsigned long long)(t % 1000000000ull));
-}
-
 static void print_side(FILE *f, const char *what, const char *name, const struct side *s)
 {
 	fprintf(f, "# %s: ", what);
@@ -37,9 +31,9 @@ static void print_side(FILE *f, const char *what, const char *name, const struct
 	fprintf(f, ": %llu samples", (unsigned long long)s->samples);
 	if (s->samples) {
 		fputs(", ", f);
-		put_time(f, s->first);
+		fr_walltime__put_mono(f, s->first);
 		fputs(" to ", f);
-		put_time(f, s->last);
+		fr_walltime__put_mono(f, s->last);
 	}
 	fputc('\n', f);
 }

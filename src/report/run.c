@@ -22,8 +22,9 @@
 #include "src/report/report.h"
 #include "src/report/tp/tpdecode.h"
 
-/* The sample, if the filters keep it, to the outputs. */
-static int report_sample(struct report *rp, const struct fr_rec *r)
+/* The sample, if the filters keep it, to the outputs; one the off-CPU
+ * stage took (offcpu: 1) only counted. */
+static int report_sample(struct report *rp, const struct fr_rec *r, int offcpu)
 {
 	const struct fr_report_opts *o = rp->o;
 	const struct fr_file_event *e = r->event;
@@ -31,17 +32,15 @@ static int report_sample(struct report *rp, const struct fr_rec *r)
 	struct fr_rsample rs;
 	int err;
 
-	if (rp->oc && fr_offcpu_in__event(rp->oc, e)) {
+	if (offcpu) {
 		if (e->index < rp->nr_events && (!o->has_time || fr_time_ranges__has(&o->ranges, r->time)))
 			rp->counts[e->index]++;
-		return fr_offcpu_in__sample(rp->oc, r);
+		return 0;
 	}
 	if (!s)
 		return 0;   /* its body does not parse: the reader counted it */
 	if (s->raw)   /* every tracepoint record, selected or not: one with a field outside it is counted */
 		fr_tpdecode__check(rp->tp, e->name, s->raw, s->raw_size);
-	if (rp->oc && (err = fr_offcpu_in__ran(rp->oc, s->tid, r->time)))
-		return err;   /* any sample says its thread ran then */
 	if (e->index >= rp->nr_events || !rp->selected[e->index])
 		return 0;
 	if (o->has_time && !fr_time_ranges__has(&o->ranges, r->time))
@@ -95,18 +94,18 @@ static void progress(struct report *rp, uint64_t time)
 static int report_cb(void *ctx, const struct fr_rec *r)
 {
 	struct report *rp = ctx;
-	int err = 0;
+	int err = 0, taken = 0;
 
 	if (rp->progress)
 		progress(rp, r->time);
 	if (!r->event)
 		return 0;
-	if (rp->oc && (err = fr_offcpu_in__record(rp->oc, r)))
-		;
+	if (rp->oc && (taken = fr_offcpu_in__take(rp->oc, r)) < 0)
+		err = taken;
 	else if (r->kind == FR_STREAM_SIDEBAND)
 		err = fr_resolver__sideband(rp->res, r);
 	else if (r->h->type == PERF_RECORD_SAMPLE)
-		err = report_sample(rp, r);
+		err = report_sample(rp, r, taken);
 	else if (r->h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
 
@@ -253,15 +252,16 @@ static int setup(struct report *rp)
 		rp->t0 = o->t0 > rp->t0 ? o->t0 : rp->t0;
 		rp->t1 = o->t1 < rp->t1 ? o->t1 : rp->t1;
 	}
-	if ((err = rp->ops->open(rp, &rp->ost)))
+	/* the off-CPU stage first: the output opens knowing whether it has one
+	 * (its waits reach the output's state only once the pass runs) */
+	if (o->off_cpu &&
+	    (err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1,
+				     rp->ops->wait ? wait_cb : NULL, rp, rp->ops->wait_intervals,
+				     &rp->oc)))
 		return err;
-	if (o->off_cpu)
-		err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1,
-					rp->ops->wait ? wait_cb : NULL, rp, rp->ops->wait_intervals,
-					&rp->oc);
-	if (!err && rp->oc)
+	if (rp->oc)
 		fr_offcpu_in__select(rp->oc, o);
-	return err;
+	return rp->ops->open(rp, &rp->ost);
 }
 
 static void teardown(struct report *rp)

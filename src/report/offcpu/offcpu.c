@@ -688,7 +688,7 @@ void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_ti
 	const struct thr *t = &oc->thr[oc->shown ? oc->shown[i] : i];
 
 	*tt = (struct fr_thread_time){ t->pid, t->tid, t->comm, t->start, t->end, t->on,
-				       { 0 }, t->delay, t->waits, t->unknown };
+				       { 0 }, t->delay, t->waits, t->unknown, i };
 	memcpy(tt->off_ns, t->off, sizeof(tt->off_ns));
 }
 

@@ -119,11 +119,20 @@ struct fr_thread_time {
 	uint64_t start, end, on_ns, off_ns[FR_WAIT_NR], delay_ns;
 	uint64_t waits;
 	uint64_t unknown_ns;
+	size_t index;                /* its i in fr_offcpu__thread(oc, i, ...) */
 };
+/* Its off-CPU time: S + D + R. */
+static inline uint64_t fr_thread_time__off(const struct fr_thread_time *t)
+{
+	return t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
+}
 /* The threads shown (after fr_offcpu__finish: the selected ones), and all. */
 size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc);
 size_t fr_offcpu__nr_all_threads(const struct fr_offcpu *oc);
 void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_time *t);
+/* The threads shown, the most off-CPU first (then by pid, tid and start):
+ * *n of them, malloc'd, or NULL (no memory). */
+struct fr_thread_time *fr_offcpu__by_off(const struct fr_offcpu *oc, size_t *n);
 /* The off-CPU stacks (leaf first, outermost a "[off-cpu: ...]" state frame),
  * weights in ns. */
 struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc);
@@ -154,9 +163,6 @@ void fr_offcpu_in__delete(struct offcpu_in *in);
 void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o);
 /* After finish: the threads shown. */
 size_t fr_offcpu_in__nr_threads(const struct offcpu_in *in);
-/* Any other sample of tid at time: it was running then (not the BPF
- * offcpu event's recordings, whose switches come held back and whole). */
-int fr_offcpu_in__ran(struct offcpu_in *in, uint32_t tid, uint64_t time);
 /* The text header's line: the off-CPU total, the threads that waited most. */
 int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f);
 /* e is the offcpu event of record --off-cpu-thresh (switches and stacks of
@@ -169,9 +175,12 @@ bool fr_offcpu_in__usable(const struct offcpu_in *in);
 bool fr_offcpu_in__in_file(struct fr_reader *rd);
 /* e is one of the events the waits are made of (not an ordinary sample). */
 bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e);
-int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r);
-/* Any record (FORK, EXIT, SWITCH); others are ignored. */
-int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r);
+/* Every record of the pass, in order: FORK, EXIT and SWITCH records and the
+ * samples of its events are the stage's (1 for such a sample: no other
+ * view's); any other sample says its thread was running then (not from the
+ * BPF offcpu event's recordings, whose switches come held back and whole).
+ * 0, 1 or -errno. */
+int fr_offcpu_in__take(struct offcpu_in *in, const struct fr_rec *r);
 int fr_offcpu_in__finish(struct offcpu_in *in);
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f);
 

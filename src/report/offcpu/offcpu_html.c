@@ -30,29 +30,9 @@ struct draw {
 	uint64_t t0, t1;
 	size_t rows;
 	float (*px)[NPX][FR_SPAN_NR];   /* per row */
-	uint32_t *tid;                  /* per row */
+	const struct fr_thread_time *ord;  /* per row: its thread */
 	size_t *row;                    /* per thread index: its row, or SIZE_MAX (not drawn) */
 };
-
-static uint64_t off_of(const struct fr_thread_time *t)
-{
-	return t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
-}
-
-struct order {
-	size_t i;
-	uint64_t off;
-	uint32_t tid;
-};
-
-static int cmp_order(const void *a, const void *b)
-{
-	const struct order *x = a, *y = b;
-
-	if (x->off != y->off)
-		return x->off > y->off ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
 
 static double xpos(const struct draw *d, uint64_t t)
 {
@@ -76,7 +56,6 @@ static int span(void *ctx, size_t ti, const struct fr_thread_time *t, enum fr_sp
 	if (d->row[ti] == SIZE_MAX || x1 <= x0)
 		return 0;
 	ti = d->row[ti];
-	d->tid[ti] = t->tid;
 	for (size_t p = (size_t)x0; p < NPX && (double)p < x1; p++) {
 		double a = x0 > (double)p ? x0 : (double)p, b = x1 < (double)(p + 1) ? x1 : (double)(p + 1);
 
@@ -116,47 +95,39 @@ static void draw_row(const struct draw *d, size_t ti)
 			ns += d->px[ti][q++][k];
 		fprintf(d->f, "<rect x=\"%zu\" y=\"%.0f\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
 			"<title>%u: %s %.3f ms</title></rect>\n", LEFT + p, y, q - p, ROW_H - 2,
-			colour[k], d->tid[ti], fr_span_names[k], ns / 1e6);
+			colour[k], d->ord[ti].tid, fr_span_names[k], ns / 1e6);
 		p = q;
 	}
 }
 
 int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, const struct fr_html_info *hi)
 {
-	size_t nt = fr_offcpu__nr_threads(oc), rows = nt < MAX_ROWS ? nt : MAX_ROWS;
-	struct draw d = { f, hi->t0, hi->t1, rows, NULL, NULL, NULL };
-	struct order *ord = calloc(nt + 1, sizeof(*ord));
-	unsigned h = (unsigned)(24 + rows * ROW_H + 24);
+	size_t nt, rows;
+	struct fr_thread_time *ord = fr_offcpu__by_off(oc, &nt);   /* the rows' order */
+	struct draw d = { f, hi->t0, hi->t1, 0, NULL, ord, NULL };
+	unsigned h;
 	bool has_trigger = hi->has_trigger;
 	uint64_t trigger_ns = hi->trigger_ns;
 	int err;
 
+	d.rows = rows = nt < MAX_ROWS ? nt : MAX_ROWS;
+	h = (unsigned)(24 + rows * ROW_H + 24);
 	if (d.t1 <= d.t0)   /* no page axis given: the stage's window */
 		fr_offcpu__window(oc, &d.t0, &d.t1);
 	if (d.t1 <= d.t0)
 		d.t1 = d.t0 + 1;
 	d.px = calloc(rows + 1, sizeof(*d.px));
-	d.tid = calloc(rows + 1, sizeof(*d.tid));
 	d.row = calloc(nt + 1, sizeof(*d.row));
-	if (!d.px || !d.tid || !d.row || !ord) {
+	if (!d.px || !d.row || !ord) {
 		free(d.px);
-		free(d.tid);
 		free(d.row);
 		free(ord);
 		return -ENOMEM;
 	}
-	/* the rows: the most off-CPU threads first */
-	for (size_t i = 0; i < nt; i++) {
-		struct fr_thread_time t;
-
-		fr_offcpu__thread(oc, i, &t);
-		ord[i] = (struct order){ i, off_of(&t), t.tid };
+	for (size_t i = 0; i < nt; i++)
 		d.row[i] = SIZE_MAX;
-	}
-	if (nt)
-		qsort(ord, nt, sizeof(*ord), cmp_order);
 	for (size_t r = 0; r < rows; r++)
-		d.row[ord[r].i] = r;
+		d.row[ord[r].index] = r;
 	fprintf(f, "<h2>Threads: running, runnable, sleeping, blocked on I/O (--off-cpu)</h2>\n<p>");
 	for (int k = 0; k < FR_SPAN_NR; k++)
 		fprintf(f, "<span style=\"color:%s\">&#9632;</span> %s &nbsp; ", colour[k],
@@ -174,21 +145,18 @@ int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, const struct fr_html_info *hi
 			x, (double)(d.t1 - d.t0) / 1e9 * k / 4);
 	}
 	for (size_t i = 0; i < rows; i++) {
-		struct fr_thread_time t;
 		char label[64];
 
-		fr_offcpu__thread(oc, ord[i].i, &t);
-		snprintf(label, sizeof(label), "%u ", t.tid);
+		snprintf(label, sizeof(label), "%u ", ord[i].tid);
 		fprintf(f, "<text x=\"4\" y=\"%.0f\">", 24 + (double)i * ROW_H + ROW_H - 3);
 		fr_xml__string(f, label);
-		fr_xml__string(f, t.comm ? t.comm : "[unknown]");
+		fr_xml__string(f, ord[i].comm ? ord[i].comm : "[unknown]");
 		fputs("</text>\n", f);
 	}
 	err = fr_offcpu__spans(oc, span, &d);
 	for (size_t i = 0; i < rows && !err; i++)
 		draw_row(&d, i);
 	free(d.px);
-	free(d.tid);
 	free(d.row);
 	free(ord);
 	if (err)

@@ -198,10 +198,6 @@ void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o)
 		fr_offcpu__set_select(in->oc, select_cb, in);
 }
 
-int fr_offcpu_in__ran(struct offcpu_in *in, uint32_t tid, uint64_t time)
-{
-	return in->stk_ev || !tid ? 0 : fr_offcpu__ran(in->oc, tid, time);
-}
 
 int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f)
 {
@@ -426,7 +422,7 @@ static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct
 	return hold(in, r->time, &it, r->time);
 }
 
-int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
+static int take_sample(struct offcpu_in *in, const struct fr_rec *r)
 {
 	const struct fr_file_event *e = r->event;
 	struct tpfields f = { 0 };
@@ -451,7 +447,7 @@ int fr_offcpu_in__sample(struct offcpu_in *in, const struct fr_rec *r)
 	return fr_offcpu__wakeup(in->oc, (uint32_t)f.pid, r->time);
 }
 
-int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
+static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 {
 	const struct fr_file_event *e = r->event;
 	struct fr_task t;
@@ -494,6 +490,20 @@ int fr_offcpu_in__record(struct offcpu_in *in, const struct fr_rec *r)
 	default:
 		return 0;
 	}
+}
+
+int fr_offcpu_in__take(struct offcpu_in *in, const struct fr_rec *r)
+{
+	int err = take_record(in, r);
+
+	if (err || r->h->type != PERF_RECORD_SAMPLE)
+		return err;
+	if (fr_offcpu_in__event(in, r->event))
+		return (err = take_sample(in, r)) ? err : 1;
+	/* any other sample: its thread ran then (a wait still open lost its
+	 * switch-in) */
+	return r->sample && r->sample->tid && !in->stk_ev ?
+	       fr_offcpu__ran(in->oc, r->sample->tid, r->time) : 0;
 }
 
 int fr_offcpu_in__finish(struct offcpu_in *in)

@@ -118,18 +118,14 @@ static int cmp_st(const void *x, const void *y)
 	return strcmp(a->comm, b->comm);
 }
 
-static uint64_t off_of(const struct fr_thread_time *t)
-{
-	return t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
-}
-
 /* the most-waiting threads first, then by pid, tid and start */
 static int cmp_thread(const void *x, const void *y)
 {
 	const struct fr_thread_time *a = x, *b = y;
+	uint64_t oa = fr_thread_time__off(a), ob = fr_thread_time__off(b);
 
-	if (off_of(a) != off_of(b))
-		return off_of(a) > off_of(b) ? -1 : 1;
+	if (oa != ob)
+		return oa > ob ? -1 : 1;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->tid != b->tid)
@@ -137,16 +133,27 @@ static int cmp_thread(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
+struct fr_thread_time *fr_offcpu__by_off(const struct fr_offcpu *oc, size_t *n)
+{
+	struct fr_thread_time *v;
+
+	*n = fr_offcpu__nr_threads(oc);
+	if (!(v = calloc(*n + 1, sizeof(*v))))
+		return NULL;
+	for (size_t i = 0; i < *n; i++)
+		fr_offcpu__thread(oc, i, &v[i]);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_thread);
+	return v;
+}
+
 static int print_threads(struct fr_offcpu *oc, FILE *f)
 {
-	size_t n = fr_offcpu__nr_threads(oc);
-	struct fr_thread_time *v = calloc(n + 1, sizeof(*v));
+	size_t n;
+	struct fr_thread_time *v = fr_offcpu__by_off(oc, &n);
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		fr_offcpu__thread(oc, i, &v[i]);
-	qsort(v, n, sizeof(*v), cmp_thread);
 	fprintf(f, "# per thread, the most off-CPU first: time in the window = on-CPU + off-CPU (S sleeping, D blocked "
 		"uninterruptible, R preempted) + unknown (switch-outs not recorded); sched delay: "
 		"runnable to running\n");
@@ -155,7 +162,7 @@ static int print_threads(struct fr_offcpu *oc, FILE *f)
 		"unknown ms");
 	for (size_t i = 0; i < n; i++) {
 		const struct fr_thread_time *t = &v[i];
-		uint64_t off = t->off_ns[FR_WAIT_S] + t->off_ns[FR_WAIT_D] + t->off_ns[FR_WAIT_R];
+		uint64_t off = fr_thread_time__off(t);
 
 		fprintf(f, "  %7u  %7u  ", t->pid, t->tid);
 		fr_put_name(f, t->comm ? t->comm : "[unknown]");
@@ -198,23 +205,20 @@ static void print_sampling(const struct fr_offcpu *oc, const struct fr_offcpu_to
 
 int fr_offcpu__summary(struct fr_offcpu *oc, size_t top, FILE *f)
 {
-	size_t n = fr_offcpu__nr_threads(oc);
-	struct fr_thread_time *v = calloc(n + 1, sizeof(*v));
+	size_t n;
+	struct fr_thread_time *v = fr_offcpu__by_off(oc, &n);
 	struct fr_offcpu_totals t;
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		fr_offcpu__thread(oc, i, &v[i]);
-	qsort(v, n, sizeof(*v), cmp_thread);
 	fr_offcpu__totals(oc, &t);
 	fprintf(f, "# off-CPU: %.3f ms in %llu waits of %zu threads (the section after the "
 		"histograms)", ms(t.off_ns[0] + t.off_ns[1] + t.off_ns[2]),
 		(unsigned long long)t.waits, n);
-	for (size_t i = 0; i < n && i < top && off_of(&v[i]); i++) {
+	for (size_t i = 0; i < n && i < top && fr_thread_time__off(&v[i]); i++) {
 		fputs(i ? ", " : "; most waiting: ", f);
 		fr_put_name(f, v[i].comm ? v[i].comm : "[unknown]");
-		fprintf(f, " (tid %u) %.3f ms", v[i].tid, ms(off_of(&v[i])));
+		fprintf(f, " (tid %u) %.3f ms", v[i].tid, ms(fr_thread_time__off(&v[i])));
 	}
 	fputc('\n', f);
 	free(v);

@@ -13,18 +13,7 @@
 
 struct trace {
 	struct fr_json *j;   /* NULL once finished (finish frees it) */
-	bool started;
 };
-
-/* With off-CPU time, its stage gives every state slice, running included:
- * one source, none overlapping (set before the first sample: the stage is
- * set up after the output opens). */
-static void start(struct trace *t, struct report *rp)
-{
-	if (!t->started && rp->oc)
-		fr_json__no_running(t->j);
-	t->started = true;
-}
 
 static int open_trace(struct report *rp, void **st)
 {
@@ -37,20 +26,22 @@ static int open_trace(struct report *rp, void **st)
 		free(t);
 		return err;
 	}
+	/* with off-CPU time its stage gives every state slice, running
+	 * included: one source, none overlapping */
+	if (rp->oc)
+		fr_json__no_running(t->j);
 	*st = t;
 	return 0;
 }
 
 static int add(void *st, struct report *rp, const struct fr_rec *r, const struct fr_rsample *rs)
 {
-	start(st, rp);
 	return fr_json__sample(((struct trace *)st)->j, rs);
 }
 
 /* a wait (rs->time: its start): the thread's frames end at its switch-out */
 static int wait(void *st, struct report *rp, const struct fr_rsample *rs)
 {
-	start(st, rp);
 	fr_json__switched_out(((struct trace *)st)->j, rs->tid, rs->time);
 	return 0;
 }
@@ -58,10 +49,7 @@ static int wait(void *st, struct report *rp, const struct fr_rsample *rs)
 static int finish(void *st, struct report *rp, const char *path)
 {
 	struct trace *t = st;
-	int err;
-
-	start(t, rp);
-	err = rp->oc ? fr_offcpu_in__json(rp->oc, t->j) : 0;
+	int err = rp->oc ? fr_offcpu_in__json(rp->oc, t->j) : 0;
 	int e2 = fr_json__finish(t->j, path);
 
 	t->j = NULL;

@@ -20,12 +20,6 @@ struct text {
 	const struct fr_hist_opts *o;
 };
 
-static void print_time(FILE *f, uint64_t t)
-{
-	fprintf(f, "%llu.%09llu", (unsigned long long)(t / 1000000000ull),
-		(unsigned long long)(t % 1000000000ull));
-}
-
 static void print_header(struct report *rp, const char *path)
 {
 	static const char *keys[] = { "hostname", "kernel_release", "target", "trigger" };
@@ -45,9 +39,9 @@ static void print_header(struct report *rp, const char *path)
 	fprintf(rp->out, "# samples: %llu", (unsigned long long)rp->samples);
 	if (rp->samples) {
 		fprintf(rp->out, ", from ");
-		print_time(rp->out, rp->first);
+		fr_walltime__put_mono(rp->out, rp->first);
 		fprintf(rp->out, " to ");
-		print_time(rp->out, rp->last);
+		fr_walltime__put_mono(rp->out, rp->last);
 		fprintf(rp->out, " (%.3f s)", (double)(rp->last - rp->first) / 1e9);
 	}
 	fprintf(rp->out, "; lost: %llu\n", (unsigned long long)fr_input__lost(rp->rd, rp->lost));

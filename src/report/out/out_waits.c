@@ -17,12 +17,6 @@ struct waits {
 	uint64_t n;
 };
 
-static void put_time(FILE *f, uint64_t t)
-{
-	fprintf(f, "%6llu.%09llu", (unsigned long long)(t / 1000000000ull),
-		(unsigned long long)(t % 1000000000ull));
-}
-
 static int open_waits(struct report *rp, void **st)
 {
 	struct waits *w = calloc(1, sizeof(*w));
@@ -52,9 +46,9 @@ static int wait(void *st, struct report *rp, const struct fr_rsample *rs)
 
 	((struct waits *)st)->n++;
 	fputs("  ", rp->out);
-	put_time(rp->out, rs->time);
-	fputc(' ', rp->out);
-	put_time(rp->out, rs->time + rs->period);
+	fr_walltime__put_mono(rp->out, rs->time);
+	fputs("  ", rp->out);
+	fr_walltime__put_mono(rp->out, rs->time + rs->period);
 	fprintf(rp->out, " %11.3f  %c  %7u  %7u  ", (double)rs->period / 1e6,
 		state >= 0 ? fr_wait_state__char((enum fr_wait_state)state) : '?', rs->pid, rs->tid);
 	fr_put_name(rp->out, rs->comm ? rs->comm : "");

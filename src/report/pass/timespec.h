@@ -62,6 +62,8 @@ int fr_input__parse_time(const char *s, const char *end, uint64_t *ns);
 /* real_ns as local time "YYYY-MM-DD HH:MM:SS.frac" with digits (1..9) of the
  * second's fraction (perf script's tod field with 6). */
 void fr_walltime__format(uint64_t real_ns, int digits, char *buf, size_t len);
+/* An event-clock time as dump prints it (and --time takes it): "SEC.NSEC". */
+void fr_walltime__put_mono(FILE *f, uint64_t t);
 /* The local zone at real_ns: "+0100 CET". */
 void fr_walltime__zone(uint64_t real_ns, char *buf, size_t len);
 /* The report header's spans, each named: the recorder's run (record_start_ns

@@ -39,7 +39,7 @@ void fr_walltime__zone(uint64_t real_ns, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-static void put_mono(FILE *f, uint64_t t)
+void fr_walltime__put_mono(FILE *f, uint64_t t)
 {
 	fprintf(f, "%llu.%09llu", (unsigned long long)(t / NS), (unsigned long long)(t % NS));
 }
@@ -56,9 +56,9 @@ static void span(FILE *f, const char *name, uint64_t a, uint64_t b, const struct
 		fr_walltime__zone(fr_clock__to_real(c, a), zone, sizeof(zone));
 		fprintf(f, "%s to %s %s (event clock ", wa, wb, zone);
 	}
-	put_mono(f, a);
+	fr_walltime__put_mono(f, a);
 	fputs(" to ", f);
-	put_mono(f, b);
+	fr_walltime__put_mono(f, b);
 	fputs(c ? ")\n" : "\n", f);
 }
 
