@@ -49,5 +49,28 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_push(int argc, char **argv);
+
+/* ---- what push and record --push share (src/cmd_push.c) ---- */
+#define FR_PUSH_MAX_HEADERS 32
+struct fr_push_cfg {
+	const char *url;
+	const char *headers[FR_PUSH_MAX_HEADERS];   /* --header, as given */
+	size_t nr_headers;
+	const char *header_file;
+	bool gzip, original;
+	unsigned timeout_s, retries;   /* per request; push: attempts after the first */
+	unsigned spool;                /* record --push: snapshots marked at most */
+};
+enum { FR_PUSH_OPT_HEADER = 1, FR_PUSH_OPT_HEADER_FILE, FR_PUSH_OPT_GZIP, FR_PUSH_OPT_TIMEOUT };
+/* One of the options above into c: 0, or -1 (said). */
+int cmd_push__option(struct fr_push_cfg *c, int key, const char *arg);
+/* A pusher for c (its headers file read): 0 or an exit code (said). */
+struct fr_pusher;
+int cmd_push__pusher(const struct fr_push_cfg *c, struct fr_pusher **out);
+/* record --push: fork the pusher of dir's snapshots (those marked FILE.push,
+ * src/record/hook.c); *wfd: its pipe's write end (non-blocking; a byte per
+ * snapshot, its end the recorder's), *pid its pid. 0 or an exit code (said). */
+int cmd_push__spawn(const struct fr_push_cfg *c, const char *dir, int *wfd, int *pid);
 
 #endif

@@ -42,6 +42,18 @@ enum {
 	OPT_KEEP,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_THRESH,
+	OPT_PUSH,
+	OPT_PUSH_HEADER,
+	OPT_PUSH_HEADER_FILE,
+	OPT_PUSH_GZIP,
+	OPT_PUSH_TIMEOUT,
+	OPT_PUSH_SPOOL,
+};
+
+/* What record parses: its options, and --push's (the pusher's, src/cmd_push.c) */
+struct record_args {
+	struct fr_record_opts o;   /* first: argp's input is also this */
+	struct fr_push_cfg push;
 };
 
 static const struct argp_option record_options[] = {
@@ -112,6 +124,16 @@ static const struct argp_option record_options[] = {
 	  "system-wide tracepoints (left out by default)", 0 },
 	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
 	  "written, run /bin/sh -c CMD with the file as $1 and in $FLIGHTREC_FILE", 0 },
+	{ "push", OPT_PUSH, "URL", 0, "send each snapshot file, once written, to this OTLP/HTTP "
+	  "profiles endpoint (as `flightrec push` does), from a process of its own; one not "
+	  "delivered stays marked FILE.push and is retried (see doc/otlp.md)", 0 },
+	{ "push-header", OPT_PUSH_HEADER, "'NAME: VALUE'", 0, "--push: an HTTP header (repeatable)", 0 },
+	{ "push-header-file", OPT_PUSH_HEADER_FILE, "FILE", 0, "--push: header lines from FILE "
+	  "(mode 600)", 0 },
+	{ "push-gzip", OPT_PUSH_GZIP, NULL, 0, "--push: gzip the requests", 0 },
+	{ "push-timeout", OPT_PUSH_TIMEOUT, "SECS", 0, "--push: of each request (default 10)", 0 },
+	{ "push-spool", OPT_PUSH_SPOOL, "N", 0, "--push: at most N snapshots wait for the endpoint "
+	  "(default 100); past that the oldest are not pushed (kept on disk, said)", 0 },
 	{ 0 }
 };
 
@@ -196,6 +218,7 @@ static int parse_keep(const char *arg, struct fr_record_opts *o)
 static error_t record_parse(int key, char *arg, struct argp_state *st)
 {
 	struct fr_record_opts *o = st->input;
+	struct fr_push_cfg *push = &((struct record_args *)st->input)->push;
 	uint64_t v;
 	int err;
 
@@ -294,6 +317,23 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 			usage_error(st, o, "--off-cpu-thresh", "expected a duration from 1us to 4s, like 10ms");
 		break;
 	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
+	case OPT_PUSH: push->url = arg; break;
+	case OPT_PUSH_HEADER:
+	case OPT_PUSH_HEADER_FILE:
+	case OPT_PUSH_GZIP:
+	case OPT_PUSH_TIMEOUT:
+		if (cmd_push__option(push, key == OPT_PUSH_HEADER ? FR_PUSH_OPT_HEADER
+					   : key == OPT_PUSH_HEADER_FILE ? FR_PUSH_OPT_HEADER_FILE
+					   : key == OPT_PUSH_GZIP ? FR_PUSH_OPT_GZIP : FR_PUSH_OPT_TIMEOUT,
+				     arg))
+			o->usage_err = 1;
+		break;
+	case OPT_PUSH_SPOOL:
+		if (fr_parse__u64(arg, 1, 100000, &v))
+			usage_error(st, o, "--push-spool", "expected a number of files from 1 to 100000");
+		else
+			push->spool = (unsigned)v;
+		break;
 	case OPT_SWITCH_OUTPUT:
 		if (parse_switch(arg, o))
 			usage_error(st, o, "--switch-output", "expected a size like 64M (unit B, K, M "
@@ -537,21 +577,32 @@ static void show_progress(uint64_t bytes, uint64_t per_sec, bool done)
 
 int cmd_record(int argc, char **argv)
 {
-	struct fr_record_opts o = { .outdir = ".", .level = 1 };
+	struct record_args ra = { .o = { .outdir = ".", .level = 1 },
+				  .push = { .timeout_s = 10, .spool = 100 } };
+	struct fr_record_opts *op = &ra.o;
 	char *cmdline = join_args(argc, argv), outdir[PATH_MAX];
-	int ret = fr_parse_args(&record_argp, argc, argv, "flightrec record", &o);
+	int ret = fr_parse_args(&record_argp, argc, argv, "flightrec record", &ra);
 
 	if (ret) {
 		ret = ret < 0 ? FR_EXIT_OK : ret;
 		goto out;
 	}
-	ret = validate(&o, outdir);
+	ret = validate(op, outdir);
 	if (ret)
 		goto out;
-	o.outdir = outdir;
-	o.cmdline = cmdline;
-	if (o.forward && !fr_quiet && isatty(STDERR_FILENO))
-		o.progress = show_progress;
+	op->outdir = outdir;
+	op->cmdline = cmdline;
+	if (!ra.push.url && (ra.push.nr_headers || ra.push.header_file || ra.push.gzip)) {
+		fr_err("--push-header", "the --push-* options need --push URL");
+		ret = FR_EXIT_USAGE;
+		goto out;
+	}
+	/* forked now, before anything is recorded: small, and none of the
+	 * recorder's descriptors or threads */
+	if (ra.push.url && (ret = cmd_push__spawn(&ra.push, outdir, &op->push_fd, &op->push_pid)))
+		goto out;
+	if (op->forward && !fr_quiet && isatty(STDERR_FILENO))
+		op->progress = show_progress;
 	/* A recorder runs for days: buffers of 256 KiB and more (the 1 MiB
 	 * chunk buffers each snapshot's writers take) always come from mmap and
 	 * go back to the system when freed. glibc's default threshold rises to
@@ -559,9 +610,9 @@ int cmd_record(int argc, char **argv)
 	 * between long-lived allocations and RSS steps up (the 30-minute soak:
 	 * +2 MiB at minute 12, +0.5 MiB at 19). */
 	mallopt(M_MMAP_THRESHOLD, 256 << 10);
-	ret = fr_record__run(&o);
+	ret = fr_record__run(op);
 out:
-	free(o.reader_cpus);
+	free(op->reader_cpus);
 	free(cmdline);
 	return ret;
 }

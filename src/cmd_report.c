@@ -18,6 +18,7 @@ enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
 	OPT_CHILDREN, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD, OPT_WAITS,
+	OPT_OTLP_ORIGINAL,
 };
 
 static const struct argp_option report_options[] = {
@@ -45,6 +46,8 @@ static const struct argp_option report_options[] = {
 	{ "quiet", 'q', NULL, 0, "no progress line on the terminal", 2 },
 	{ "raw", OPT_RAW, NULL, 0, "list every record, as flightrec dump does", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "text: omit the '#' lines about the file", 2 },
+	{ "otlp-original", OPT_OTLP_ORIGINAL, NULL, 0, "otlp: the flightrec file itself in the "
+	  "request too (original_payload, format \"flightrec\")", 2 },
 	{ "tod", OPT_TOD, NULL, 0, "perf-script and --raw: each event's local wall-clock time "
 	  "too (perf script -F +tod)", 2 },
 	{ "stdio", OPT_STDIO, NULL, OPTION_HIDDEN, "", 2 },
@@ -173,6 +176,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 		break;
 	}
 	case OPT_TOD: o->tod = true; break;
+	case OPT_OTLP_ORIGINAL: o->otlp_original = true; break;
 	case OPT_NO_INLINE: o->sym.no_inline = true; break;
 	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
 	case OPT_CHILDREN: o->hist.children = true; break;
@@ -197,6 +201,7 @@ int cmd_report(int argc, char **argv)
 		"  flightrec report --flamegraph out.svg FILE              (no Perl needed)\n"
 		"  flightrec report --format=html -o out.html FILE         (timeline, flame graph)\n"
 		"  flightrec report --format=pprof -o cpu.pb.gz FILE       (go tool pprof, Pyroscope)\n"
+		"  flightrec report --format=otlp -o req.pb FILE           (OTLP profiles; see push)\n"
 		"  flightrec report --format=perf-script FILE > out.perf  (speedscope)\n"
 		"  flightrec report --format=json FILE > trace.json       (Perfetto)\n"
 		"  flightrec report --comm server --time 1200.5,1201 FILE\n"

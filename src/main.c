@@ -1,5 +1,5 @@
 /* src/main.c: the flightrec command: dispatches to record, snapshot, dump,
- * report, archive and list (src/cmd_*.c), after installing the message printer (src/cli.c).
+ * report, diff, archive, list and push (src/cmd_*.c), after installing the message printer (src/cli.c).
  */
 #include "config.h"
 #include "src/cli.h"
@@ -24,13 +24,14 @@ static void usage(FILE *f)
 		"  snapshot   ask a running recorder to write its window to a file\n"
 		"  dump       list every record of a file\n"
 		"  report     symbolized report: histogram, callchains (-g), --folded,\n"
-		"             --flamegraph FILE, --format=html|pprof|perf-script|json -o FILE\n"
+		"             --flamegraph FILE, --format=html|pprof|otlp|perf-script|json -o FILE\n"
 		"             (--raw: every record, as dump)\n"
 		"  diff       two files (or one split at a time or its trigger) compared:\n"
 		"             what changed, ranked by significance\n"
 		"  archive    copy the objects a file's samples hit into the build-id cache\n"
 		"             (-o X.tar: also into a tarball for report --symdir elsewhere)\n"
 		"  list       the events this machine can record (list 'sched:*')\n"
+		"  push       send files to an OpenTelemetry profiles endpoint (OTLP/HTTP)\n"
 		"\n"
 		"Examples:\n"
 		"  flightrec record -e syscalls:sys_enter_read --backward\n"
@@ -48,7 +49,8 @@ static void usage(FILE *f)
 		"2 runtime error; 3 denied or unsupported by the kernel/machine; 64 usage.\n");
 }
 
-static const char *const commands[] = { "record", "snapshot", "dump", "report", "diff", "archive", "list" };
+static const char *const commands[] = { "record", "snapshot", "dump", "report", "diff", "archive", "list",
+					"push" };
 
 static bool is_command(const char *name)
 {
@@ -73,6 +75,8 @@ static int run_command(int argc, char **argv)
 		return cmd_diff(argc, argv);
 	if (!strcmp(argv[0], "list"))
 		return cmd_list(argc, argv);
+	if (!strcmp(argv[0], "push"))
+		return cmd_push(argc, argv);
 	return cmd_archive(argc, argv);
 }
 

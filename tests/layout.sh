@@ -29,8 +29,9 @@ allowed() {
 	src/report/fmt) echo "base ring/record.h src/util.h src/file symbolize src/proc $rpass $rtp" ;;
 	src/report/pass) echo "base ring/record.h src/util.h src/file symbolize src/proc $rtp" ;;
 	src/report/tp) echo "base src/util.h" ;;
+	src/push) echo "base src/util.h" ;;
 	src/record) echo "base ring src/util.h src/file src/proc symbolize/kallsyms.h" ;;
-	src/cmd) echo "base ring src/util.h src/cli.h src/record/record.h src/record/control.h src/report/report.h" ;;
+	src/cmd) echo "base ring src/util.h src/cli.h src/record/record.h src/record/control.h src/report/report.h src/push/push.h" ;;
 	src/main) echo "base src/cli.h" ;;
 	src/cli) echo "base src/cli.h src/util.h" ;;
 	*) echo "?" ;;

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -56,12 +57,32 @@ void fr_composer__meta(struct fr_composer *c, const char *k, const char *fmt, ..
 	fr_writer__meta(c->w, k, v);
 }
 
+/* /etc/machine-id (32 hex digits, systemd's host id) into id: false where
+ * there is none or it is not that. */
+static bool machine_id(char id[33])
+{
+	char buf[40];
+	int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 32 || (n > 32 && buf[32] != '\n'))
+		return false;
+	for (int i = 0; i < 32; i++)
+		if (!isxdigit((unsigned char)buf[i]))
+			return false;
+	memcpy(id, buf, 32);
+	id[32] = '\0';
+	return true;
+}
+
 /* The meta of every file; the source adds its own. */
 static void write_meta(struct fr_composer *c, const char *trigger)
 {
 	struct fr_session *s = c->s;
 	struct utsname u;
-	char host[256] = "";
+	char host[256] = "", id[33];
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
@@ -69,6 +90,8 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 	fr_composer__meta(c, "kernel_release", "%s", u.release);
 	fr_composer__meta(c, "machine", "%s", u.machine);
 	fr_composer__meta(c, "hostname", "%s", host);
+	if (machine_id(id))
+		fr_composer__meta(c, "machine_id", "%s", id);
 	fr_composer__meta(c, "clockid", "%d", CLOCK_MONOTONIC);
 	fr_composer__meta(c, "clock", "%s", "CLOCK_MONOTONIC");
 	fr_composer__meta(c, "nr_cpus_online", "%zu", fr_evlist__nr_cpus(s->el));

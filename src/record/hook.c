@@ -1,11 +1,15 @@
-/* src/record/hook.c: --exec-on-snapshot: posix_spawn of /bin/sh -c CMD for
- * each snapshot file, tracked by pid so the loop's SIGCHLD handling tells
- * hooks from the recorded command; failures are one line and nothing more.
+/* src/record/hook.c: what follows each snapshot file: --exec-on-snapshot
+ * (posix_spawn of /bin/sh -c CMD, tracked by pid so the loop's SIGCHLD
+ * handling tells hooks from the recorded command) and --push (the file
+ * marked FILE.push, the pusher woken by a byte on its pipe); failures are one
+ * line and nothing more.
  */
 #include "config.h"
 #include "src/record/hook.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -25,18 +29,25 @@ struct hook {
 };
 
 struct fr_hooks {
-	char *cmd;
+	char *cmd;               /* NULL: no --exec-on-snapshot */
 	struct hook *run;        /* running hooks */
 	size_t nr, cap;
+	int push_fd;             /* the pusher's pipe, -1: none (or it is gone) */
+	pid_t push_pid;
+	bool push_said;          /* a failed mark or wake-up was said */
 };
 
-struct fr_hooks *fr_hooks__new(const char *cmd)
+struct fr_hooks *fr_hooks__new(const char *cmd, int push_fd, pid_t push_pid)
 {
 	struct fr_hooks *h = calloc(1, sizeof(*h));
 
-	if (h && !(h->cmd = strdup(cmd))) {
+	if (h && cmd && !(h->cmd = strdup(cmd))) {
 		free(h);
 		return NULL;
+	}
+	if (h) {
+		h->push_fd = push_pid > 0 ? push_fd : -1;
+		h->push_pid = push_pid;
 	}
 	return h;
 }
@@ -49,6 +60,8 @@ void fr_hooks__delete(struct fr_hooks *h)
 		free(h->run[i].path);
 	free(h->run);
 	free(h->cmd);
+	if (h->push_fd >= 0)
+		close(h->push_fd);   /* the pusher's end of input: it delivers what is left */
 	free(h);
 }
 
@@ -96,10 +109,41 @@ static int spawn(const char *cmd, const char *path, pid_t *pid)
 	return err;
 }
 
+/* --push: path marked path.push (the pusher's spool: it removes the mark
+ * once delivered), the pusher woken. A full pipe is fine: it has a wake-up
+ * pending and finds every mark. */
+static void push(struct fr_hooks *h, const char *path)
+{
+	char mark[PATH_MAX];
+	int fd = -1;
+
+	if (snprintf(mark, sizeof(mark), "%s.push", path) < (int)sizeof(mark))
+		fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && !h->push_said) {
+		h->push_said = true;
+		fr_err("--push", "cannot mark %s for the pusher: %s (it is not pushed)", path,
+		       strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	if (write(h->push_fd, "", 1) < 0 && errno != EAGAIN && !h->push_said) {
+		h->push_said = true;
+		fr_err("--push", "waking the pusher: %s (%s stays marked for `flightrec push`)",
+		       strerror(errno), path);
+	}
+}
+
 int fr_hooks__run(struct fr_hooks *h, const char *path)
 {
-	struct hook hk = { .path = strdup(path) };
-	int err = hk.path ? fr_grow(&h->run, &h->cap, h->nr + 1, sizeof(*h->run), 4) : -ENOMEM;
+	struct hook hk;
+	int err;
+
+	if (h->push_fd >= 0)
+		push(h, path);
+	if (!h->cmd)
+		return 0;
+	hk = (struct hook){ .path = strdup(path) };
+	err = hk.path ? fr_grow(&h->run, &h->cap, h->nr + 1, sizeof(*h->run), 4) : -ENOMEM;
 
 	if (!err)
 		err = -spawn(h->cmd, path, &hk.pid);
@@ -114,6 +158,14 @@ int fr_hooks__run(struct fr_hooks *h, const char *path)
 
 bool fr_hooks__reaped(struct fr_hooks *h, pid_t pid, int wst)
 {
+	if (h && h->push_pid > 0 && pid == h->push_pid) {   /* it ends only with its pipe */
+		fr_err("--push", "the pusher (pid %d) ended early (%s %d): new snapshots stay "
+		       "marked FILE.push for `flightrec push`", (int)pid,
+		       WIFSIGNALED(wst) ? "signal" : "exit status",
+		       WIFSIGNALED(wst) ? WTERMSIG(wst) : WEXITSTATUS(wst));
+		h->push_pid = 0;
+		return true;
+	}
 	for (size_t i = 0; h && i < h->nr; i++) {
 		if (h->run[i].pid != pid)
 			continue;

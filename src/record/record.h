@@ -80,6 +80,8 @@ struct fr_record_opts {
 	                          * waits this long (shorter ones sampled) from BPF (0: off) */
 	bool quiet;              /* -q: no status lines (a loss is still said: exit 1 needs a why) */
 	const char *exec_on_snapshot; /* --exec-on-snapshot CMD */
+	int push_pid;            /* --push: the pusher's pid (src/cmd_push.c), 0: none */
+	int push_fd;             /* ... and its pipe's write end, which the recorder closes at its end */
 	/* forward: called about every second with the bytes written so far and
 	 * the rate over the last interval, and once with done at the end; NULL */
 	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);

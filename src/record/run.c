@@ -354,7 +354,8 @@ int fr_record__run(struct fr_record_opts *op)
 	}
 	if (!o.name)
 		o.name = auto_name(&o, ch.pid, name, sizeof(name));
-	if (o.exec_on_snapshot && !(hooks = fr_hooks__new(o.exec_on_snapshot))) {
+	if ((o.exec_on_snapshot || o.push_pid > 0) &&
+	    !(hooks = fr_hooks__new(o.exec_on_snapshot, o.push_fd, o.push_pid))) {
 		ret = FR_EXIT_ERROR;
 		goto out;
 	}

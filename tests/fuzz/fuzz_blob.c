@@ -124,5 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.sym.no_inline = true;
 	o.format = "text";
 	fr_report__run(&o, path);
+#ifdef FR_FUZZ_OTLP
+	o.format = "otlp";   /* the trigger's keys as attributes */
+	fr_report__run(&o, path);
+#endif
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_file.c: the file reader with every output behind it (dump,
- * report text, folded, perf-script, JSON), and a structure-aware mutator that
+ * report text, folded, perf-script, JSON, OTLP), and a structure-aware mutator that
  * mutates a chunk's decompressed payload and recompresses it with a valid
  * checksum, so the parsers behind the checksum are reached.
  */
@@ -60,12 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FR_LIBFUZZER
 	/* one report per execution, chosen by the input's size (the mutator
 	 * changes sizes all the time, so every output is reached; the same input
-	 * always takes the same one): four reports per input cost 4x the
-	 * executions. The replay in make check runs all four on every input. */
-	switch (size % 4) {
+	 * always takes the same one): five reports per input cost 5x the
+	 * executions. The replay in make check runs all five on every input. */
+	switch (size % 5) {
 	case 0: report("text", true); break;
 	case 1: report("folded", false); break;
 	case 2: report("perf-script", false); break;
+	case 3: report("otlp", false); break;
 	default: report("json", false); break;
 	}
 #else
@@ -73,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report("folded", false);
 	report("perf-script", false);
 	report("json", false);
+	report("otlp", false);
 #endif
 #else
 	(void)report;

@@ -17,6 +17,7 @@
 #include "src/report/out/output.h"
 #include "src/report/pass/pass.h"
 #include "src/report/report.h"
+#include "src/report/fmt/otlp.pb-c.h"
 
 #define FIXTURE FIXTURES "/switch_after_sample.frec"
 
@@ -146,10 +147,107 @@ static void test_each_row(void)
 	free(b);
 }
 
+typedef Flightrec__Otlp__ExportProfilesServiceRequest Request;
+
+/* Every index of the request inside its table; index 0 of each table the
+ * zero entry; each sample a timestamp per value inside its profile's
+ * window. The samples of the profile typed type, or -1 when it is missing. */
+static long check_request(const Request *r, const char *type)
+{
+	const Flightrec__Otlp__ProfilesDictionary *d = r->dictionary;
+	long found = -1;
+
+	CU_ASSERT_FATAL(d && r->n_resource_profiles == 1 &&
+			r->resource_profiles[0]->n_scope_profiles == 1);
+	CU_ASSERT_FATAL(d->n_string_table && d->n_mapping_table && d->n_location_table &&
+			d->n_function_table && d->n_stack_table && d->n_attribute_table);
+	CU_ASSERT_STRING_EQUAL(d->string_table[0], "");
+	CU_ASSERT(!d->mapping_table[0]->filename_strindex && !d->location_table[0]->n_lines &&
+		  !d->function_table[0]->name_strindex && !d->stack_table[0]->n_location_indices &&
+		  !d->attribute_table[0]->key_strindex);
+#define IN(i, n) ((i) >= 0 && (size_t)(i) < (n))
+	for (size_t i = 1; i < d->n_location_table; i++) {
+		const Flightrec__Otlp__Location *l = d->location_table[i];
+
+		CU_ASSERT(IN(l->mapping_index, d->n_mapping_table));
+		for (size_t k = 0; k < l->n_lines; k++)
+			CU_ASSERT(IN(l->lines[k]->function_index, d->n_function_table) &&
+				  l->lines[k]->function_index > 0);
+	}
+	for (size_t i = 1; i < d->n_function_table; i++)
+		CU_ASSERT(IN(d->function_table[i]->name_strindex, d->n_string_table) &&
+			  IN(d->function_table[i]->filename_strindex, d->n_string_table));
+	for (size_t i = 1; i < d->n_mapping_table; i++)
+		for (size_t k = 0; k < d->mapping_table[i]->n_attribute_indices; k++)
+			CU_ASSERT(IN(d->mapping_table[i]->attribute_indices[k], d->n_attribute_table));
+	for (size_t i = 1; i < d->n_stack_table; i++)
+		for (size_t k = 0; k < d->stack_table[i]->n_location_indices; k++)
+			CU_ASSERT(IN(d->stack_table[i]->location_indices[k], d->n_location_table) &&
+				  d->stack_table[i]->location_indices[k] > 0);
+	for (size_t i = 1; i < d->n_attribute_table; i++)
+		CU_ASSERT(IN(d->attribute_table[i]->key_strindex, d->n_string_table) &&
+			  d->attribute_table[i]->value);
+	for (size_t p = 0; p < r->resource_profiles[0]->scope_profiles[0]->n_profiles; p++) {
+		const Flightrec__Otlp__Profile *pr = r->resource_profiles[0]->scope_profiles[0]->profiles[p];
+		long n = 0;
+
+		CU_ASSERT_FATAL(pr->sample_type && IN(pr->sample_type->type_strindex, d->n_string_table));
+		CU_ASSERT(pr->profile_id.len == 16);
+		for (size_t i = 0; i < pr->n_samples; i++) {
+			const Flightrec__Otlp__Sample *s = pr->samples[i];
+
+			CU_ASSERT(IN(s->stack_index, d->n_stack_table));
+			CU_ASSERT(s->n_values > 0 && s->n_timestamps_unix_nano == s->n_values);
+			for (size_t k = 0; k < s->n_timestamps_unix_nano; k++)
+				CU_ASSERT(s->timestamps_unix_nano[k] >= pr->time_unix_nano &&
+					  s->timestamps_unix_nano[k] <= pr->time_unix_nano + pr->duration_nano);
+			for (size_t k = 0; k < s->n_attribute_indices; k++)
+				CU_ASSERT(IN(s->attribute_indices[k], d->n_attribute_table) &&
+					  s->attribute_indices[k] > 0);
+			n += (long)s->n_values;
+		}
+		if (!strcmp(d->string_table[pr->sample_type->type_strindex], type))
+			found = n;
+	}
+#undef IN
+	return found;
+}
+
+/* otlp: a request that unpacks, whose indexes hold, with as many cpu
+ * samples as the text report counts and the waits as an off_cpu profile
+ * (none with --no-off-cpu) */
+static void test_otlp(void)
+{
+	size_t len, tlen;
+	char *b, *t, *p;
+	Request *r;
+	unsigned long want;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t = run("text", 0, &tlen));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p = strstr(t, "# event: cpu-clock"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p = strstr(p, "# samples: "));
+	want = strtoul(p + 11, NULL, 10);
+	free(t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("otlp", 0, &len));
+	r = flightrec__otlp__export_profiles_service_request__unpack(NULL, len, (uint8_t *)b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(check_request(r, "cpu"), (long)want);
+	CU_ASSERT(check_request(r, "off_cpu") > 0);
+	flightrec__otlp__export_profiles_service_request__free_unpacked(r, NULL);
+	free(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = run("otlp", -1, &len));
+	r = flightrec__otlp__export_profiles_service_request__unpack(NULL, len, (uint8_t *)b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(check_request(r, "off_cpu"), -1);
+	CU_ASSERT(check_request(r, "samples") > 0);   /* sched_switch: a tracepoint, counted */
+	flightrec__otlp__export_profiles_service_request__free_unpacked(r, NULL);
+	free(b);
+}
+
 static void test_rows(void)
 {
 	static const char *const all[] = { "text", "folded", "perf-script", "json", "flamegraph",
-					   "html", "pprof", "waits" };
+					   "html", "pprof", "otlp", "waits" };
 	const char *names = fr_report__format_names();
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -159,7 +257,8 @@ static void test_rows(void)
 		CU_ASSERT(!strcmp(op->name, all[i]) && strstr(names, all[i]));
 		CU_ASSERT(op->open && op->sample && op->finish && op->close);
 		CU_ASSERT(fr_report__format_known(all[i]));
-		CU_ASSERT_EQUAL(fr_report__format_binary(all[i]), !strcmp(all[i], "pprof"));
+		CU_ASSERT_EQUAL(fr_report__format_binary(all[i]),
+				!strcmp(all[i], "pprof") || !strcmp(all[i], "otlp"));
 		for (size_t k = 0; k < i; k++)   /* a row of its own */
 			CU_ASSERT(op != fr_output__find(all[k]));
 	}
@@ -175,6 +274,7 @@ static void test_rows(void)
 
 static const struct fr_test tests[] = {
 	{ "every output through the pass: what its format must hold", test_each_row },
+	{ "otlp: a request that unpacks, indexes that hold, the samples counted", test_otlp },
 	{ "the table: one row each, the properties the pass reads", test_rows },
 	{ NULL, NULL },
 };

@@ -1,6 +1,7 @@
 /* src/report/fmt/fmt.h: the format writers, which the outputs (out/), the
  * off-CPU stage (offcpu/) and diff.c write with: folded stacks, perf-script,
- * JSON, flame graphs, the HTML page, pprof (resolved samples: pass/pass.h).
+ * JSON, flame graphs, the HTML page, pprof and OTLP (resolved samples:
+ * pass/pass.h).
  */
 #ifndef FR_REPORT_FMT_H
 #define FR_REPORT_FMT_H
@@ -131,22 +132,57 @@ int fr_html__write(FILE *f, const struct fr_html_info *in, const struct fr_timel
 #define FR_HTML_TL_W 1200
 #define FR_HTML_LEFT 150
 
-/* ---- pprof.c: profile.proto, gzipped ---- */
-struct fr_pprof_info {
-	const struct fr_file_event *event;   /* the sampled event (sample types) */
-	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
-	bool inline_frames;                  /* inline instances were resolved */
-};
+/* ---- profile.c: the profile dictionary that pprof.c and otlp.c encode ---- */
 struct fr_pprof;
 int fr_pprof__new(struct fr_pprof **out);
+/* Timed: samples apart per event slot and process, every occurrence's time
+ * kept (the OTLP writer's). */
+int fr_pprof__new_timed(struct fr_pprof **out);
 void fr_pprof__delete(struct fr_pprof *p);
 /* Add a sample of res (its frames' mappings come from res's process model). */
 int fr_pprof__add(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
 /* Add a wait of --off-cpu (s->period: its ns) as the off_cpu/nanoseconds
  * sample type, which the profile then has third. */
 int fr_pprof__add_off_cpu(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s);
+/* Either, into slot (timed: one profile per slot; otherwise slots are one). */
+int fr_pprof__add_to(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s,
+		     uint32_t slot, bool off_cpu);
+
+/* ---- pprof.c: profile.proto, gzipped ---- */
+struct fr_pprof_info {
+	const struct fr_file_event *event;   /* the sampled event (sample types) */
+	uint64_t time_ns, duration_ns;        /* time: wall clock (epoch) */
+	bool inline_frames;                  /* inline instances were resolved */
+};
 /* The profile, gzipped, written to f: 0, -ENOMEM or -EIO (a failed write:
  * ferror(f)). */
 int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in);
+
+/* ---- otlp.c: the OTLP profiles signal (doc/otlp.md) ---- */
+struct fr_clock_ref;
+struct fr_otlp_attr {          /* an attribute: a string, or a number where str is NULL */
+	const char *key, *str;
+	int64_t num;
+};
+struct fr_otlp_slot {          /* what a slot of a timed dictionary holds: one profile */
+	const struct fr_file_event *event;   /* its event (sample type, period) */
+	bool off_cpu;                        /* the off-CPU waits (off_cpu/nanoseconds) */
+};
+struct fr_otlp_info {
+	const struct fr_otlp_slot *slots;
+	size_t nr_slots;
+	const struct fr_clock_ref *clock;    /* event clock to wall clock; NULL: no timestamps */
+	uint64_t t0, t1;                     /* the window (event clock) */
+	const struct fr_otlp_attr *resource, *attrs;   /* the host's; each profile's (the trigger) */
+	size_t nr_resource, nr_attrs;
+	const char *scope_version;
+	const void *original;                /* the recorded file as original_payload, or NULL */
+	size_t original_len;
+	bool inline_frames;
+};
+/* An ExportProfilesServiceRequest of p (timed) written to f: one resource,
+ * one scope, a profile per slot that has samples, the dictionary shared.
+ * 0, -ENOMEM, -EOVERFLOW (a table past int32) or -EIO (a failed write). */
+int fr_otlp__write(struct fr_pprof *p, FILE *f, const struct fr_otlp_info *in);
 
 #endif

@@ -51,6 +51,7 @@ struct fr_report_opts {
 	bool raw, no_header, quiet;
 	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
 	bool no_off_cpu;         /* --no-off-cpu: not even where the file records switches */
+	bool otlp_original;      /* --otlp-original: the file itself in the OTLP request */
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
