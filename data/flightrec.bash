@@ -26,7 +26,7 @@ _flightrec_events()
 }
 
 # report's --format values and --sort keys (the lists its usage errors give)
-_flightrec_formats="text folded flamegraph html pprof perf-script json waits"
+_flightrec_formats="text folded flamegraph html pprof otlp perf-script json waits"
 _flightrec_sort_keys="comm pid dso sym srcline tid cpu"
 
 # --sort KEY[,KEY...]: complete the key after the last comma, each at most once
@@ -57,13 +57,13 @@ _flightrec()
 		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
-	local commands="record snapshot dump report diff archive"
+	local commands="record snapshot dump report diff archive push"
 	flightrec list --help >/dev/null 2>&1 && commands="$commands list"
 
 	cmd=""
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		record|snapshot|dump|report|diff|archive|list) cmd=${words[i]}; break ;;
+		record|snapshot|dump|report|diff|archive|list|push) cmd=${words[i]}; break ;;
 		esac
 	done
 	if [[ -z $cmd ]]; then
@@ -103,7 +103,11 @@ _flightrec()
 	--sort)
 		_flightrec_keys "$cur"
 		return ;;
-	--filter|--trigger-filter|--exec-on-snapshot|-F|--freq|-c|--count|-m|--mmap-pages|\
+	--header-file|--push-header-file)
+		_filedir
+		return ;;
+	--filter|--trigger-filter|--exec-on-snapshot|--push|--push-header|--push-timeout|\
+	--push-spool|-H|--header|--timeout|--retries|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
 	--compression-level|--after|--split-at|--alpha|--percent-limit|--time)
 		return ;;
@@ -124,6 +128,7 @@ _flightrec()
 	fi
 	case $cmd in
 	dump|report|diff|archive) _filedir frec ;;
+	push) _filedir ;;
 	esac
 } &&
 	complete -F _flightrec flightrec

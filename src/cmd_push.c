@@ -101,9 +101,7 @@ static int to_otlp(const char *path, bool original, char **buf, size_t *len)
 	const char *tmpdir = getenv("TMPDIR");
 	struct fr_report_opts ro = { .format = "otlp", .quiet = true, .otlp_original = original };
 	char tmp[PATH_MAX];
-	struct stat st;
-	int fd, r;
-	ssize_t n;
+	int fd, r, err = 0;
 
 	*buf = NULL;
 	if (snprintf(tmp, sizeof(tmp), "%s/flightrec-push-XXXXXX",
@@ -118,22 +116,11 @@ static int to_otlp(const char *path, bool original, char **buf, size_t *len)
 	ro.sym.symdirs = ro.symdirs;
 	ro.sym.cache_dir = fr_archive__default_dir((char[PATH_MAX]){ 0 }, PATH_MAX);
 	r = fr_report__run(&ro, path);
-	if (r > FR_EXIT_PARTIAL || (fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0) {
-		unlink(tmp);
-		return r > FR_EXIT_PARTIAL ? r : FR_EXIT_ERROR;
-	}
+	if (r <= FR_EXIT_PARTIAL && (err = fr_file__slurp(tmp, MAX_BODY, buf, len)))
+		fr_err(path, "its OTLP request: %s", err == -EFBIG ? "larger than 512 MiB"
+		       : strerror(-err));
 	unlink(tmp);
-	if (fstat(fd, &st) || st.st_size > MAX_BODY || !(*buf = malloc((size_t)st.st_size + 1))) {
-		fr_err(path, "its OTLP request: %s", st.st_size > MAX_BODY ? "larger than 512 MiB"
-		       : strerror(errno ? errno : ENOMEM));
-		close(fd);
-		return FR_EXIT_ERROR;
-	}
-	for (*len = 0; *len < (size_t)st.st_size; *len += (size_t)n)
-		if ((n = read(fd, *buf + *len, (size_t)st.st_size - *len)) <= 0)
-			break;
-	close(fd);
-	return *len == (size_t)st.st_size ? r : FR_EXIT_ERROR;
+	return r > FR_EXIT_PARTIAL ? r : err ? FR_EXIT_ERROR : r;
 }
 
 /* One POST of path's request: 0 delivered, -EAGAIN worth a retry, another

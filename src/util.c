@@ -7,8 +7,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static fr_msg_fn msg_sink;
 
@@ -229,5 +232,38 @@ int fr_parse__rate(const char *s, uint64_t *n, uint64_t *period_ns)
 		return err;
 	*n = v;
 	*period_ns = p;
+	return 0;
+}
+
+int fr_file__slurp(const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	struct stat st;
+	ssize_t n = 1;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if ((uint64_t)st.st_size > max)
+		err = -EFBIG;
+	else if (!(*buf = malloc((size_t)st.st_size + 1)))
+		err = -ENOMEM;
+	while (!err && *len < (size_t)st.st_size && (n = read(fd, *buf + *len, (size_t)st.st_size - *len)) > 0)
+		*len += (size_t)n;
+	if (!err && n < 0)
+		err = -errno;
+	close(fd);
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+		return err;
+	}
+	(*buf)[*len] = '\0';   /* a file that shrank meanwhile: what was there */
 	return 0;
 }

@@ -57,6 +57,10 @@ int fr_parse__pages_up(const char *s, size_t page_size, size_t max_pages, size_t
 int fr_parse__duration(const char *s, uint64_t *ns);
 /* A rate limit "N/DURATION": at most N (1..1000000) per DURATION (> 0). */
 int fr_parse__rate(const char *s, uint64_t *n, uint64_t *period_ns);
+
+/* The whole regular file at path into *buf (malloc'd, NUL after its *len
+ * bytes): 0, -EFBIG past max bytes, -EINVAL not a regular file, -errno. */
+int fr_file__slurp(const char *path, size_t max, char **buf, size_t *len);
 /* A comma separated list of pids: "12,34". Allocates *out. */
 int fr_parse__pids(const char *s, int **out, size_t *nr);
 

@@ -10,7 +10,7 @@
 
 man=${MANPAGE:?MANPAGE must point at doc/flightrec.1}
 comp=${DATADIR:?DATADIR must point at data/}/flightrec.bash
-cmds="record snapshot dump report diff archive"
+cmds="record snapshot dump report diff archive push"
 "$FLIGHTREC" list --help >/dev/null 2>&1 && cmds="$cmds list"
 mkdir -p "$T/bin"
 ln -s "$FLIGHTREC" "$T/bin/flightrec"

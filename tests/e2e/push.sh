@@ -90,7 +90,7 @@ for _ in $(seq 1 100); do grep -q 'stay marked' "$T/record-pu.err" && break; sle
 sink "$T/s2" --port "$P2"
 s3=$("$FLIGHTREC" snapshot --name pu) || fail "snapshot 3 exited $?"
 wait_for 3 "$T/s2" || fail "3 snapshots not delivered once the receiver was up: $(cat "$T/s2/log" 2>&1)"
-kill -TERM "$RECPID"; wait "$RECPID"; rc=$?; BGPIDS="$SINKPID"
+kill -TERM "$RECPID"; wait "$RECPID"; rc=$?
 [ "$rc" -eq 0 ] || fail "recorder exited $rc: $(cat "$T/record-pu.err")"
 nf=$(ls "$T/out2"/*.frec | wc -l)
 wait_for "$nf" "$T/s2" || fail "$nf snapshots, $(awk '$2 == 200' "$T/s2/log" | wc -l) delivered after the end"

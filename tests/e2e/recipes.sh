@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/e2e/recipes.sh: the README's recipes, taken from README.md as a user
 # copies them and run: ./server is a test workload, /var/tmp/fr a temp dir,
-# the profile store a local HTTP receiver. The service recipe is run by
-# service.sh (systemd may not run here).
+# the profile store a local HTTP receiver (pprof) or OTLP receiver (push).
+# The service recipe is run by service.sh (systemd may not run here).
 . "$TESTLIB"
 F=$FLIGHTREC
 SRC=$(cd "$(dirname "$TESTLIB")/../.." && pwd)
@@ -56,6 +56,18 @@ while IFS= read -r l; do run "$l"; done <r2.txt
 cmp -s cpu.pb.gz posted || fail "the store did not receive the pprof file"
 grep -q 'format=pprof' posted.path || fail "posted to $(cat posted.path)"
 pass "the profile store received $(stat -c %s posted) bytes of pprof"
+# ... or as OTLP, to a receiver of our own (tests/helpers/otlp_sink.py)
+$PY "$SRC/tests/helpers/otlp_sink.py" "$T/sink" &
+BGPIDS="$BGPIDS $!"
+mkdir -p "$T/sink"
+for _ in $(seq 1 100); do [ -s "$T/sink/port" ] && break; sleep 0.1; done
+PORT=$(cat "$T/sink/port")
+line=$(grep -E '^flightrec push ' recipes.txt)
+[ -n "$line" ] || fail "no push recipe"
+run "$line"
+[ "$(awk '$2 == 200' "$T/sink/log" | wc -l)" -eq "$(ls fr/*.frec | wc -l)" ] ||
+	fail "the OTLP receiver got $(cat "$T/sink/log") for $(ls fr/*.frec | wc -l) files"
+pass "the OTLP receiver took every file of the directory"
 
 # compare with perf (perf is not flightrec's: its own failure only skips this one)
 grep -E '^(perf |flightrec record -q -g|flightrec report --sort sym)' recipes.txt >r3.txt

@@ -1,9 +1,13 @@
 /* tests/util/test_parse.c: CUnit suite for the parsers of src/util.c: numbers with end pointers
- * and range checks, sizes with suffixes, -m pages or sizes, pid lists.
+ * and range checks, sizes with suffixes, -m pages or sizes, pid lists; and
+ * its whole-file reader.
  */
 #include "tests/cunit.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "src/util.h"
 
@@ -140,12 +144,33 @@ static void test_duration(void)
 	CU_ASSERT_EQUAL(fr_parse__rate("3/1q", &n, &ns), -EINVAL);
 }
 
+/* fr_file__slurp: the whole file, NUL after it; its bound, a directory, none */
+static void test_slurp(void)
+{
+	char path[] = "/tmp/fr-slurp-XXXXXX", *buf;
+	int fd = mkstemp(path);
+	size_t len;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, "abc\0def", 7) == 7);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(fr_file__slurp(path, 7, &buf, &len), 0);
+	CU_ASSERT(len == 7 && !memcmp(buf, "abc\0def", 7) && buf[7] == '\0');
+	free(buf);
+	CU_ASSERT_EQUAL(fr_file__slurp(path, 6, &buf, &len), -EFBIG);
+	CU_ASSERT(buf == NULL && len == 0);
+	unlink(path);
+	CU_ASSERT_EQUAL(fr_file__slurp(path, 100, &buf, &len), -ENOENT);
+	CU_ASSERT_EQUAL(fr_file__slurp("/tmp", 100, &buf, &len), -EINVAL);
+}
+
 static const struct fr_test tests[] = {
 	{ "u64", test_u64 },
 	{ "size", test_size },
 	{ "pages", test_pages },
 	{ "pids", test_pids },
 	{ "duration and rate", test_duration },
+	{ "a whole file", test_slurp },
 	{ NULL, NULL },
 };
 

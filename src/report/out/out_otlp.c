@@ -6,11 +6,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "src/file/clock.h"
 #include "src/file/file.h"
@@ -120,27 +118,6 @@ static void trigger(struct otlp *o, struct fr_reader *rd, const struct fr_clock_
 	free(data);
 }
 
-/* The file at path, whole (--otlp-original). 0 or -errno. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	ssize_t n = 0;
-
-	*buf = NULL;
-	*len = 0;
-	if (fd < 0)
-		return -errno;
-	if (!fstat(fd, &st) && (*buf = malloc((size_t)st.st_size + 1)))
-		while (*len < (size_t)st.st_size &&
-		       (n = read(fd, *buf + *len, (size_t)st.st_size - *len)) > 0)
-			*len += (size_t)n;
-	close(fd);
-	if (!*buf)
-		return -ENOMEM;
-	return n < 0 ? -EIO : 0;
-}
-
 static int finish(void *st, struct report *rp, const char *path)
 {
 	struct otlp *o = st;
@@ -150,8 +127,9 @@ static int finish(void *st, struct report *rp, const char *path)
 	const char *host = fr_reader__meta(rp->rd, "hostname"),
 		   *id = fr_reader__meta(rp->rd, "machine_id"),
 		   *kernel = fr_reader__meta(rp->rd, "kernel_release"),
-		   *arch = fr_reader__meta(rp->rd, "machine");
-	struct fr_otlp_attr res[5];
+		   *arch = fr_reader__meta(rp->rd, "machine"),
+		   *name = fr_reader__meta(rp->rd, "name");
+	struct fr_otlp_attr res[6];
 	char *orig = NULL;
 	struct fr_otlp_info in = { .slots = slots, .nr_slots = rp->nr_events + 1,
 				   .clock = has_clock ? &c : NULL, .t0 = rp->t0, .t1 = rp->t1,
@@ -170,6 +148,8 @@ static int finish(void *st, struct report *rp, const char *path)
 	}
 	slots[rp->nr_events].off_cpu = true;
 	res[in.nr_resource++] = (struct fr_otlp_attr){ "os.type", "linux", 0 };
+	if (name && name[0])   /* the recorder's name: what a store groups by */
+		res[in.nr_resource++] = (struct fr_otlp_attr){ "service.name", name, 0 };
 	if (host && host[0])
 		res[in.nr_resource++] = (struct fr_otlp_attr){ "host.name", host, 0 };
 	if (id && id[0])
@@ -181,7 +161,7 @@ static int finish(void *st, struct report *rp, const char *path)
 			!strcmp(arch, "x86_64") ? "amd64" : !strcmp(arch, "aarch64") ? "arm64" : arch, 0 };
 	trigger(o, rp->rd, in.clock);
 	in.nr_attrs = o->nr_attrs;
-	if (rp->o->otlp_original && (err = slurp(path, &orig, &in.original_len))) {
+	if (rp->o->otlp_original && (err = fr_file__slurp(path, SIZE_MAX, &orig, &in.original_len))) {
 		free(slots);
 		return err;
 	}
