@@ -29,7 +29,8 @@ done
 [ "$(id -u)" = 0 ] || { echo "push_cost.sh: needs root" >&2; exit 77; }
 tmp=$(mktemp -d /tmp/frpush.XXXXXX)
 pids=""
-trap 'kill -INT $pids 2>/dev/null; wait; rm -rf "$tmp"' EXIT
+# TERM: background jobs of a script ignore SIGINT (the receivers would stay)
+trap 'kill -TERM $pids 2>/dev/null; wait; rm -rf "$tmp"' EXIT
 export FLIGHTREC_RUN_DIR=$tmp/run
 mkdir -p "$tmp/run" "$tmp/fast" "$tmp/slow" "$tmp/o-nopush" "$tmp/o-push" "$tmp/o-slow"
 chmod 700 "$tmp/run"

@@ -101,10 +101,10 @@ static void fire(struct loop *l)
 		l->status = FR_EXIT_PARTIAL;
 	} else {
 		snprintf(line, sizeof(line), "ok %s", path);
-		if (l->o->hooks)
-			fr_hooks__run(l->o->hooks, path);   /* reaped on SIGCHLD */
 	}
-	reply_all(&l->p, line);
+	reply_all(&l->p, line);   /* first: the hooks and the pusher compete for the CPU */
+	if (!err && l->o->hooks)
+		fr_hooks__run(l->o->hooks, path);   /* reaped on SIGCHLD */
 	if (l->o->rate_n) {
 		l->history[l->hist_pos] = now_ns();
 		l->hist_pos = (l->hist_pos + 1) % l->o->rate_n;
