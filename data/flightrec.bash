@@ -27,14 +27,16 @@ _flightrec_events()
 
 # report's --format values and --sort keys (the lists its usage errors give)
 _flightrec_formats="text folded flamegraph html pprof otlp perf-script json waits"
-_flightrec_sort_keys="comm pid dso sym srcline tid cpu"
+_flightrec_sort_keys="comm pid dso sym srcline tid cpu latency"
 
-# --sort KEY[,KEY...]: complete the key after the last comma, each at most once
+# --sort KEY[,KEY...]: complete the key after the last comma, each at most
+# once (latency, an order, is report's only: $2 is the command)
 _flightrec_keys()
 {
 	local pre="" k keys=""
 	[[ $1 == *,* ]] && pre=${1%,*},
 	for k in $_flightrec_sort_keys; do
+		[[ $k == latency && $2 != report ]] && continue
 		[[ ,$pre == *,$k,* ]] || keys="$keys $k"
 	done
 	COMPREPLY=($(compgen -P "$pre" -W "$keys" -- "${1##*,}"))
@@ -101,12 +103,12 @@ _flightrec()
 		COMPREPLY=($(compgen -W "$_flightrec_formats" -- "$cur"))
 		return ;;
 	--sort)
-		_flightrec_keys "$cur"
+		_flightrec_keys "$cur" "$cmd"
 		return ;;
 	--header-file|--push-header-file)
 		_filedir
 		return ;;
-	--filter|--trigger-filter|--exec-on-snapshot|--push|--push-header|--push-timeout|\
+	--filter|--trigger-filter|--trigger-latency|--exec-on-snapshot|--push|--push-header|--push-timeout|\
 	--push-spool|-H|--header|--timeout|--retries|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
 	--compression-level|--after|--split-at|--alpha|--percent-limit|--time)
@@ -117,7 +119,7 @@ _flightrec()
 		COMPREPLY=($(compgen -P --format= -W "$_flightrec_formats" -- "${cur#--format=}"))
 		return ;;
 	--sort=*)
-		_flightrec_keys "${cur#--sort=}"
+		_flightrec_keys "${cur#--sort=}" "$cmd"
 		COMPREPLY=("${COMPREPLY[@]/#/--sort=}")
 		return ;;
 	esac

@@ -38,6 +38,7 @@ void fr_evlist__delete(struct fr_evlist *el)
 		fr_ring__delete(el->rings[i].trigger);
 	}
 	fr_event__delete(el->trig_event);
+	fr_event__delete(el->trig_end);
 	for (size_t i = 0; i < el->nr_name_tps; i++)
 		fr_event__delete(el->name_tps[i]);
 	free(el->trig_filter);
@@ -220,7 +221,8 @@ static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, 
 	}
 	if (*leader < 0) {
 		oe->op = "mmap";
-		err = fr_ring__mmap(fd, trig ? 2 : sb ? o->sb_pages : o->data_pages,
+		err = fr_ring__mmap(fd, trig ? (el->trig_end ? TRIG_PAIR_PAGES : 2)
+				    : sb ? o->sb_pages : o->data_pages,
 				    (sb || trig) ? false : o->backward, ring);
 		if (err)
 			return err;
@@ -355,6 +357,17 @@ static void setup_sample_attrs(struct fr_evlist *el, const struct fr_target *t,
 		a->watermark = 0;
 		a->wakeup_events = 1;
 	}
+	if (el->trig_end) {   /* a pair: every hit read, woken at half the ring, told apart by RAW */
+		struct perf_event_attr *b = &el->trig_event->attr, *e = &el->trig_end->attr;
+		uint64_t config = e->config;   /* both tracepoints: the same but which */
+
+		b->sample_type |= PERF_SAMPLE_RAW;
+		b->watermark = 1;
+		b->wakeup_watermark = TRIG_PAIR_PAGES * (uint32_t)getpagesize() / 2;
+		b->wakeup_events = 0;
+		*e = *b;
+		e->config = config;
+	}
 }
 
 /* The name tracepoints on CPU index ci: every task's (names_all, once per
@@ -398,6 +411,8 @@ static int open_cpu(struct fr_evlist *el, size_t ci, pid_t tid, int k,
 		err = open_names(el, tid, ci, o, oe, t);
 	if (!err && el->trig_event)
 		err = open_attach(el, -2, &el->trig_event->attr, tid, ci, o, oe, t);
+	if (!err && el->trig_end)
+		err = open_attach(el, -2, &el->trig_end->attr, tid, ci, o, oe, t);
 	return err;
 }
 
@@ -583,4 +598,21 @@ const struct fr_event *fr_evlist__name_tracepoint(const struct fr_evlist *el, si
 const struct fr_event *fr_evlist__trigger_event(const struct fr_evlist *el)
 {
 	return el->trig_event;
+}
+
+int fr_evlist__set_trigger_pair(struct fr_evlist *el, struct fr_event *begin, struct fr_event *end)
+{
+	int err = fr_evlist__set_trigger(el, begin, NULL);
+
+	if (err) {
+		fr_event__delete(end);
+		return err;
+	}
+	el->trig_end = end;
+	return 0;
+}
+
+const struct fr_event *fr_evlist__trigger_end(const struct fr_evlist *el)
+{
+	return el->trig_end;
 }

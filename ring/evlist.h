@@ -126,6 +126,14 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
  * a tracefs filter (PERF_EVENT_IOC_SET_FILTER) or NULL. Takes ownership of ev;
  * call before open. */
 int fr_evlist__set_trigger(struct fr_evlist *el, struct fr_event *ev, const char *filter);
+/* A pair of trigger events (--trigger-latency: BEGIN, END tracepoints),
+ * opened as the trigger event into one larger trigger ring per CPU that
+ * wakes the reader at half full, not per record; their samples carry RAW
+ * (the tracepoint's common_type tells BEGIN from END). Takes ownership of
+ * both; call before open. */
+#define TRIG_PAIR_PAGES 128
+int fr_evlist__set_trigger_pair(struct fr_evlist *el, struct fr_event *begin, struct fr_event *end);
+const struct fr_event *fr_evlist__trigger_end(const struct fr_evlist *el);   /* NULL: no pair */
 /* A name tracepoint (see above): opened like the sideband event, for every
  * CPU and target task, into the sideband ring, with sample_type TIME|RAW and
  * the sideband event's record trailer (TIME), so the sideband ring's records

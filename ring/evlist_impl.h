@@ -24,6 +24,7 @@ struct fr_evlist {
 	size_t nr_events, cap_events;
 	struct fr_event sb_event;
 	struct fr_event *trig_event;
+	struct fr_event *trig_end;      /* a latency pair's END (trig_event its BEGIN), or NULL */
 	char *trig_filter;
 	struct fr_event *name_tps[FR_EVLIST_MAX_NAME_TPS]; /* into the sideband rings */
 	size_t nr_name_tps;            /* > 0: the COMMs go into the sample rings */

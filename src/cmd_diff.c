@@ -78,9 +78,10 @@ static error_t diff_parse(int key, char *arg, struct argp_state *st)
 
 	switch (key) {
 	case 's':
-		if (fr_hist__parse_keys(arg, &o->hist))
+		if (fr_hist__parse_keys(arg, &o->hist) || o->hist.by_latency)
 			usage_error(c, "--sort", "expected keys from comm,pid,dso,sym,srcline,tid,cpu, "
-				    "comma separated, each at most once");
+				    "comma separated, each at most once (no latency: diff compares "
+				    "samples)");
 		break;
 	case 'g': o->hist.callchains = true; break;
 	case OPT_PERIOD: o->hist.period = true; break;

@@ -42,6 +42,7 @@ enum {
 	OPT_KEEP,
 	OPT_OFF_CPU,
 	OPT_OFF_CPU_THRESH,
+	OPT_TRIGGER_LATENCY,
 	OPT_PUSH,
 	OPT_PUSH_HEADER,
 	OPT_PUSH_HEADER_FILE,
@@ -54,6 +55,7 @@ enum {
 struct record_args {
 	struct fr_record_opts o;   /* first: argp's input is also this */
 	struct fr_push_cfg push;
+	char lat_begin[128], lat_end[128];   /* --trigger-latency's events */
 };
 
 static const struct argp_option record_options[] = {
@@ -90,6 +92,9 @@ static const struct argp_option record_options[] = {
 	  "occurs; user space wakes only then", 0 },
 	{ "trigger-filter", OPT_TRIGGER_FILTER, "FILTER", 0, "tracefs filter for --trigger, e.g. "
 	  "'sig == 10'", 0 },
+	{ "trigger-latency", OPT_TRIGGER_LATENCY, "BEGIN,END,DURATION", 0, "snapshot when one "
+	  "thread's BEGIN -> END (tracepoints) took longer than DURATION; syscall:NAME,DURATION "
+	  "for syscalls:sys_enter_NAME,syscalls:sys_exit_NAME (e.g. syscall:fsync,50ms)", 0 },
 	{ "trigger-after", OPT_TRIGGER_AFTER, "DURATION", 0, "keep recording DURATION after a "
 	  "--trigger event before the snapshot (default 0)", 0 },
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N/PERIOD", 0, "at most N snapshots per PERIOD "
@@ -114,8 +119,9 @@ static const struct argp_option record_options[] = {
 	{ "cgroup", 'G', "CGROUP", 0, "system-wide, only the tasks of this cgroup (v2, a path "
 	  "under its mount, e.g. system.slice/nginx.service)", 0 },
 	{ "off-cpu", OPT_OFF_CPU, NULL, 0, "also every context switch with its switch-out stack "
-	  "(sched:sched_switch; a task's own switch-in per -p or command) and sched:sched_wakeup, "
-	  "for off-CPU time and scheduler delay (report --off-cpu)", 0 },
+	  "(sched:sched_switch; a task's own switch-in per -p or command) and every wakeup with "
+	  "the waker's stack (sched:sched_waking), for off-CPU time, scheduler delay and who "
+	  "ended each wait (report --off-cpu, --wakers)", 0 },
 	{ "off-cpu-thresh", OPT_OFF_CPU_THRESH, "DURATION", 0, "system-wide, from BPF: every "
 	  "context switch (state, scheduler delay) without a stack, and the stack of every wait "
 	  "of DURATION or more (10ms: the service's default), shorter waits' stacks sampled in "
@@ -215,6 +221,36 @@ static int parse_keep(const char *arg, struct fr_record_opts *o)
 	return 0;
 }
 
+/* --trigger-latency BEGIN,END,DURATION or syscall:NAME,DURATION into ra. */
+static int parse_latency(const char *arg, struct record_args *ra)
+{
+	const char *comma = strrchr(arg, ','), *mid;
+	char spec[256];
+	size_t n;
+
+	if (!comma || fr_parse__duration(comma + 1, &ra->o.lat_ns) || !ra->o.lat_ns ||
+	    (n = (size_t)(comma - arg)) == 0 || n >= sizeof(spec))
+		return -EINVAL;
+	memcpy(spec, arg, n);
+	spec[n] = '\0';
+	if (!strncmp(spec, "syscall:", 8) && !strchr(spec, ',')) {
+		if (!spec[8] || strlen(spec + 8) > 64 || strspn(spec + 8, "abcdefghijklmnopqrstuvwxyz"
+							      "0123456789_") != strlen(spec + 8))
+			return -EINVAL;
+		snprintf(ra->lat_begin, sizeof(ra->lat_begin), "syscalls:sys_enter_%s", spec + 8);
+		snprintf(ra->lat_end, sizeof(ra->lat_end), "syscalls:sys_exit_%s", spec + 8);
+	} else if ((mid = strchr(spec, ',')) && mid > spec && mid[1] && !strchr(mid + 1, ',') &&
+		   (size_t)(mid - spec) < sizeof(ra->lat_begin) && strlen(mid + 1) < sizeof(ra->lat_end)) {
+		snprintf(ra->lat_begin, sizeof(ra->lat_begin), "%.*s", (int)(mid - spec), spec);
+		snprintf(ra->lat_end, sizeof(ra->lat_end), "%s", mid + 1);
+	} else {
+		return -EINVAL;
+	}
+	ra->o.lat_begin = ra->lat_begin;
+	ra->o.lat_end = ra->lat_end;
+	return 0;
+}
+
 static error_t record_parse(int key, char *arg, struct argp_state *st)
 {
 	struct fr_record_opts *o = st->input;
@@ -262,6 +298,14 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 			usage_error(st, o, "--window-time", "expected a duration like 10s or 500ms (> 0, at most 7 days)");
 		break;
 	case OPT_TRIGGER: o->trigger = arg; break;
+	case OPT_TRIGGER_LATENCY: {
+		struct record_args *ra = st->input;
+
+		if (parse_latency(arg, ra))
+			usage_error(st, o, "--trigger-latency", "expected BEGIN,END,DURATION or "
+				    "syscall:NAME,DURATION (tracepoints, a duration like 50ms)");
+		break;
+	}
 	case OPT_TRIGGER_FILTER: o->trigger_filter = arg; break;
 	case OPT_TRIGGER_AFTER:
 		if (fr_parse__duration(arg, &o->trigger_after_ns))
@@ -495,9 +539,10 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		o->forward = true;
 		o->mode_given = true;
 	}
-	if (o->forward && (o->trigger || o->window_ns || o->rate_n)) {
+	if (o->forward && (o->trigger || o->lat_begin || o->window_ns || o->rate_n)) {
 		fr_err(o->switch_output ? "--switch-output" : "--forward", "streams every record: "
-		       "--trigger, --window-time and --max-snapshots apply to --backward only");
+		       "--trigger, --trigger-latency, --window-time and --max-snapshots apply to "
+		       "--backward and --keep");
 		return FR_EXIT_USAGE;
 	}
 	if (o->keep_ns && o->mode_given) {
@@ -505,7 +550,7 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		return FR_EXIT_USAGE;
 	}
 	if (o->off_cpu && o->nr_events > FR_RECORD_MAX_EVENTS - 3) {
-		fr_err("--off-cpu", "adds sched:sched_switch and sched:sched_wakeup: at most 61 -e events");
+		fr_err("--off-cpu", "adds sched:sched_switch and sched:sched_waking: at most 61 -e events");
 		return FR_EXIT_USAGE;
 	}
 	if ((o->reader_cpus || o->readers_unpinned || o->readers_own) && !o->forward &&
@@ -513,8 +558,16 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		fr_err("--reader-cpus", "places the reader threads of --forward and --keep only");
 		return FR_EXIT_USAGE;
 	}
-	if ((o->trigger_filter || o->trigger_after_ns) && !o->trigger) {
+	if (o->trigger_filter && !o->trigger) {
 		fr_err("--trigger-filter", "needs --trigger EVENT");
+		return FR_EXIT_USAGE;
+	}
+	if (o->trigger_after_ns && !o->trigger && !o->lat_begin) {
+		fr_err("--trigger-after", "needs --trigger EVENT or --trigger-latency");
+		return FR_EXIT_USAGE;
+	}
+	if (o->trigger && o->lat_begin) {
+		fr_err("--trigger-latency", "one trigger event or pair: not with --trigger");
 		return FR_EXIT_USAGE;
 	}
 	if ((o->cmd && o->pids) || (o->cmd && o->system_wide) || (o->pids && o->system_wide)) {
@@ -544,7 +597,7 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		return FR_EXIT_USAGE;
 	}
 	if (!o->mode_given && !o->keep_ns && (o->cmd || o->pids) &&
-	    !(o->trigger || o->window_ns || o->rate_n || o->max_files))
+	    !(o->trigger || o->lat_begin || o->window_ns || o->rate_n || o->max_files))
 		o->forward = true;   /* a command or pids: the whole run, as perf keeps it */
 	if (o->freq && check_max_rate(o->freq))
 		return FR_EXIT_USAGE;

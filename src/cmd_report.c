@@ -18,12 +18,13 @@ enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
 	OPT_CHILDREN, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD, OPT_WAITS,
-	OPT_OTLP_ORIGINAL,
+	OPT_OTLP_ORIGINAL, OPT_WAKERS, OPT_LATENCY,
 };
 
 static const struct argp_option report_options[] = {
 	{ "sort", 's', "KEYS", 0, "group by keys from comm,pid,dso,sym,srcline,tid,cpu, in the "
-	  "order given (default comm,dso,sym)", 1 },
+	  "order given (default comm,dso,sym); latency among them: entries ordered by their "
+	  "latency", 1 },
 	{ NULL, 'g', NULL, 0, "show the call paths under each entry", 1 },
 	{ "children", OPT_CHILDREN, NULL, 0, "also the inclusive weight of each function "
 	  "(Children: samples with it anywhere on the stack), sorted by it", 1 },
@@ -33,6 +34,10 @@ static const struct argp_option report_options[] = {
 	  "context switches", 1 },
 	{ "no-off-cpu", OPT_NO_OFF_CPU, NULL, 0, "no off-CPU time, even from a file that recorded "
 	  "context switches: their samples counted as any event's", 1 },
+	{ "latency", OPT_LATENCY, NULL, 0, "wall clock, not CPU time: each sample weighed by "
+	  "1/the number of its process's threads on a CPU then, from the recorded context "
+	  "switches (record --off-cpu); text: sorted by the Latency column (shown unasked for "
+	  "such files); flamegraph, folded, pprof: weights period / parallelism", 1 },
 	{ "period", OPT_PERIOD, NULL, 0, "weigh samples by their period (default: count them)", 1 },
 	{ "percent-limit", OPT_PERCENT, "PCT", 0, "hide entries below PCT percent", 1 },
 	{ "folded", OPT_FOLDED, NULL, 0, "FlameGraph collapsed stacks (--format=folded)", 2 },
@@ -46,6 +51,9 @@ static const struct argp_option report_options[] = {
 	{ "quiet", 'q', NULL, 0, "no progress line on the terminal", 2 },
 	{ "raw", OPT_RAW, NULL, 0, "list every record, as flightrec dump does", 2 },
 	{ "no-header", OPT_NO_HEADER, NULL, 0, "text: omit the '#' lines about the file", 2 },
+	{ "wakers", OPT_WAKERS, NULL, 0, "--folded and the flame graph: each off-CPU wait with "
+	  "the stack of the thread that woke it (waiter root to leaf, --, waker leaf to root, "
+	  "microseconds: bcc offwaketime's lines), from a record --off-cpu -g file", 2 },
 	{ "otlp-original", OPT_OTLP_ORIGINAL, NULL, 0, "otlp: the flightrec file itself in the "
 	  "request too (original_payload, format \"flightrec\")", 2 },
 	{ "tod", OPT_TOD, NULL, 0, "perf-script and --raw: each event's local wall-clock time "
@@ -129,11 +137,12 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 's':
 		if (fr_hist__parse_keys(arg, &o->hist))
-			usage_error(o, "--sort", "expected keys from comm,pid,dso,sym,srcline,tid,cpu, "
-				    "comma separated, each at most once");
+			usage_error(o, "--sort", "expected keys from comm,pid,dso,sym,srcline,tid,cpu,"
+				    "latency, comma separated, each at most once");
 		break;
 	case 'g': o->hist.callchains = true; break;
 	case OPT_PERIOD: o->hist.period = true; break;
+	case OPT_LATENCY: o->latency = true; break;
 	case OPT_OFF_CPU: o->off_cpu = true; o->no_off_cpu = false; break;
 	case OPT_NO_OFF_CPU: o->no_off_cpu = true; o->off_cpu = false; break;
 	case OPT_PERCENT: parse_percent(arg, o); break;
@@ -177,6 +186,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	}
 	case OPT_TOD: o->tod = true; break;
 	case OPT_OTLP_ORIGINAL: o->otlp_original = true; break;
+	case OPT_WAKERS: o->wakers = true; o->off_cpu = true; break;
 	case OPT_NO_INLINE: o->sym.no_inline = true; break;
 	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
 	case OPT_CHILDREN: o->hist.children = true; break;
@@ -208,11 +218,14 @@ int cmd_report(int argc, char **argv)
 		"  flightrec report --time 14:03:10-14:03:14 FILE   (local time, the file's date)\n"
 		"  flightrec report --time trigger-2s,trigger+1s FILE\n"
 		"  flightrec report --children --sort sym FILE   inclusive and self weights\n"
+		"  flightrec report --latency --sort sym FILE    where the wall-clock time went\n"
+		"  flightrec report --latency --flamegraph out.svg FILE    (the same, drawn)\n"
 		"  flightrec report --symdir DIR FILE        objects from 'flightrec archive -o X.tar', "
 		"extracted in DIR\n\n"
 		"Exit codes: 0 ok; 1 the file is truncated or corrupt (what could be read was "
 		"reported); 2 not readable, not a flightrec file, or out of memory; 64 usage "
-		"(also: -g on a file without call chains).";
+		"(also: -g on a file without call chains, --latency or --sort latency on a file "
+		"without context switches).";
 	static const struct argp_child children[] = {
 		{ &fr_cli__file_argp, 0, NULL, 0 }, { &fr_cli__symbols_argp, 0, NULL, 0 }, { 0 }
 	};

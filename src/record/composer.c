@@ -156,7 +156,7 @@ static int write_events(struct fr_session *s, struct fr_writer *w)
 
 static int write_trigger(struct fr_writer *w, const struct fr_trigger *tr, uint64_t t_snap)
 {
-	char buf[1024];
+	char buf[1536];
 	int n = snprintf(buf, sizeof(buf),
 			 "source=%s\ntrigger_time_ns=%llu\nsnapshot_time_ns=%llu\nafter_ns=%llu\n"
 			 "coalesced=%u\n", tr->source, (unsigned long long)tr->time,
@@ -165,6 +165,11 @@ static int write_trigger(struct fr_writer *w, const struct fr_trigger *tr, uint6
 	if (tr->event && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "event=%s\npid=%u\ntid=%u\ncpu=%u\n",
 			      tr->event, tr->pid, tr->tid, tr->cpu);
+	if (tr->end_event && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "end_event=%s\nbegin_time_ns=%llu\n"
+			      "end_time_ns=%llu\nlatency_ns=%llu\n", tr->end_event,
+			      (unsigned long long)tr->begin, (unsigned long long)tr->end,
+			      (unsigned long long)(tr->end - tr->begin));
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -EINVAL;
 	return fr_writer__blob(w, FR_BLOB_TRIGGER, buf, (size_t)n);

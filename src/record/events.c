@@ -128,14 +128,15 @@ static int build_evlist(struct fr_record_opts *o, struct fr_evlist *el, bool use
 	return FR_EXIT_OK;
 }
 
-/* The --trigger event: resolved like -e, sampled on every occurrence. */
-static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
+/* One trigger event (name, for --trigger or --trigger-latency: what): resolved
+ * like -e, sampled on every occurrence. */
+static int trigger_event(const char *name, const char *what, bool user_only, struct fr_event **out)
 {
 	struct fr_event *ev;
-	int err = fr_event__resolve(o->trigger, &ev);
+	int err = fr_event__resolve(name, &ev);
 
 	if (err) {
-		fr_err(o->trigger, "--trigger: %s", err == -ENOENT ? "unknown event" :
+		fr_err(name, "%s: %s", what, err == -ENOENT ? "unknown event" :
 		       err == -EINVAL ? "malformed event name" :
 		       err == -EACCES ? "permission denied: tracefs (/sys/kernel/tracing) is "
 					"not readable by this user (tracepoints need root)" :
@@ -147,9 +148,37 @@ static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el, bool user
 	ev->attr.sample_period = 1;
 	if (user_only && !ev->mod_kernel)
 		fr_event__set_user_only(ev);
-	if (fr_evlist__set_trigger(el, ev, o->trigger_filter))
-		return FR_EXIT_ERROR;
+	*out = ev;
 	return FR_EXIT_OK;
+}
+
+/* --trigger's event, or --trigger-latency's pair (tracepoints: their RAW
+ * common_type tells them apart in the one trigger ring). */
+static int add_trigger(struct fr_record_opts *o, struct fr_evlist *el, bool user_only)
+{
+	struct fr_event *ev, *end;
+	int ret;
+
+	if (!o->lat_begin) {
+		if ((ret = trigger_event(o->trigger, "--trigger", user_only, &ev)))
+			return ret;
+		return fr_evlist__set_trigger(el, ev, o->trigger_filter) ? FR_EXIT_ERROR : FR_EXIT_OK;
+	}
+	if ((ret = trigger_event(o->lat_begin, "--trigger-latency", user_only, &ev)))
+		return ret;
+	if ((ret = trigger_event(o->lat_end, "--trigger-latency", user_only, &end))) {
+		fr_event__delete(ev);
+		return ret;
+	}
+	if (ev->kind != FR_EVENT_TRACEPOINT || end->kind != FR_EVENT_TRACEPOINT ||
+	    ev->attr.config == end->attr.config) {
+		fr_err("--trigger-latency", "BEGIN and END must be two tracepoints (%s, %s)",
+		       o->lat_begin, o->lat_end);
+		fr_event__delete(ev);
+		fr_event__delete(end);
+		return FR_EXIT_USAGE;
+	}
+	return fr_evlist__set_trigger_pair(el, ev, end) ? FR_EXIT_ERROR : FR_EXIT_OK;
 }
 
 /* The events, resolved: what -e named, or cycles (cpu-clock without a PMU). */
@@ -162,14 +191,14 @@ int fr_record__build_evlist(struct fr_record_opts *o, struct fr_evlist **el, boo
 	ret = *el ? build_evlist(o, *el, user_only) : FR_EXIT_ERROR;
 	if (!ret && o->off_cpu_thresh_ns)
 		ret = add_wait_stacks(o, *el, user_only);
-	if (!ret && o->trigger)
+	if (!ret && (o->trigger || o->lat_begin))
 		ret = add_trigger(o, *el, user_only);
 	return ret;
 }
 
 void fr_record__off_cpu_events(struct fr_record_opts *o)
 {
-	static const char *const names[] = { "sched:sched_switch", "sched:sched_wakeup" };
+	static const char *const names[] = { "sched:sched_switch", "sched:sched_waking" };
 
 	for (size_t k = 0; o->off_cpu && k < 2; k++) {
 		bool there = false;

@@ -22,7 +22,8 @@ int fr_record__build_evlist(struct fr_record_opts *o, struct fr_evlist **el, boo
 /* No -e: perf's default, cycles where the machine has a PMU, else cpu-clock
  * (said with fr_info). */
 void fr_record__default_event(struct fr_record_opts *o);
-/* --off-cpu: sched:sched_switch and sched:sched_wakeup after the -e events
+/* --off-cpu: sched:sched_switch and sched:sched_waking (the waker's context,
+ * so its stack is the waker's) after the -e events
  * (each unless named already; the front door left room for both). Their
  * sched_switch then also gets context_switch on per-task targets. */
 void fr_record__off_cpu_events(struct fr_record_opts *o);

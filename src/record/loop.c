@@ -24,15 +24,17 @@
 #include <unistd.h>
 
 #include "ring/record.h"
+#include "src/record/latency.h"
 #include "src/util.h"
 
 #define MAX_WAITERS 64
+#define LAT_TICK_MS 20         /* --trigger-latency: the pairs read are matched this often */
 
 struct pending {
 	bool active;
 	uint64_t due;
 	struct fr_trigger tr;
-	char event[256];
+	char event[256], end_event[256];
 	int waiters[MAX_WAITERS];   /* clients waiting for the path */
 	size_t nr_waiters;
 };
@@ -52,6 +54,8 @@ struct loop {
 	int tick_ms;                /* the session's next tick is due in this (-1: none) */
 	unsigned fault_at;          /* FLIGHTREC_TEST_FAULT=loop:N: the Nth tick fails */
 	unsigned ticks;
+	struct fr_latency *lat;     /* --trigger-latency's pairs, or NULL */
+	bool lat_failed;            /* its memory ran out once: said */
 };
 
 static uint64_t now_ns(void)
@@ -140,6 +144,10 @@ static void trigger(struct loop *l, const struct fr_trigger *tr, int client)
 		snprintf(l->p.event, sizeof(l->p.event), "%s", tr->event);
 		l->p.tr.event = l->p.event;
 	}
+	if (tr->end_event) {
+		snprintf(l->p.end_event, sizeof(l->p.end_event), "%s", tr->end_event);
+		l->p.tr.end_event = l->p.end_event;
+	}
 	l->p.due = now + tr->after_ns;
 	l->p.nr_waiters = 0;
 	if (client >= 0)
@@ -223,9 +231,74 @@ static int trigger_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	return 0;
 }
 
+/* --trigger-latency: each record of the pair's rings to the matcher (RAW's
+ * common_type, the tracepoint's id, tells BEGIN from END); a loss drops
+ * what is open. */
+static int pair_cb(void *ctx, size_t ci, const struct perf_event_header *h)
+{
+	struct loop *l = ctx;
+	struct fr_evlist *el = fr_session__evlist(l->s);
+	const struct fr_event *b = fr_evlist__trigger_event(el), *e = fr_evlist__trigger_end(el);
+	struct fr_sample smp;
+	uint16_t type;
+
+	if (h->type == PERF_RECORD_LOST) {
+		fr_latency__lost(l->lat);
+		return 0;
+	}
+	if (h->type != PERF_RECORD_SAMPLE ||
+	    fr_record__parse_sample(h, b->attr.sample_type, 0, &smp) || !smp.raw ||
+	    smp.raw_size < sizeof(type))
+		return 0;
+	memcpy(&type, smp.raw, sizeof(type));
+	if (type != b->attr.config && type != e->attr.config)
+		return 0;
+	if (fr_latency__add(l->lat, type == b->attr.config, smp.pid, smp.tid,
+			    (uint32_t)fr_evlist__cpu(el, ci), smp.time) && !l->lat_failed) {
+		l->lat_failed = true;
+		fr_err("--trigger-latency", "holding the pairs' records: %s (pairs across the "
+		       "gap are not matched)", strerror(ENOMEM));
+	}
+	return 0;
+}
+
+/* The pairs read so far, matched up to 2 ms ago (a record of another CPU
+ * may still be on its way; last: every one, the recording ends); the first
+ * one too long is the trigger, the others coalesced into it. */
+static void drain_pairs(struct loop *l, bool last)
+{
+	struct fr_evlist *el = fr_session__evlist(l->s);
+	struct fr_trigger tr = { .source = "latency", .after_ns = l->o->trigger_after_ns };
+	struct fr_latency_hit hit;
+	unsigned more;
+	uint64_t now = now_ns();
+
+	fr_evlist__drain_trigger(el, pair_cb, l);
+	if (!fr_latency__run(l->lat, last ? UINT64_MAX : now > 2000000 ? now - 2000000 : 0, &hit,
+			     &more))
+		return;
+	tr.event = fr_evlist__trigger_event(el)->name;
+	tr.end_event = fr_evlist__trigger_end(el)->name;
+	tr.time = hit.end;
+	tr.begin = hit.begin;
+	tr.end = hit.end;
+	tr.pid = hit.pid;
+	tr.tid = hit.tid;
+	tr.cpu = hit.cpu;
+	tr.coalesced = more;
+	if (l->p.active)
+		l->p.tr.coalesced += more;   /* trigger() counts one more */
+	trigger(l, &tr, -1);
+}
+
 static void drain_triggers(struct loop *l)
 {
 	struct trig_batch b = { .l = l, .tr = { .source = "event", .after_ns = l->o->trigger_after_ns } };
+
+	if (l->lat) {
+		drain_pairs(l, false);
+		return;
+	}
 
 	fr_evlist__drain_trigger(fr_session__evlist(l->s), trigger_cb, &b);
 	if (!b.n)
@@ -273,6 +346,8 @@ static int poll_timeout(struct loop *l)
 	}
 	if (c >= 0 && (t < 0 || c < t))
 		t = c;      /* a client's deadline */
+	if (l->lat && (t < 0 || t > LAT_TICK_MS))
+		t = LAT_TICK_MS;   /* the pairs read are matched this often */
 	return t;
 }
 
@@ -397,7 +472,9 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 	int err;
 
 	l.history = calloc(o->rate_n ? o->rate_n : 1, sizeof(*l.history));
-	if (!sb || !tg || !fds || !l.history || !pfd) {
+	if (fr_evlist__trigger_end(el) && fr_latency__new(o->latency_ns, &l.lat))
+		l.lat = NULL;
+	if (!sb || !tg || !fds || !l.history || !pfd || (fr_evlist__trigger_end(el) && !l.lat)) {
 		loop_failed(&l, "starting the loop", -ENOMEM);
 		goto out;
 	}
@@ -455,6 +532,8 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 		if (l.p.active && now_ns() >= l.p.due)
 			fire(&l);
 	}
+	if (l.lat)   /* a pair that ended last: its snapshot, before the final one */
+		drain_pairs(&l, true);
 	/* a snapshot still waiting for its post-trigger window is written now */
 	if (l.p.active)
 		fire(&l);
@@ -463,6 +542,14 @@ out:
 		o->progress(0, 0, true);
 	if (l.refused)
 		fr_info("%llu trigger(s) refused by --max-snapshots", (unsigned long long)l.refused);
+	if (l.lat) {
+		uint64_t pairs, dropped;
+
+		fr_latency__stats(l.lat, &pairs, &dropped);
+		fr_info("--trigger-latency: %llu pairs matched%s", (unsigned long long)pairs,
+			dropped ? " (some dropped: records lost, or begun before a gap)" : "");
+		fr_latency__delete(l.lat);
+	}
 	free(l.history);
 	for (size_t k = 0; k < npfd; k++)
 		if (pfd[k] >= 0)

@@ -20,6 +20,7 @@ struct fr_loop_opts {
 	size_t nr_pids;
 	uint64_t rate_n, rate_ns;   /* --max-snapshots N/PERIOD (0: unlimited) */
 	uint64_t trigger_after_ns;  /* --trigger-after: post-trigger window of event triggers */
+	uint64_t latency_ns;        /* --trigger-latency: a pair longer than this triggers */
 	struct fr_hooks *hooks;     /* --exec-on-snapshot, or NULL */
 	void (*progress)(uint64_t bytes, uint64_t per_sec, bool done);  /* or NULL */
 };

@@ -63,6 +63,8 @@ struct fr_record_opts {
 	uint64_t keep_bytes;     /* --keep ...,SIZE: its byte budget (0: the memory budget's
 	                          * default, src/record/budget.h) */
 	const char *trigger, *trigger_filter;
+	const char *lat_begin, *lat_end; /* --trigger-latency: BEGIN and END tracepoints, or NULL */
+	uint64_t lat_ns;         /* ... and the DURATION a pair must exceed */
 	uint64_t trigger_after_ns;
 	uint64_t rate_n, rate_ns;
 	uint64_t max_files;
@@ -75,7 +77,7 @@ struct fr_record_opts {
 	const char *filters[FR_RECORD_MAX_EVENTS]; /* --filter of events[i], or NULL */
 	const char *cgroup;      /* -G: a cgroup v2 path under the cgroup2 mount */
 	bool include_self;       /* --include-self: keep the recorder's own tracepoint hits */
-	bool off_cpu;            /* --off-cpu: sched_switch (+ its task's switches) and sched_wakeup */
+	bool off_cpu;            /* --off-cpu: sched_switch (+ its task's switches) and sched_waking */
 	uint64_t off_cpu_thresh_ns; /* --off-cpu-thresh: the switches without stacks, the stacks of
 	                          * waits this long (shorter ones sampled) from BPF (0: off) */
 	bool quiet;              /* -q: no status lines (a loss is still said: exit 1 needs a why) */

@@ -450,6 +450,7 @@ int fr_record__run(struct fr_record_opts *op)
 	lo.rate_n = o.rate_n;
 	lo.rate_ns = o.rate_ns;
 	lo.trigger_after_ns = o.trigger_after_ns;
+	lo.latency_ns = o.lat_ns;
 	lo.hooks = hooks;
 	lo.progress = o.progress;
 	ret = fr_record_loop(s, ctl, &lo, &ended);

@@ -48,12 +48,14 @@ struct fr_session_opts {
 
 /* What caused a snapshot (written into the file's TRIGGER blob). */
 struct fr_trigger {
-	const char *source;        /* "sigusr2", "command", "event", "exit", "stop" */
+	const char *source;        /* "sigusr2", "command", "event", "latency", "exit", "stop" */
 	uint64_t time;             /* when it happened, CLOCK_MONOTONIC ns */
 	uint64_t after_ns;         /* recording went on this long before the dump */
 	const char *event;         /* the trigger event's name, or NULL */
 	uint32_t pid, tid, cpu;    /* of the trigger event's record */
 	unsigned coalesced;        /* further triggers folded into this snapshot */
+	const char *end_event;     /* --trigger-latency: END's name (event: BEGIN's), or NULL */
+	uint64_t begin, end;       /* ... the pair that took too long (time: its end) */
 };
 
 struct fr_snapshot_stats {

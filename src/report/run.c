@@ -52,6 +52,8 @@ static int report_sample(struct report *rp, const struct fr_rec *r, int offcpu)
 	err = fr_resolver__sample(rp->res, r, s, rp->need_stack, &rs);
 	if (err)
 		return err;
+	if (rp->latency)
+		rs.parallelism = fr_offcpu_in__parallelism(rp->oc, rs.pid, rs.tid);
 	if (!rp->samples++)
 		rp->first = r->time;
 	rp->last = r->time;
@@ -261,6 +263,13 @@ static int setup(struct report *rp)
 		return err;
 	if (rp->oc)
 		fr_offcpu_in__select(rp->oc, o);
+	/* the latency view: the stage counts who is on a CPU (time_opts
+	 * checked that the file's switches say it) */
+	if (rp->oc && (o->hist.latency || o->latency)) {
+		if ((err = fr_offcpu_in__track_parallelism(rp->oc)))
+			return err;
+		rp->latency = true;
+	}
 	return rp->ops->open(rp, &rp->ost);
 }
 
@@ -403,6 +412,49 @@ static bool output_failed(struct report *rp, const struct fr_outfile *of, const 
 	return err != 0;
 }
 
+/* The latency view: a column of the text report wherever the file's
+ * switches give each sample's parallelism; --latency and --sort latency
+ * where they cannot is a usage error, said (1), as is an output without
+ * one. */
+static int latency_opts(struct report *rp, struct fr_report_opts *ro)
+{
+	const char *opt = ro->latency ? "--latency" : "--sort latency";
+	bool asked = ro->latency || (ro->hist.by_latency && rp->ops->keyed);   /* --sort: text's */
+	const char *why = NULL;
+
+	if (asked && !rp->ops->latency)
+		why = "the text, flamegraph, folded and pprof outputs have a latency view, "
+		      "not this one";
+	else if (asked && ro->no_off_cpu)
+		why = "it reads the context switches that --no-off-cpu leaves out";
+	else if (asked || (ro->off_cpu && rp->ops->keyed))
+		why = fr_offcpu_in__no_latency(rp->rd);
+	if (why && asked) {
+		fr_err(opt, "%s", why);
+		return 1;
+	}
+	/* (the outputs with a latency view read the switches by default, so
+	 * the off-CPU stage is there); the text report shows the column */
+	ro->hist.by_latency |= ro->latency;
+	ro->hist.latency = !why && ro->off_cpu && rp->ops->keyed;
+	return 0;
+}
+
+/* --wakers: an output that draws them, a file that recorded them (the
+ * text report shows them unasked where it did). 1 after a usage error said. */
+static int wakers_opts(struct report *rp, const struct fr_report_opts *ro)
+{
+	const char *why = !ro->wakers ? NULL
+			  : !rp->ops->wakers ? "the folded and flamegraph outputs draw the waits with "
+					       "their wakers (the text report lists them unasked)"
+			  : ro->no_off_cpu ? "it reads the context switches that --no-off-cpu leaves out"
+			  : fr_offcpu_in__no_wakers(rp->rd);
+
+	if (why)
+		fr_err("--wakers", "%s", why);
+	return why != NULL;
+}
+
 /* --time against the file and --tod's clock: an exit code, the error said. */
 static int time_opts(struct report *rp, const struct fr_report_opts *o, struct fr_report_opts *ro)
 {
@@ -429,6 +481,8 @@ static int time_opts(struct report *rp, const struct fr_report_opts *o, struct f
 	if (!o->off_cpu && !o->no_off_cpu && rp->ops->offcpu_default &&
 	    fr_offcpu_in__in_file(rp->rd))
 		ro->off_cpu = true;
+	if (latency_opts(rp, ro) || wakers_opts(rp, ro))
+		return FR_EXIT_USAGE;
 	if (o->tod && rp->ops->tod) {
 		if (fr_clock__of_file(rp->rd, &rp->clock)) {
 			fr_err("--tod", "the file has no wall-clock reference (no clock_pair_* or "

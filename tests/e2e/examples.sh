@@ -27,8 +27,9 @@ cd "$T/out" || fail "cd"
 } | sed -e 's/^ *//' -e 's/  .*$//' -e 's/ *#.*$//' | grep -E '^(flightrec|kill) ' >"$T/examples.txt"
 [ "$(wc -l <"$T/examples.txt")" -ge 15 ] || fail "found only $(wc -l <"$T/examples.txt") examples"
 
-# FILE: one recorded file; a recorder for snapshot/kill examples
-"$F" record -q -g --backward -e cpu-clock -o "$T/out" -- "$HELPERS/cpuburn_fp" 30 >/dev/null ||
+# FILE: one recorded file, with its context switches (report --latency);
+# a recorder for snapshot/kill examples
+"$F" record -q -g --backward -e cpu-clock --off-cpu -o "$T/out" -- "$HELPERS/cpuburn_fp" 30 >/dev/null ||
 	fail "recording FILE exited $?"
 FILE=$(ls "$T"/out/*.frec | head -1)
 # --comm server --time A,B: FILE's command and the span of its samples (a

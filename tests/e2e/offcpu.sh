@@ -47,7 +47,7 @@ check() {
 	"$FLIGHTREC" report --off-cpu --folded -i "$F" >"$T/$mode.folded" ||
 		fail "$mode: --off-cpu --folded exited $?"
 	us=$(awk '/^oc-sleeper;\[off-cpu: [^]]*\];.*;sleep_here;/ {n += $NF} END {print n/1000}' "$T/$mode.folded")
-	got=$(awk '$NF=="sleep_here" && $2 ~ /%$/ {ms += $1} END {print ms+0}' "$T/$mode.txt")
+	got=$(awk '$NF=="sleep_here" && $2 ~ /%$/ && $3 ~ /^[SDR]$/ {ms += $1} END {print ms+0}' "$T/$mode.txt")
 	within "$us" "$got" 1 || fail "$mode: folded has ${us} ms in sleep_here, the text ${got} ms: $(grep sleep_here "$T/$mode.folded" | head -3)"
 	pass "$mode: folded sleep_here ${us} ms in us lines"
 }

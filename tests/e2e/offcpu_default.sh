@@ -18,7 +18,7 @@ F=$1
 "$FLIGHTREC" report --off-cpu -i "$F" >"$T/asked.txt" 2>/dev/null || fail "report --off-cpu exited $?"
 grep -q '^# off-CPU: switch-out to switch-in' "$T/plain.txt" ||
 	fail "plain report: no off-CPU section: $(head -30 "$T/plain.txt")"
-sleep_ms=$(awk '$NF=="sleep_here" && $2 ~ /%$/ {ms += $1} END {print ms+0}' "$T/plain.txt")
+sleep_ms=$(awk '$NF=="sleep_here" && $2 ~ /%$/ && $3 ~ /^[SDR]$/ {ms += $1} END {print ms+0}' "$T/plain.txt")
 awk -v m="$sleep_ms" 'BEGIN{exit !(m > 100)}' || fail "plain report: sleep_here off-CPU $sleep_ms ms"
 diff "$T/plain.txt" "$T/asked.txt" >"$T/d.txt" || fail "plain report differs from --off-cpu: $(head -10 "$T/d.txt")"
 pass "text: the off-CPU section without --off-cpu (sleep_here $sleep_ms ms), as with it"

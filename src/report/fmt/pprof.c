@@ -1,7 +1,8 @@
 /* src/report/fmt/pprof.c: --format=pprof: the profile dictionary
  * (profile.c) as a gzipped pprof Profile (src/report/fmt/profile.proto,
- * compiled by protoc-c): its sample types, the main binary's mapping first,
- * the thread's name as label "thread".
+ * compiled by protoc-c): its sample types (off_cpu and latency where there
+ * are some), the main binary's mapping first, the thread's name as label
+ * "thread".
  */
 #include "config.h"
 
@@ -84,7 +85,8 @@ static bool is_program(const char *file)
 int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 {
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	ValueType vt[4], *vtp[3] = { &vt[0], &vt[1], &vt[3] };
+	ValueType vt[5], *vtp[4] = { &vt[0], &vt[1], &vt[3], &vt[4] };
+	size_t nv = 2 + p->off_cpu + p->latency;
 	void **ptrs, **q;
 	size_t main_map = 0;   /* pprof names the profile after the first: a program */
 	int err;
@@ -94,6 +96,16 @@ int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 	vt[3] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;   /* --off-cpu's waits */
 	if ((vt[3].type = fr_pprof__str(p, "off_cpu")) < 0 || (vt[3].unit = fr_pprof__str(p, "nanoseconds")) < 0)
 		return -ENOMEM;
+	/* --latency: each sample's period / its parallelism, in the period's unit */
+	vt[4] = (ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	if (p->latency && (vt[4].type = fr_pprof__str(p, "latency")) < 0)
+		return -ENOMEM;
+	vt[4].unit = vt[1].unit;
+	if (p->latency && !p->off_cpu) {   /* no off_cpu type: latency's value comes third */
+		vtp[2] = &vt[4];
+		for (size_t i = 0; i < p->nr_samples; i++)
+			p->values[VALUES * i + 2] = p->values[VALUES * i + 3];
+	}
 	fr_pprof__finish_mappings(p, in->inline_frames);
 	/* the messages point at each other only now that the arrays stopped moving */
 	if (!(ptrs = calloc(p->nr_samples * 2 + p->nr_maps + p->nr_locs + p->nr_funcs +
@@ -105,7 +117,7 @@ int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 		*q++ = &p->samples[i];
 		p->samples[i].location_id = p->loc_ids[i];
 		p->samples[i].value = &p->values[VALUES * i];
-		p->samples[i].n_value = p->off_cpu ? 3 : 2;
+		p->samples[i].n_value = nv;
 	}
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		p->samples[i].label = (Label **)q;
@@ -130,7 +142,7 @@ int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 		for (size_t k = 0; k < p->locs[i].n_line; k++)
 			*q++ = &p->lines[p->loc_line[i] + k];
 	}
-	prof.n_sample_type = p->off_cpu ? 3 : 2;
+	prof.n_sample_type = nv;
 	prof.sample_type = vtp;
 	prof.period_type = &vt[2];
 	prof.n_sample = p->nr_samples;
@@ -141,7 +153,7 @@ int fr_pprof__write(struct fr_pprof *p, FILE *f, const struct fr_pprof_info *in)
 	prof.string_table = p->strings;
 	prof.time_nanos = (int64_t)in->time_ns;
 	prof.duration_nanos = (int64_t)in->duration_ns;
-	prof.default_sample_type = vt[1].type;
+	prof.default_sample_type = p->latency ? vt[4].type : vt[1].type;
 	err = pack_and_write(f, &prof);
 	free(ptrs);
 	return err;

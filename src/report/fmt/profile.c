@@ -344,6 +344,10 @@ int fr_pprof__add_to(struct fr_pprof *p, struct fr_resolver *res, const struct f
 	p->off_cpu |= off_cpu;
 	p->values[VALUES * i + (off_cpu ? 2 : 0)] += !off_cpu;
 	p->values[VALUES * i + (off_cpu ? 2 : 1)] += (int64_t)s->period;
+	if (!off_cpu && s->parallelism) {   /* --latency */
+		p->latency = true;
+		p->values[VALUES * i + 3] += (int64_t)fr_rsample__latency(s);
+	}
 	return 0;
 }
 

@@ -45,7 +45,8 @@ struct occ {                   /* one sample or wait as it happened (timed dicti
 	int64_t period;
 };
 
-#define VALUES 3   /* per sample: samples/count, cpu (or the event), off_cpu/nanoseconds */
+#define VALUES 4   /* per sample: samples/count, cpu (or the event), off_cpu/nanoseconds,
+		    * latency (--latency: period / parallelism) */
 
 struct fr_pprof {
 	/* strings, mappings, functions, locations, samples, stack ids -> index */
@@ -64,8 +65,9 @@ struct fr_pprof {
 	size_t nr_maps, maps_cap, mst_cap;
 	Sample *samples;
 	Label *labels;             /* each sample's thread name (key "thread") */
-	int64_t *values;           /* VALUES per sample: samples, cpu, off_cpu ns */
-	bool off_cpu;              /* a wait was added: 3 sample types */
+	int64_t *values;           /* VALUES per sample: samples, cpu, off_cpu ns, latency */
+	bool off_cpu;              /* a wait was added: the off_cpu sample type */
+	bool latency;              /* a sample had its parallelism: the latency type */
 	uint64_t **loc_ids;
 	size_t nr_samples, samples_cap, labels_cap, values_cap, loc_ids_cap;
 	/* timed (fr_pprof__new_timed): samples apart per event slot and process */

@@ -84,6 +84,7 @@ struct fr_offcpu {
 	size_t nr_shown;
 	struct fr_frame *scratch;
 	size_t cap_scratch;
+	struct fr_wakers *wakers;         /* each wait's waker joined (wakers.c), or NULL */
 };
 
 bool fr_wait_state__of(uint64_t prev_state, enum fr_wait_state *st)
@@ -154,6 +155,16 @@ void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx)
 {
 	oc->sink = sink;
 	oc->sink_ctx = ctx;
+}
+
+void fr_offcpu__set_wakers(struct fr_offcpu *oc, struct fr_wakers *wk)
+{
+	oc->wakers = wk;
+}
+
+struct fr_wakers *fr_offcpu__wakers(const struct fr_offcpu *oc)
+{
+	return oc->wakers;
 }
 
 void fr_offcpu__set_select(struct fr_offcpu *oc, fr_offcpu_select select, void *ctx)
@@ -290,6 +301,8 @@ static int fold(struct fr_offcpu *oc, struct thr *t, const struct fr_wait *w,
 	rs.nr_frames = n + 1;
 	rs.comm = t->comm ? t->comm : "[unknown]";
 	err = fr_folded__add(oc->folded, &rs);
+	if (!err && oc->wakers)
+		err = fr_wakers__wait(oc->wakers, &rs, w->wake, w->state == FR_WAIT_R);
 	if (!err && oc->sink)
 		err = oc->sink(oc->sink_ctx, &rs);
 	return err;

@@ -53,6 +53,11 @@ void fr_offcpu__delete(struct fr_offcpu *oc);
  * own folded set. */
 typedef int (*fr_offcpu_sink)(void *ctx, const struct fr_rsample *s);
 void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx);
+/* Each wait as it ends also to wk (wakers.c), joined to its waker; wk stays
+ * the caller's. */
+struct fr_wakers;
+void fr_offcpu__set_wakers(struct fr_offcpu *oc, struct fr_wakers *wk);
+struct fr_wakers *fr_offcpu__wakers(const struct fr_offcpu *oc);   /* NULL: none */
 /* Which threads the views show (pid 0 and comm NULL: not known). A thread's
  * waits count in the totals and the stacks while it is selected (its name
  * may change), and its row is shown when it was at any time of the window.
@@ -139,6 +144,26 @@ struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc);
 /* The state of a stack whose outermost frame is a state frame; -1 if not. */
 int fr_offcpu__frame_state(const struct fr_sym *outer);
 
+/* parallel.c: the latency view's parallelism (perf report --latency's): how
+ * many threads of each process are on a CPU, from the switches offcpu_in.c
+ * reads. A thread counts under its process from its switch-in (or a sample
+ * of it: it ran) to its switch-out or death; its process is the one its
+ * switches and forks name, else pid_of's answer (asked once per thread). */
+struct fr_par;
+typedef uint32_t (*fr_par_pid_of)(void *ctx, uint32_t tid);
+int fr_par__new(fr_par_pid_of pid_of, void *ctx, struct fr_par **out);
+void fr_par__delete(struct fr_par *p);
+/* tid went on a CPU (pid: its process, 0 when not told); known_only: only
+ * a thread told of before (per task, a switch's next task may not be ours). */
+int fr_par__on(struct fr_par *p, uint32_t pid, uint32_t tid, bool known_only);
+/* tid left its CPU, was born (runnable) or died (pid: its process, 0 when
+ * not told). */
+int fr_par__off(struct fr_par *p, uint32_t pid, uint32_t tid);
+/* The parallelism of a sample of tid in pid: pid's threads on a CPU, tid
+ * counted among them whatever was told (so at least 1); 1 for the idle task
+ * and for an exiting task's sample (pid -1). */
+unsigned fr_par__of(struct fr_par *p, uint32_t pid, uint32_t tid);
+
 /* offcpu_print.c: the text report's off-CPU section (per thread, per
  * function by state, per stack) with ms and %. */
 int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_limit, FILE *f);
@@ -173,6 +198,17 @@ bool fr_offcpu_in__usable(const struct offcpu_in *in);
 /* The same, of a file before any pass: an event that records context
  * switches (sched:sched_switch, the offcpu event, PERF_RECORD_SWITCH). */
 bool fr_offcpu_in__in_file(struct fr_reader *rd);
+/* The latency view: NULL where the file's switches say which threads are
+ * on a CPU when each sample is read (sched:sched_switch, PERF_RECORD_SWITCH),
+ * else why not (no switches; only the BPF offcpu event's, which reach the
+ * report batched, after the samples they would weigh). */
+const char *fr_offcpu_in__no_latency(struct fr_reader *rd);
+/* Count each process's threads on a CPU from now on (parallel.c), for
+ * fr_offcpu_in__parallelism: 0 or -ENOMEM. */
+int fr_offcpu_in__track_parallelism(struct offcpu_in *in);
+/* The parallelism of a sample of tid in pid read now (fr_par__of): at least
+ * 1; 0 when not tracked. */
+unsigned fr_offcpu_in__parallelism(const struct offcpu_in *in, uint32_t pid, uint32_t tid);
 /* e is one of the events the waits are made of (not an ordinary sample). */
 bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event *e);
 /* Every record of the pass, in order: FORK, EXIT and SWITCH records and the
@@ -181,6 +217,12 @@ bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event 
  * BPF offcpu event's recordings, whose switches come held back and whole).
  * 0, 1 or -errno. */
 int fr_offcpu_in__take(struct offcpu_in *in, const struct fr_rec *r);
+/* The file's wakeups carry the waker's stack (sched_waking under -g, with
+ * sched_switch): NULL, else why not (report --wakers). */
+const char *fr_offcpu_in__no_wakers(struct fr_reader *rd);
+/* After finish: the waits joined to their wakers as folded stacks (ns), or
+ * NULL (none kept, ENOMEM). */
+struct fr_folded *fr_offcpu_in__wakers_folded(struct offcpu_in *in);
 int fr_offcpu_in__finish(struct offcpu_in *in);
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f);
 
@@ -205,5 +247,35 @@ int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, const struct fr_html_info *hi
 int fr_offcpu_in__html(void *in, FILE *f, const struct fr_html_info *hi);
 /* The window the waits were cut to. */
 void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1);
+
+/* wakers.c: who ended each wait. A wakeup (sched:sched_waking) of tid at
+ * time by waker (its comm and stack: it fires in the waker's context); each
+ * wait as it ends (the stage's folded stack, s->period its ns), joined to the
+ * wakeup at wake, its first after the switch-out (0: none recorded: counted
+ * apart, never guessed; preempted: no one woke it). */
+struct fr_wakers;
+struct fr_wakers_totals {
+	uint64_t woken, woken_ns;        /* waits joined to their waker */
+	uint64_t unwoken, unwoken_ns;    /* S and D waits whose wakeup was not recorded */
+	uint64_t preempted_ns;           /* R: no wakeup ends a preemption */
+};
+int fr_wakers__new(struct fr_wakers **out);
+void fr_wakers__delete(struct fr_wakers *wk);
+int fr_wakers__wakeup(struct fr_wakers *wk, uint32_t tid, uint64_t time,
+		      const struct fr_rsample *waker);
+int fr_wakers__wait(struct fr_wakers *wk, const struct fr_rsample *waiter, uint64_t wake,
+		    bool preempted);
+void fr_wakers__totals(const struct fr_wakers *wk, struct fr_wakers_totals *t);
+/* bcc offwaketime's folded stacks, in ns: the waiting thread's name and
+ * stack root to leaf, "--", the waker's stack leaf to root and its name.
+ * Owned by wk (NULL on ENOMEM). */
+struct fr_folded *fr_wakers__folded(struct fr_wakers *wk);
+/* The top wakers (heaviest first) of the waits of one stack (comm, frames
+ * as the stage's folded set has them): kcomm NULL for the time whose
+ * wakeup was not recorded; frames leaf first. */
+typedef int (*fr_waker_cb)(void *ctx, const char *kcomm, const struct fr_sym *const *frames,
+			   size_t n, uint64_t ns, uint64_t waits);
+int fr_wakers__each_of(struct fr_wakers *wk, const char *comm, const struct fr_sym *const *frames,
+		       size_t n, size_t top, fr_waker_cb cb, void *ctx);
 
 #endif

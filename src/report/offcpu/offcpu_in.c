@@ -54,6 +54,8 @@ struct offcpu_in {
 	uint64_t stk_bad;                     /* offcpu samples that did not parse */
 	bool switch_recs;       /* some event has context_switch: a per-task recording */
 	struct fr_order *q;     /* with stk_ev: what offcpu.c is told, held to be in order */
+	struct fr_par *par;     /* the latency view's parallelism, or NULL: not tracked */
+	struct fr_wakers *wk;   /* sched_waking with stacks: each wait's waker, or NULL */
 	int (*sink)(void *ctx, const struct fr_rsample *s);   /* the report's output, or NULL */
 	void *sink_ctx;
 	const struct fr_report_opts *o;   /* --pid, --tid, --comm */
@@ -157,10 +159,10 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 			continue;
 		if (e->attr.type == PERF_TYPE_TRACEPOINT && !strcmp(e->name, "sched:sched_switch"))
 			in->sw_ev = e;
-		else if (e->attr.type == PERF_TYPE_TRACEPOINT && !in->wake_ev &&
-			 (!strcmp(e->name, "sched:sched_wakeup") ||
+		else if (e->attr.type == PERF_TYPE_TRACEPOINT &&
+			 ((!in->wake_ev && !strcmp(e->name, "sched:sched_wakeup")) ||
 			  !strcmp(e->name, "sched:sched_waking")))
-			in->wake_ev = e;
+			in->wake_ev = e;   /* sched_waking first: the waker's context */
 		else if (fr_offcpu_in__stack_event(e))
 			in->stk_ev = e;
 		if (e->attr.context_switch)
@@ -187,6 +189,15 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 	if (sink_fn)
 		fr_offcpu__set_sink(in->oc, sink, in);
 	fr_offcpu__set_identify(in->oc, identify_cb, in);
+	/* the waker's stack: sched_waking's (it fires in the waker), with -g */
+	if (in->sw_ev && !in->stk_ev && in->wake_ev && !strcmp(in->wake_ev->name, "sched:sched_waking") &&
+	    (in->wake_ev->attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER))) {
+		if ((err = fr_wakers__new(&in->wk))) {
+			fr_offcpu_in__delete(in);
+			return err;
+		}
+		fr_offcpu__set_wakers(in->oc, in->wk);
+	}
 	*out = in;
 	return 0;
 }
@@ -221,8 +232,10 @@ void fr_offcpu_in__delete(struct offcpu_in *in)
 {
 	if (!in)
 		return;
+	fr_par__delete(in->par);
 	fr_order__delete(in->q, free_item);
 	fr_offcpu__delete(in->oc);
+	fr_wakers__delete(in->wk);
 	free(in);
 }
 
@@ -242,9 +255,84 @@ bool fr_offcpu_in__event(const struct offcpu_in *in, const struct fr_file_event 
 	return e && (e == in->sw_ev || e == in->wake_ev || e == in->stk_ev);
 }
 
-/* A switch-in (known: of a thread seen before only). */
-static int switch_in(struct offcpu_in *in, uint32_t tid, uint64_t time, bool known)
+const char *fr_offcpu_in__no_wakers(struct fr_reader *rd)
 {
+	bool sw = false, waking = false, stack = false;
+
+	for (size_t k = 0; k < fr_reader__nr_events(rd); k++) {
+		const struct fr_file_event *e = fr_reader__event(rd, k);
+
+		if (e->attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		sw |= !strcmp(e->name, "sched:sched_switch");
+		if (!strcmp(e->name, "sched:sched_waking")) {
+			waking = true;
+			stack = e->attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER);
+		}
+	}
+	return !sw || !waking ? "the file has no sched:sched_switch and sched:sched_waking "
+				"(record --off-cpu -g records them)"
+	       : !stack ? "the file's wakeups have no stacks (record --off-cpu with -g or "
+			  "--call-graph dwarf)" : NULL;
+}
+
+struct fr_folded *fr_offcpu_in__wakers_folded(struct offcpu_in *in)
+{
+	return in && in->wk ? fr_wakers__folded(in->wk) : NULL;
+}
+
+const char *fr_offcpu_in__no_latency(struct fr_reader *rd)
+{
+	bool bpf = false;
+
+	for (size_t k = 0; k < fr_reader__nr_events(rd); k++) {
+		const struct fr_file_event *e = fr_reader__event(rd, k);
+
+		if (e->attr.context_switch || (switch_event(e) && !fr_offcpu_in__stack_event(e)))
+			return NULL;
+		bpf |= switch_event(e);
+	}
+	return bpf ? "the file's context switches come from the BPF offcpu event (record "
+		     "--off-cpu-thresh), read after the samples they would weigh: record with "
+		     "--off-cpu (or -e sched:sched_switch -a)"
+		   : "the file has no context switches (record with --off-cpu, or -e "
+		     "sched:sched_switch -a)";
+}
+
+static uint32_t pid_of(void *ctx, uint32_t tid)
+{
+	return fr_resolver__pid(((struct offcpu_in *)ctx)->res, tid);
+}
+
+int fr_offcpu_in__track_parallelism(struct offcpu_in *in)
+{
+	return in->par ? 0 : fr_par__new(pid_of, in, &in->par);
+}
+
+unsigned fr_offcpu_in__parallelism(const struct offcpu_in *in, uint32_t pid, uint32_t tid)
+{
+	return in->par ? fr_par__of(in->par, pid, tid) : 0;
+}
+
+/* What the parallelism is told (tracked or not): tid on a CPU, or off it
+ * (pid: its process, 0 when the record does not say). */
+static int par_on(struct offcpu_in *in, uint32_t pid, uint32_t tid, bool known)
+{
+	return in->par ? fr_par__on(in->par, pid, tid, known) : 0;
+}
+
+static int par_off(struct offcpu_in *in, uint32_t pid, uint32_t tid)
+{
+	return in->par ? fr_par__off(in->par, pid, tid) : 0;
+}
+
+/* A switch-in (known: of a thread seen before only; pid: 0 when not told). */
+static int switch_in(struct offcpu_in *in, uint32_t pid, uint32_t tid, uint64_t time, bool known)
+{
+	int err = par_on(in, pid, tid, known);
+
+	if (err)
+		return err;
 	return known ? fr_offcpu__switch_in_known(in->oc, tid, time)
 		     : fr_offcpu__switch_in(in->oc, tid, time);
 }
@@ -259,13 +347,17 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	if (!f->has_prev_state || !fr_wait_state__of(f->prev_state, &st)) {
 		/* a dead task's last switch: the sample's tid is -1 by then
 		 * (unhashed), prev_pid still names it */
-		err = f->has_prev_state ? fr_offcpu__task_dead(in->oc, f->prev_pid &&
-							       f->prev_pid <= UINT32_MAX ?
-							       (uint32_t)f->prev_pid : s->tid,
-							       r->time) : 0;
+		uint32_t dead = f->prev_pid && f->prev_pid <= UINT32_MAX ? (uint32_t)f->prev_pid
+									 : s->tid;
+
+		err = f->has_prev_state ? par_off(in, 0, dead) : 0;
+		if (!err && f->has_prev_state)
+			err = fr_offcpu__task_dead(in->oc, dead, r->time);
 	} else {
 		err = fr_resolver__sample(in->res, r, s, true, &rs);
 		if (!err && s->tid)   /* the idle task (0) waits for nothing */
+			err = par_off(in, s->pid, s->tid);
+		if (!err && s->tid)
 			err = fr_offcpu__switch_out(in->oc, s->pid, s->tid, r->time, st, &rs);
 	}
 	/* the next task's switch-in. Per task, next_pid may be a task not
@@ -274,7 +366,7 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	 * (~10 us with a call chain), so the tracepoint's time is taken where
 	 * there is one, as bpftrace's offcputime measures */
 	if (!err && f->has_next_pid && f->next_pid && f->next_pid <= UINT32_MAX)
-		err = switch_in(in, (uint32_t)f->next_pid, r->time, in->switch_recs);
+		err = switch_in(in, 0, (uint32_t)f->next_pid, r->time, in->switch_recs);
 	return err;
 }
 
@@ -422,6 +514,20 @@ static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct
 	return hold(in, r->time, &it, r->time);
 }
 
+/* A wakeup of tid; with wakers, its stack is the waker's (sched_waking). */
+static int waking(struct offcpu_in *in, const struct fr_rec *r, const struct fr_sample *s,
+		  uint32_t tid)
+{
+	struct fr_rsample rs;
+	int err = fr_offcpu__wakeup(in->oc, tid, r->time);
+
+	if (err || !in->wk || r->event != in->wake_ev)
+		return err;
+	if ((err = fr_resolver__sample(in->res, r, s, true, &rs)))
+		return err;
+	return fr_wakers__wakeup(in->wk, tid, r->time, &rs);
+}
+
 static int take_sample(struct offcpu_in *in, const struct fr_rec *r)
 {
 	const struct fr_file_event *e = r->event;
@@ -444,7 +550,7 @@ static int take_sample(struct offcpu_in *in, const struct fr_rec *r)
 	if (in->stk_ev)
 		return hold(in, r->time, &(struct item){ .kind = IT_WAKEUP,
 							 .u.task.tid = (uint32_t)f.pid }, r->time);
-	return fr_offcpu__wakeup(in->oc, (uint32_t)f.pid, r->time);
+	return waking(in, r, &s, (uint32_t)f.pid);
 }
 
 static int take_record(struct offcpu_in *in, const struct fr_rec *r)
@@ -461,6 +567,8 @@ static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 			return hold(in, r->time ? r->time : t.time,
 				    &(struct item){ .kind = IT_FORK, .u.task = { t.pid, t.tid } },
 				    r->time);
+		if (par_off(in, t.pid, t.tid))   /* born runnable */
+			return -ENOMEM;
 		return fr_offcpu__fork(in->oc, t.pid, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_EXIT:
 		if (fr_record__task(r->h, &t) || !(r->time ? r->time : t.time))
@@ -475,13 +583,17 @@ static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 		 * Per task its events go at EXIT: that switch is not recorded */
 		if (in->sw_ev && !in->switch_recs)
 			return 0;
+		if (par_off(in, t.pid, t.tid))
+			return -ENOMEM;
 		return fr_offcpu__task_dead(in->oc, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_SWITCH:
 		if (!e || fr_record__parse_id(r->h, e->attr.sample_type, &s) || !s.has_tid ||
 		    !s.has_time || !s.tid)
 			return 0;
 		if (!(r->h->misc & PERF_RECORD_MISC_SWITCH_OUT))
-			return switch_in(in, s.tid, s.time, false);
+			return switch_in(in, s.pid, s.tid, s.time, false);
+		if (par_off(in, s.pid, s.tid))   /* (its sched_switch sample too, if any) */
+			return -ENOMEM;
 		if (in->sw_ev)   /* its sched_switch sample, with the stack, said it */
 			return 0;
 		return fr_offcpu__switch_out(in->oc, s.pid, s.tid, s.time,
@@ -501,9 +613,13 @@ int fr_offcpu_in__take(struct offcpu_in *in, const struct fr_rec *r)
 	if (fr_offcpu_in__event(in, r->event))
 		return (err = take_sample(in, r)) ? err : 1;
 	/* any other sample: its thread ran then (a wait still open lost its
-	 * switch-in) */
-	return r->sample && r->sample->tid && !in->stk_ev ?
-	       fr_offcpu__ran(in->oc, r->sample->tid, r->time) : 0;
+	 * switch-in; one running since before the window, never switched, is
+	 * on a CPU for the parallelism) */
+	if (!r->sample || !r->sample->tid || in->stk_ev)
+		return 0;
+	if ((err = par_on(in, r->sample->pid, r->sample->tid, false)))
+		return err;
+	return fr_offcpu__ran(in->oc, r->sample->tid, r->time);
 }
 
 int fr_offcpu_in__finish(struct offcpu_in *in)

@@ -1,6 +1,7 @@
 /* src/report/offcpu/offcpu_print.c: the text report's off-CPU section: per
  * thread (on-CPU + off-CPU = its time in the window), per function by state
- * (inclusive), per stack by state; times in ms with their share.
+ * (inclusive), per stack by state with its top wakers; times in ms with
+ * their share.
  */
 #include "config.h"
 
@@ -11,6 +12,8 @@
 #include "base/grow.h"
 #include "base/hmap.h"
 #include "src/report/offcpu/offcpu.h"
+
+#define TOP_WAKERS 3   /* under each off-CPU stack of the text */
 
 static double ms(uint64_t ns)
 {
@@ -176,6 +179,32 @@ static int print_threads(struct fr_offcpu *oc, FILE *f)
 	return 0;
 }
 
+/* One waker of a stack's waits, under it: its name and stack (or that
+ * none was recorded), ms and % of the stack's time. */
+struct waker_line {
+	FILE *f;
+	uint64_t of;                 /* the stack's ns */
+};
+
+static int print_waker(void *ctx, const char *kcomm, const struct fr_sym *const *frames, size_t n,
+		       uint64_t ns, uint64_t waits)
+{
+	struct waker_line *wl = ctx;
+
+	fprintf(wl->f, "  %12.3f %6.2f%%         woken by ", ms(ns), pct(ns, wl->of));
+	if (!kcomm) {
+		fprintf(wl->f, "[no wakeup recorded] (%llu waits)\n", (unsigned long long)waits);
+		return 0;
+	}
+	fr_put_name(wl->f, kcomm);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? " <- " : ": ", wl->f);
+		fr_put_name(wl->f, frames[i]->name);
+	}
+	fprintf(wl->f, " (%llu waits)\n", (unsigned long long)waits);
+	return 0;
+}
+
 static void print_stack(FILE *f, const struct st *s)
 {
 	fputs("  ", f);
@@ -244,6 +273,15 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 		"%.3f ms, unknown %.3f ms\n#\n", ms(t.off_ns[0] + t.off_ns[1] + t.off_ns[2]),
 		ms(t.off_ns[0]), ms(t.off_ns[1]), ms(t.off_ns[2]), ms(t.on_ns), ms(t.delay_ns),
 		ms(t.unknown_ns));
+	if (fr_offcpu__wakers(oc)) {
+		struct fr_wakers_totals wt;
+
+		fr_wakers__totals(fr_offcpu__wakers(oc), &wt);
+		fprintf(f, "# wakers (sched_waking's stacks): %llu S and D waits, %.3f ms, joined to "
+			"the wakeup that ended them; %llu, %.3f ms, with no wakeup recorded (before "
+			"the window, or not recorded: not guessed)\n", (unsigned long long)wt.woken,
+			ms(wt.woken_ns), (unsigned long long)wt.unwoken, ms(wt.unwoken_ns));
+	}
 	if (fr_offcpu__thresh(oc))
 		print_sampling(oc, &t, f);
 	if ((err = print_threads(oc, f)))
@@ -264,7 +302,8 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 			fr_put_name(f, a.fn[i].sym->name);
 			fputc('\n', f);
 		}
-		fprintf(f, "#\n# off-CPU per stack, by state (comm: leaf <- callers)\n");
+		fprintf(f, "#\n# off-CPU per stack, by state (comm: leaf <- callers)%s\n",
+			fr_offcpu__wakers(oc) ? "; under each, its top wakers (% of the stack's time)" : "");
 		fprintf(f, "# %12s %7s  state\n", "ms", "%");
 		for (size_t i = 0; i < a.nr_st; i++) {
 			if (pct(a.st[i].ns, a.total) < percent_limit)
@@ -272,6 +311,11 @@ int fr_offcpu__print(struct fr_offcpu *oc, const char *source, double percent_li
 			fprintf(f, "  %12.3f %6.2f%%  %c", ms(a.st[i].ns), pct(a.st[i].ns, a.total),
 				fr_wait_state__char((enum fr_wait_state)a.st[i].state));
 			print_stack(f, &a.st[i]);
+			if (fr_offcpu__wakers(oc) && a.st[i].state != FR_WAIT_R &&
+			    (err = fr_wakers__each_of(fr_offcpu__wakers(oc), a.st[i].comm,
+						      a.st[i].frames, a.st[i].n, TOP_WAKERS,
+						      print_waker, &(struct waker_line){ f, a.st[i].ns })))
+				break;
 		}
 	}
 	free(a.fn);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "src/report/fmt/fmt.h"
+#include "src/report/offcpu/offcpu.h"
 #include "src/report/out/output.h"
 
 struct flame {
@@ -50,8 +51,15 @@ static int add(void *st, struct report *rp, const struct fr_rec *r, const struct
 
 	if (i >= fl->nr_events)
 		return 0;
-	if (!fl->per_event[i] && (err = fr_folded__new(rp->o->hist.period, &fl->per_event[i])))
+	if (!fl->per_event[i] &&
+	    (err = fr_folded__new(rp->o->hist.period || rp->latency, &fl->per_event[i])))
 		return err;
+	if (rs->parallelism) {   /* --latency: each sample's period / its parallelism */
+		struct fr_rsample ls = *rs;
+
+		ls.period = fr_rsample__latency(rs);
+		return fr_folded__add(fl->per_event[i], &ls);
+	}
 	return fr_folded__add(fl->per_event[i], rs);
 }
 
@@ -74,7 +82,13 @@ static int finish(void *st, struct report *rp, const char *path)
 		if (e->index < fl->nr_events)
 			names[e->index] = e->name;
 	}
-	if (names)
+	if (names && rp->o->wakers)   /* the waits with their wakers, one graph */
+		err = fr_offcpu_in__wakers_folded(rp->oc)
+		      ? fr_flame__svg(fr_offcpu_in__wakers_folded(rp->oc),
+				      &(struct fr_flame_opts){ .title = "Off-wake Time Flame Graph",
+							       .unit = "ns", .standalone = true },
+				      rp->out) : -ENOMEM;
+	else if (names)
 		err = fr_flame__svgs(fl->per_event, names, fl->nr_events, fl->waits,
 				     &(struct fr_flame_opts){ .unit = unit, .standalone = true }, rp->out);
 	free(names);
@@ -82,6 +96,7 @@ static int finish(void *st, struct report *rp, const char *path)
 }
 
 const struct fr_output_ops fr_output_flame = {
-	.name = "flamegraph", .fold = FR_FOLD_EACH, .offcpu_default = true,
+	.name = "flamegraph", .fold = FR_FOLD_EACH, .offcpu_default = true, .latency = true,
+	.wakers = true,
 	.open = open_flame, .sample = add, .wait = wait, .finish = finish, .close = close_flame,
 };

@@ -1,6 +1,7 @@
 /* src/report/out/out_pprof.c: --format=pprof: the samples of one event, and
- * the off-CPU waits as an off_cpu/nanoseconds sample type, as a gzipped
- * pprof Profile (pprof.c writes it).
+ * the off-CPU waits as an off_cpu/nanoseconds sample type, with --latency
+ * each sample's period / parallelism as a latency one, as a gzipped pprof
+ * Profile (pprof.c writes it).
  */
 #include "config.h"
 
@@ -45,6 +46,6 @@ static void close_pprof(void *st)
 }
 
 const struct fr_output_ops fr_output_pprof = {
-	.name = "pprof", .fold = FR_FOLD_ONE, .offcpu_default = true, .binary = true,
+	.name = "pprof", .fold = FR_FOLD_ONE, .offcpu_default = true, .binary = true, .latency = true,
 	.open = open_pprof, .sample = add, .wait = wait, .finish = finish, .close = close_pprof,
 };

@@ -215,5 +215,6 @@ static int finish(void *st, struct report *rp, const char *path)
 
 const struct fr_output_ops fr_output_text = {
 	.name = "text", .fold = FR_FOLD_EACH, .keyed = true, .escaped = true, .offcpu_default = true,
+	.latency = true,
 	.open = open_text, .sample = add, .merge = merge, .finish = finish, .close = close_text,
 };

@@ -34,6 +34,8 @@ struct fr_output_ops {
 	bool wait_intervals;  /* the waits kept as intervals (its timelines) */
 	bool finish_empty;    /* finished even where the filters selected nothing */
 	bool binary;          /* not for a terminal: -o FILE or a pipe */
+	bool latency;         /* takes --latency: its samples then carry their parallelism */
+	bool wakers;          /* takes --wakers: draws the waits joined to their wakers */
 	/* state for one report (rp set up: reader, resolver, window) */
 	int (*open)(struct report *rp, void **st);
 	/* a selected, resolved sample (r: its record) */
@@ -74,6 +76,7 @@ struct report {
 	uint64_t first, last, samples, lost;
 	uint64_t t0, t1;             /* the file's window, from its CPU stats */
 	bool need_stack;
+	bool latency;                /* samples carry their parallelism (the stage counts it) */
 	/* progress on a terminal */
 	bool progress;
 	int shown;

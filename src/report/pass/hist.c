@@ -44,17 +44,28 @@ struct memo {
 	void **ptrs;                     /* npath struct cnode *, then nkids struct hentry * */
 	size_t cap;
 	uint64_t samples, weight;        /* not yet added */
+	double latency;
 };
 
 int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o)
 {
 	const char *p = spec;
+	bool latency = false;
 
 	o->nr_keys = 0;
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		int k;
 
+		if (len == 7 && !strncmp(p, "latency", 7)) {   /* an order, not a group */
+			if (latency)
+				return -EINVAL;
+			latency = true;
+			p += len;
+			if (*p == ',' && *++p == '\0')
+				return -EINVAL;
+			continue;
+		}
 		for (k = 0; k < FR_NR_KEYS; k++)
 			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
 				break;
@@ -68,6 +79,12 @@ int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o)
 		if (*p == ',' && *++p == '\0')
 			return -EINVAL;
 	}
+	if (latency && !o->nr_keys) {
+		o->keys[o->nr_keys++] = FR_KEY_COMM;
+		o->keys[o->nr_keys++] = FR_KEY_DSO;
+		o->keys[o->nr_keys++] = FR_KEY_SYM;
+	}
+	o->by_latency = latency;
 	return o->nr_keys ? 0 : -EINVAL;
 }
 
@@ -271,6 +288,7 @@ static void memo_flush(struct fr_hist *h, struct memo *m)
 		return;
 	e->samples += m->samples;
 	e->weight += w;
+	e->latency += m->latency;
 	if (h->o.callchains) {
 		e->root.weight += w;
 		for (uint32_t i = 0; i < m->npath; i++)
@@ -279,6 +297,7 @@ static void memo_flush(struct fr_hist *h, struct memo *m)
 	for (uint32_t i = 0; i < m->nkids; i++)
 		((struct hentry *)m->ptrs[m->npath + i])->children += w;
 	m->samples = m->weight = 0;
+	m->latency = 0;
 }
 
 void fr_hist_flush_memos(struct fr_hist *h)
@@ -312,7 +331,7 @@ static struct memo *memo_take(struct fr_hist *h, const struct fr_rsample *s)
 	return fr_grow(&m->ptrs, &m->cap, need, sizeof(*m->ptrs), 16) ? NULL : m;
 }
 
-static bool memo_hit(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
+static bool memo_hit(struct fr_hist *h, const struct fr_rsample *s, uint64_t w, double lat)
 {
 	struct memo *m;
 
@@ -324,8 +343,10 @@ static bool memo_hit(struct fr_hist *h, const struct fr_rsample *s, uint64_t w)
 		return false;
 	m->samples++;
 	m->weight += w;
+	m->latency += lat;
 	h->samples++;
 	h->weight += w;
+	h->latency += lat;
 	return true;
 }
 
@@ -333,13 +354,15 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 {
 	const struct fr_sym *leaf;
 	uint64_t w = h->o.period ? s->period : 1;
+	/* the latency view: the sample's part of the wall-clock time */
+	double lat = s->parallelism > 1 ? (double)w / s->parallelism : (double)w;
 	uintptr_t key[FR_NR_KEYS];
 	struct memo *m = NULL;
 	struct hentry *e;
 	int err;
 
 	if (s->stack_id && s->nr_frames && s->nr_frames <= MEMO_MAX_FRAMES) {
-		if (memo_hit(h, s, w))
+		if (memo_hit(h, s, w, lat))
 			return 0;
 		m = memo_take(h, s);
 	}
@@ -353,8 +376,10 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 		e->sym = leaf;
 	e->samples++;
 	e->weight += w;
+	e->latency += lat;
 	h->samples++;
 	h->weight += w;
+	h->latency += lat;
 	if (m)
 		m->nkids = 0;
 	if (h->o.children) {
@@ -374,7 +399,7 @@ int fr_hist__add(struct fr_hist *h, const struct fr_rsample *s)
 		if (!npath && m->nkids)
 			memmove(m->ptrs, m->ptrs + s->nr_frames, m->nkids * sizeof(*m->ptrs));
 		*m = (struct memo){ s->stack_id, s->comm, s->pid, s->tid, s->cpu, npath,
-				    m->nkids, e, m->ptrs, m->cap, 0, 0 };
+				    m->nkids, e, m->ptrs, m->cap, 0, 0, 0 };
 	}
 	return 0;
 }
@@ -474,6 +499,7 @@ int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src)
 			return -ENOMEM;
 		d->samples += e->samples;
 		d->weight += e->weight;
+		d->latency += e->latency;
 		d->children += e->children;
 		d->root.weight += e->root.weight;
 		if ((err = merge_children(dst, &d->root, &e->root)))
@@ -481,5 +507,6 @@ int fr_hist__merge(struct fr_hist *dst, struct fr_hist *src)
 	}
 	dst->samples += src->samples;
 	dst->weight += src->weight;
+	dst->latency += src->latency;
 	return 0;
 }

@@ -26,6 +26,7 @@ struct hentry {
 	const struct fr_sym *sym;        /* for [k]/[.] */
 	uint64_t samples, weight;        /* self */
 	uint64_t children;               /* --children: samples with the function on the stack */
+	double latency;                  /* self, each sample's weight / its parallelism */
 	struct cnode root;               /* call paths, leaf first */
 	char *text[FR_NR_KEYS];          /* filled when printing */
 };
@@ -42,6 +43,7 @@ struct fr_hist {
 	struct fr_strpool *strs;
 	struct node_block *blocks;
 	uint64_t samples, weight;
+	double latency;
 };
 
 /* Add every memo slot's pending weight to its entries and path nodes. */

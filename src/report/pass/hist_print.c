@@ -1,6 +1,7 @@
 /* src/report/pass/hist_print.c: the histogram as text: entries heaviest first
  * with their key columns and call paths (callee first, as perf report
- * --no-children), or inclusive Children and Self weights (--children).
+ * --no-children), or inclusive Children and Self weights (--children), and
+ * the Latency column (each sample / its parallelism; --sort latency).
  */
 #include "config.h"
 
@@ -35,6 +36,17 @@ static int cmp_entry(const void *a, const void *b)
 			return c;
 	}
 	return 0;
+}
+
+/* --sort latency: the most latency first, then as above */
+static int cmp_entry_latency(const void *a, const void *b)
+{
+	const struct hentry *x = *(const struct hentry *const *)a;
+	const struct hentry *y = *(const struct hentry *const *)b;
+
+	if (x->latency != y->latency)
+		return x->latency > y->latency ? -1 : 1;
+	return cmp_entry(a, b);
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -211,17 +223,20 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 	if (fill_text(h, shown))
 		return -ENOMEM;
 	if (h->n)   /* qsort of a NULL array (none) is UB */
-		qsort(h->entries, h->n, sizeof(*h->entries), cmp_entry);
+		qsort(h->entries, h->n, sizeof(*h->entries),
+		      h->o.latency && h->o.by_latency ? cmp_entry_latency : cmp_entry);
 	for (int k = 0; k < h->o.nr_keys; k++) {
 		width[k] = strlen(key_headers[h->o.keys[k]]);
 		for (size_t i = 0; i < h->n; i++)
 			if (h->entries[i]->text[k] && strlen(h->entries[i]->text[k]) > width[k])
 				width[k] = strlen(h->entries[i]->text[k]);
 	}
-	fprintf(f, "# event: %s\n# samples: %llu  event count: %llu  (overhead by %s)\n#\n",
+	fprintf(f, "# event: %s\n# samples: %llu  event count: %llu  (overhead by %s%s%s)\n#\n",
 		event_name, (unsigned long long)h->samples, (unsigned long long)h->weight,
-		h->o.period ? "period" : "samples");
-	fprintf(f, h->o.children ? "# Children      Self    Samples" : "# Overhead    Samples");
+		h->o.period ? "period" : "samples", h->o.latency ? ", latency by " : "",
+		!h->o.latency ? "" : h->o.period ? "period / parallelism" : "samples / parallelism");
+	fprintf(f, "%s%s    Samples", h->o.children ? "# Children      Self" : "# Overhead",
+		h->o.latency ? "     Latency" : "");
 	for (int k = 0, last = -1; k < h->o.nr_keys; k++) {
 		for (int j = k; j < h->o.nr_keys; j++)
 			if (shown[j])
@@ -229,7 +244,8 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 		if (shown[k])
 			fprintf(f, "  %-*s", k == last ? 0 : (int)width[k], key_headers[h->o.keys[k]]);
 	}
-	fprintf(f, h->o.children ? "\n# ........  ........  ........." : "\n# ........  .........");
+	fprintf(f, "\n# ........%s%s  .........", h->o.children ? "  ........" : "",
+		h->o.latency ? "  .........." : "");
 	for (int k = 0; k < h->o.nr_keys; k++) {
 		if (!shown[k])
 			continue;
@@ -242,16 +258,21 @@ int fr_hist__print(struct fr_hist *h, const char *event_name, FILE *f)
 		const struct hentry *e = h->entries[i];
 		double pct = total ? 100.0 * (double)e->weight / (double)total : 0;
 		double cpct = total ? 100.0 * (double)e->children / (double)total : 0;
+		double lpct = h->latency > 0 ? 100.0 * e->latency / h->latency : 0;
 		int last = -1;
 
-		if ((h->o.children ? cpct : pct) < h->o.percent_limit)
+		if ((h->o.latency && h->o.by_latency ? lpct : h->o.children ? cpct : pct) <
+		    h->o.percent_limit)
 			continue;
 		for (int k = 0; k < h->o.nr_keys; k++)
 			if (shown[k])
 				last = k;
 		if (h->o.children)
 			fprintf(f, "%9.2f%%  ", cpct);
-		fprintf(f, "%9.2f%%  %9llu", pct, (unsigned long long)e->samples);
+		fprintf(f, "%9.2f%%  ", pct);
+		if (h->o.latency)
+			fprintf(f, "%9.2f%%  ", lpct);
+		fprintf(f, "%9llu", (unsigned long long)e->samples);
 		for (int k = 0; k < h->o.nr_keys; k++)
 			if (shown[k])
 				fprintf(f, "  %-*s", k == last ? 0 : (int)width[k],

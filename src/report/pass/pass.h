@@ -32,7 +32,16 @@ struct fr_rsample {
 	const void *raw;                 /* tracepoint data or NULL */
 	uint32_t raw_size;
 	uint64_t stack_id;               /* not 0: every sample of this id has these frames */
+	uint32_t parallelism;            /* the latency view: its process's threads on a CPU
+					  * then, itself among them (>= 1); 0: not known */
 };
+
+/* The weight of s in the latency view: its period / its parallelism,
+ * rounded (its period where the parallelism is not known). */
+static inline uint64_t fr_rsample__latency(const struct fr_rsample *s)
+{
+	return s->parallelism > 1 ? (s->period + s->parallelism / 2) / s->parallelism : s->period;
+}
 
 /* ---- stack.c: records to resolved samples ---- */
 struct fr_resolver;

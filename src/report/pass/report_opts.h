@@ -16,6 +16,8 @@
 #include "symbolize/symbolize.h"
 
 /* ---- hist.c: the text report's histogram ---- */
+/* What entries are grouped by. --sort also takes "latency", which groups by
+ * nothing: it orders the entries by their latency (by_latency below). */
 enum fr_sort_key { FR_KEY_COMM, FR_KEY_PID, FR_KEY_DSO, FR_KEY_SYM, FR_KEY_SRCLINE, FR_KEY_CPU,
 		   FR_KEY_TID, FR_NR_KEYS };
 
@@ -27,9 +29,14 @@ struct fr_hist_opts {
 	bool children;           /* --children: inclusive weight of each function too */
 	double percent_limit;    /* hide entries below this share */
 	double chain_limit;      /* hide call path branches below this share */
+	bool latency;            /* a Latency column: each sample weighs 1/its parallelism
+				  * (fr_rsample.parallelism; set by the pass, not parsed) */
+	bool by_latency;         /* --sort latency: entries ordered by their latency */
 };
 
-/* Parse "comm,dso,sym" (keys: comm pid tid cpu dso sym srcline) into keys: 0 or -EINVAL (unknown or repeated key). */
+/* Parse "comm,dso,sym" (keys: comm pid tid cpu dso sym srcline, and latency:
+ * by_latency) into keys; "latency" alone keeps comm,dso,sym. 0 or -EINVAL
+ * (unknown or repeated key). */
 int fr_hist__parse_keys(const char *spec, struct fr_hist_opts *o);
 
 /* ---- input.c: which file ---- */
@@ -52,6 +59,9 @@ struct fr_report_opts {
 	bool off_cpu;            /* --off-cpu: waits from context switches (offcpu_in.c) */
 	bool no_off_cpu;         /* --no-off-cpu: not even where the file records switches */
 	bool otlp_original;      /* --otlp-original: the file itself in the OTLP request */
+	bool wakers;             /* --wakers: the waits with their wakers' stacks (folded, flame) */
+	bool latency;            /* --latency: samples weigh period / parallelism (flame graph,
+				  * folded, pprof); text: sorted by latency */
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];

@@ -1,0 +1,54 @@
+#!/bin/sh
+# tests/e2e/wakers.sh: report --off-cpu --wakers on waits whose wakers are
+# known by construction (tests/helpers/wakers.c: a lock held in hold_lock()
+# and waited for in wait_lock(); a pipe written after a sleep in write_late()
+# and read in read_pipe()): the folded waker lines (bcc offwaketime's layout)
+# give >= 90% of each waiter's time to the right waker function, each
+# waiter's total within 5% of what the workload measured; the text report
+# names the waker under the waiting stack; a file without waker stacks and
+# an output that draws none are one line, exit 64.
+. "$TESTLIB"
+
+mkdir -p "$T/out"
+record_fg -q --off-cpu -g -o "$T/out" -- "$HELPERS/wakers" 20 30 20 >"$T/measured.txt" ||
+	fail "record exited $?: $(cat "$T/record.err")"
+set -- "$T"/out/*.frec
+F=$1
+"$FLIGHTREC" report --off-cpu --wakers --folded "$F" >"$T/wakers.folded" || fail "--wakers --folded exited $?"
+grep -q ';--;' "$T/wakers.folded" || fail "no waker line: $(head -3 "$T/wakers.folded")"
+# WAITER WAKER: the waiter's us (stacks with ;WAITER; before --), the part whose
+# waker stack (after --) has WAKER, and what the workload measured
+check() {
+	want=$(awk -v f="$1" '$1 == f {print $2}' "$T/measured.txt")
+	set -- "$1" "$2" $(awk -v w=";$1;" -v k=";$2;" '{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+		i = index(line, ";--;"); waiter = substr(line, 1, i) ; waker = substr(line, i + 3) ";"
+		if (index(waiter, w)) { tot += n; if (index(waker, k)) ok += n }
+	} END {print tot + 0, ok + 0}' "$T/wakers.folded")
+	[ "$3" -gt 0 ] || fail "no waits under $1: $(cut -c1-300 "$T/wakers.folded")"
+	awk -v t="$3" -v k="$4" 'BEGIN {exit !(k >= 0.9 * t)}' ||
+		fail "$1: $4 of $3 us woken by $2 (< 90%): $(cut -c1-400 "$T/wakers.folded")"
+	awk -v t="$3" -v m="$want" 'BEGIN {d = t - m; if (d < 0) d = -d; exit !(m > 0 && d <= 0.05 * m)}' ||
+		fail "$1: $3 us off-CPU with a waker, the workload measured $want us"
+	pass "$1: $3 us (measured $want), $(awk -v t="$3" -v k="$4" 'BEGIN {printf "%.1f", 100 * k / t}')% woken by $2"
+}
+check wait_lock hold_lock
+check read_pipe write_late
+# the text: the waker under the waiting stack
+"$FLIGHTREC" report "$F" >"$T/text.txt" || fail "report exited $?"
+grep -q '^# wakers (sched_waking' "$T/text.txt" || fail "no wakers line in the text header"
+awk '/<- wait_lock <-/ {on = 1; next} on && /woken by/ {print; exit} on {exit}' "$T/text.txt" |
+	grep -q 'hold_lock' || fail "the text names no hold_lock under wait_lock: $(grep -A2 'wait_lock' "$T/text.txt" | head -6)"
+pass "text: wait_lock's stack woken by hold_lock"
+# the flame graph draws the same lines
+"$FLIGHTREC" report --wakers --flamegraph "$T/w.svg" "$F" || fail "--wakers --flamegraph exited $?"
+grep -q 'hold_lock' "$T/w.svg" && grep -q '>--<\|title>--' "$T/w.svg" || fail "the waker flame graph lacks hold_lock or --"
+pass "the waker flame graph"
+
+# refused: no waker stacks (no -g), an output that draws none
+mkdir -p "$T/nog"
+record_fg -q --off-cpu -o "$T/nog" -- "$HELPERS/wakers" 2 5 5 >/dev/null || fail "record exited $?"
+set -- "$T"/nog/*.frec
+expect_error 64 "have no stacks" "$FLIGHTREC" report --wakers --folded "$1"
+expect_error 64 "draw the waits with their wakers" "$FLIGHTREC" report --wakers "$F"
+exit 0
