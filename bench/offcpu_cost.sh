@@ -17,6 +17,8 @@
 #               flightrec's -g would give them stacks, so no cpu-clock either)
 #   offcpu      cpu-clock 99 Hz -g --off-cpu (every switch with its stack)
 #   perf-nostack perf record -a cpu-clock -g, sched_switch and sched_wakeup without stacks
+#   perf-wakers perf record -a -g: cpu-clock 99 Hz, sched_switch and sched_waking, every one
+#               with its stack (what --off-cpu records: its counterpart)
 #   thresh-old  thresh, by the flightrec binary --old names (an earlier build)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--old) old=$2; shift ;;
 	--stats) stats=1 ;;
-	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
 	*) echo "offcpu_cost.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 	shift
@@ -54,6 +56,8 @@ start() {
 	perf-nostack) perf record -q -a -e cpu-clock/freq=99,call-graph=fp/ \
 		-e sched:sched_switch/call-graph=no/ -e sched:sched_wakeup/call-graph=no/ \
 		-o "$tmp/perf.data" >/dev/null 2>&1 & rec=$! ;;
+	perf-wakers) perf record -q -a -g -e cpu-clock/freq=99/ -e sched:sched_switch \
+		-e sched:sched_waking -o "$tmp/perf.data" >/dev/null 2>&1 & rec=$! ;;
 	*) echo "offcpu_cost.sh: unknown configuration $1" >&2; exit 64 ;;
 	esac
 	sleep 1.5

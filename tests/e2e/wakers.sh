@@ -5,7 +5,8 @@
 # and read in read_pipe()): the folded waker lines (bcc offwaketime's layout)
 # give >= 90% of each waiter's time to the right waker function, each
 # waiter's total within 5% of what the workload measured; the text report
-# names the waker under the waiting stack; a file without waker stacks and
+# names the waker under the waiting stack; the JSON trace draws an arrow
+# from the waker to each wait it ended; a file without waker stacks and
 # an output that draws none are one line, exit 64.
 . "$TESTLIB"
 
@@ -40,6 +41,21 @@ grep -q '^# wakers (sched_waking' "$T/text.txt" || fail "no wakers line in the t
 awk '/<- wait_lock <-/ {on = 1; next} on && /woken by/ {print; exit} on {exit}' "$T/text.txt" |
 	grep -q 'hold_lock' || fail "the text names no hold_lock under wait_lock: $(grep -A2 'wait_lock' "$T/text.txt" | head -6)"
 pass "text: wait_lock's stack woken by hold_lock"
+# the JSON trace: an arrow (flow events) from the holder to the waiter at
+# each wait it ended: the lock and the pipe, 20 each (the round flags race)
+"$FLIGHTREC" report --format=json -o "$T/t.json" "$F" || fail "--format=json exited $?"
+python3 - "$T/t.json" <<'PY' || fail "the JSON trace's waker arrows"
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+ev = d['traceEvents'] if isinstance(d, dict) else d
+s = {e['id']: e for e in ev if e.get('cat') == 'wakeup' and e['ph'] == 's'}
+f = {e['id']: e for e in ev if e.get('cat') == 'wakeup' and e['ph'] == 'f'}
+assert s and set(s) == set(f), 'unpaired flow events'
+pairs = collections.Counter((s[i]['tid'], f[i]['tid']) for i in s if s[i]['tid'] != f[i]['tid'])
+(a, b), n = pairs.most_common(1)[0]
+assert n >= 40, pairs   # the lock's and the pipe's, 20 each (the flags' may race)
+print('ok: %d waker arrows from thread %d to %d, %d back' % (n, a, b, pairs[(b, a)]))
+PY
 # the flame graph draws the same lines
 "$FLIGHTREC" report --wakers --flamegraph "$T/w.svg" "$F" || fail "--wakers --flamegraph exited $?"
 grep -q 'hold_lock' "$T/w.svg" && grep -q '>--<\|title>--' "$T/w.svg" || fail "the waker flame graph lacks hold_lock or --"

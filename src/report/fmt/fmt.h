@@ -57,6 +57,10 @@ uint64_t fr_json__frames_end(struct fr_json *j, uint32_t tid);
 /* A thread state slice ("running", "sleeping", ...; cat "sched") from..to ns. */
 int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t tid, uint64_t from,
 		   uint64_t to);
+/* A flow arrow (Chrome trace flow events, cat "wakeup") from the waker's
+ * thread to the thread it woke, both at time at; id: unique per arrow. */
+int fr_json__flow(struct fr_json *j, uint64_t id, uint32_t from_pid, uint32_t from_tid,
+		  uint32_t to_pid, uint32_t to_tid, uint64_t at);
 /* Writes the stack frames, thread names and the closing brackets; frees j. */
 int fr_json__finish(struct fr_json *j, const char *file_name);
 void fr_json__delete(struct fr_json *j);

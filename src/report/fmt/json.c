@@ -238,6 +238,19 @@ int fr_json__slice(struct fr_json *j, const char *name, uint32_t pid, uint32_t t
 	return ferror(j->f) ? -EIO : 0;
 }
 
+int fr_json__flow(struct fr_json *j, uint64_t id, uint32_t from_pid, uint32_t from_tid,
+		  uint32_t to_pid, uint32_t to_tid, uint64_t at)
+{
+	for (int end = 0; end < 2; end++) {
+		begin_event(j);
+		fprintf(j->f, "{\"name\":\"woke\",\"cat\":\"wakeup\",\"ph\":\"%s\",\"id\":%llu",
+			end ? "f\",\"bp\":\"e" : "s", (unsigned long long)id);
+		put_ts(j->f, "ts", at);
+		fprintf(j->f, ",\"pid\":%u,\"tid\":%u}", end ? to_pid : from_pid, end ? to_tid : from_tid);
+	}
+	return ferror(j->f) ? -EIO : 0;
+}
+
 /* A frame of the flame chart opens ("B") or closes ("E"). Begin/end pairs,
  * not complete events: frames that close together then share one printed
  * time, where ts + dur of an "X" rounds apart in a viewer's doubles. */

@@ -590,6 +590,12 @@ int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns)
 
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 {
+	return fr_offcpu__woken_by(oc, tid, time, 0, 0);
+}
+
+int fr_offcpu__woken_by(struct fr_offcpu *oc, uint32_t tid, uint64_t time, uint32_t wpid,
+			uint32_t wtid)
+{
 	struct thr *t;
 
 	/* only threads seen switching: a per-task recording also sees the
@@ -598,8 +604,11 @@ int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 		return 0;
 	if (t->st == T_FRESH)
 		open_wait(t, t->start, FR_WAIT_S, true, &before_sym);
-	if (t->st == T_OFF && !t->w.wake && t->w.state != FR_WAIT_R)
+	if (t->st == T_OFF && !t->w.wake && t->w.state != FR_WAIT_R) {
 		t->w.wake = time;
+		t->w.waker_pid = wpid;
+		t->w.waker_tid = wtid;
+	}
 	return 0;
 }
 

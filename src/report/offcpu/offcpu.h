@@ -30,6 +30,7 @@ struct fr_wait {
 	bool cut_start;              /* began before the window: start is its edge */
 	bool cut_end;                /* had not ended at the window's end */
 	bool no_switch_in;           /* the thread switched out again first: ended at wake or there */
+	uint32_t waker_pid, waker_tid;   /* who woke it (sched_waking's thread), 0: not known */
 };
 
 struct fr_offcpu_totals {
@@ -83,6 +84,9 @@ int fr_offcpu__switch_in(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
  * lost a switch-out: the time since is unknown. */
 int fr_offcpu__switch_in_known(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
 int fr_offcpu__wakeup(struct fr_offcpu *oc, uint32_t tid, uint64_t time);
+/* The same, by thread wtid of process wpid (the wait keeps who woke it). */
+int fr_offcpu__woken_by(struct fr_offcpu *oc, uint32_t tid, uint64_t time, uint32_t wpid,
+			uint32_t wtid);
 /* A sample of tid at time (it was running): a wait still open then lost its
  * switch-in, and ends at its wakeup, or there (counted). */
 int fr_offcpu__ran(struct fr_offcpu *oc, uint32_t tid, uint64_t time);

@@ -519,7 +519,9 @@ static int waking(struct offcpu_in *in, const struct fr_rec *r, const struct fr_
 		  uint32_t tid)
 {
 	struct fr_rsample rs;
-	int err = fr_offcpu__wakeup(in->oc, tid, r->time);
+	int err = in->wk && r->event == in->wake_ev && s->has_tid
+		  ? fr_offcpu__woken_by(in->oc, tid, r->time, s->pid, s->tid)
+		  : fr_offcpu__wakeup(in->oc, tid, r->time);
 
 	if (err || !in->wk || r->event != in->wake_ev)
 		return err;
@@ -606,6 +608,9 @@ static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 
 int fr_offcpu_in__take(struct offcpu_in *in, const struct fr_rec *r)
 {
+	static int dbg = -1;
+	if (dbg < 0) dbg = !!getenv("FR_PAR_DEBUG");
+	if (dbg) fprintf(stderr, "REC %llu cpu%u type=%u misc=%#x %s %u/%u\n", (unsigned long long)r->time, r->cpu, r->h->type, r->h->misc, r->event ? r->event->name : "-", r->sample ? r->sample->pid : 0, r->sample ? r->sample->tid : 0);
 	int err = take_record(in, r);
 
 	if (err || r->h->type != PERF_RECORD_SAMPLE)

@@ -435,6 +435,21 @@ static int json_span(void *ctx, size_t ti, const struct fr_thread_time *t, enum 
 	return fr_json__slice(js->j, fr_span_names[kind], t->pid, t->tid, from, to);
 }
 
+/* An arrow from each waker to the wait it ended (recorded sched_waking),
+ * at the wakeup: from the waker's running slice to the wakee's runnable one. */
+static int json_flows(struct fr_offcpu *oc, struct fr_json *j)
+{
+	size_t n;
+	const struct fr_wait *w = fr_offcpu__waits(oc, &n);
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++)
+		if (w[i].waker_tid && w[i].wake > w[i].start && w[i].wake <= w[i].end)
+			err = fr_json__flow(j, i + 1, w[i].waker_pid, w[i].waker_tid, w[i].pid,
+					    w[i].tid, w[i].wake);
+	return err;
+}
+
 int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
 {
 	struct jspan js = { .j = j };
@@ -450,5 +465,7 @@ int fr_offcpu__json(struct fr_offcpu *oc, struct fr_json *j)
 		if (t.end < js.t1)
 			fr_json__switched_out(j, t.tid, t.end);
 	}
-	return fr_offcpu__spans(oc, json_span, &js);
+	int err = fr_offcpu__spans(oc, json_span, &js);
+
+	return err ? err : json_flows(oc, j);
 }

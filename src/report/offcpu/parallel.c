@@ -6,6 +6,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
+static int dbg = -1;
+#define D(...) do { if (dbg < 0) dbg = !!getenv("FR_PAR_DEBUG"); if (dbg) fprintf(stderr, __VA_ARGS__); } while (0)
 
 #include "base/grow.h"
 #include "base/hmap.h"
@@ -190,7 +193,9 @@ int fr_par__on(struct fr_par *p, uint32_t pid, uint32_t tid, bool known_only)
 		if (real_pid(pid))
 			t->pid = pid;   /* (not counted, no proc yet) */
 	}
-	return count(p, t);
+	err = count(p, t);
+	D("ON  %u/%u known=%d -> %u\n", pid, tid, known_only, t->counted ? p->proc[t->counted-1].running : 0);
+	return err;
 }
 
 int fr_par__off(struct fr_par *p, uint32_t pid, uint32_t tid)
@@ -203,6 +208,7 @@ int fr_par__off(struct fr_par *p, uint32_t pid, uint32_t tid)
 	if (!(t = real_pid(pid) ? get_thr(p, tid) : find_thr(p, tid)))
 		return real_pid(pid) ? -ENOMEM : 0;
 	uncount(p, t);
+	D("OFF %u/%u -> %u\n", pid, tid, t->proc ? p->proc[t->proc-1].running : 0);
 	return set_pid(p, t, pid);
 }
 
@@ -216,8 +222,9 @@ unsigned fr_par__of(struct fr_par *p, uint32_t pid, uint32_t tid)
 		return 1;
 	/* the sample's own thread runs: counted once, whatever was told */
 	t = find_thr(p, tid);
-	if (t && t->counted && t->pid == pid && p->proc[t->counted - 1].running)
-		return p->proc[t->counted - 1].running;
+	if (t && t->counted && t->pid == pid && p->proc[t->counted - 1].running) {
+		D("OF %u/%u = %u\n", pid, tid, p->proc[t->counted - 1].running);
+		return p->proc[t->counted - 1].running; }
 	pr = find_proc(p, pid);
 	n = (pr ? pr->running : 0) + 1ull;
 	return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
