@@ -3,9 +3,12 @@
  * thread alone, then four on two CPUs; a sample's own thread counted once
  * whatever was told; processes apart; a thread's process from its switches,
  * its fork or asked once; per-task switch-ins of threads not ours; deaths
- * and reused tids; and what the text histogram makes of it (the Latency
- * column, --sort latency, the memo of repeated stacks, the weight of the
- * flame graph and pprof).
+ * and reused tids; one thread per CPU (a switch-out not told ends where
+ * another comes in there); a per-task recording's records replayed as
+ * offcpu_in.c tells them, a dying thread switched back to after its EXIT
+ * among them; and what the text histogram makes of it (the Latency column,
+ * --sort latency, the memo of repeated stacks, the weight of the flame graph
+ * and pprof).
  */
 #include "config.h"
 
@@ -41,29 +44,33 @@ static void test_alone_then_together(void)
 	struct fr_par *p;
 
 	CU_ASSERT_FATAL(fr_par__new(NULL, NULL, &p) == 0);
-	CU_ASSERT_EQUAL(fr_par__off(p, 100, 101), 0);   /* born */
+	CU_ASSERT_EQUAL(fr_par__born(p, 100, 101), 0);
 	CU_ASSERT_EQUAL(fr_par__off(p, 100, 100), 0);   /* main: into join */
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 101, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 101, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 101), 1);
-	CU_ASSERT_EQUAL(fr_par__off(p, 100, 101), 0);   /* dead */
+	fr_par__dead(p, 101);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 101), 1);   /* a late sample counts itself */
 	for (uint32_t t = 102; t <= 105; t++)
-		CU_ASSERT_EQUAL(fr_par__off(p, 100, t), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 102, false), 0);
+		CU_ASSERT_EQUAL(fr_par__born(p, 100, t), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 102, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 102), 1);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 103, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 0, 103, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 102), 2);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 103), 2);
 	/* 102 preempted by 104, 103 by 105, and back */
 	CU_ASSERT_EQUAL(fr_par__off(p, 100, 102), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 104, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 104, false), 0);
 	CU_ASSERT_EQUAL(fr_par__off(p, 100, 103), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 105, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 0, 105, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 104), 2);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 105), 2);
-	/* a sample of 102 now (its switch-in lost): itself and the two */
+	/* a sample of 102 read before it is told on a CPU: itself and the two */
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 102), 3);
-	CU_ASSERT_EQUAL(fr_par__off(p, 100, 104), 0);
+	/* told (its sample, on CPU 0: its switch-in and 104's switch-out
+	 * lost): 104 is off CPU 0 */
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 100, 102, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 100, 102), 2);
+	CU_ASSERT_EQUAL(fr_par__off(p, 100, 102), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 100, 105), 1);
 	fr_par__delete(p);
 }
@@ -78,14 +85,14 @@ static void test_once(void)
 
 	CU_ASSERT_FATAL(fr_par__new(NULL, NULL, &p) == 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 7, 70), 1);
-	CU_ASSERT_EQUAL(fr_par__on(p, 7, 70, false), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 7, 70, false), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 7, 71, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 7, 70, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 7, 70, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 7, 71, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 7, 70), 2);
 	CU_ASSERT_EQUAL(fr_par__off(p, 7, 70), 0);
 	CU_ASSERT_EQUAL(fr_par__off(p, 7, 70), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 7, 71), 1);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, false), 0);   /* the idle task */
+	CU_ASSERT_EQUAL(fr_par__on(p, 2, 0, 0, false), 0);   /* the idle task */
 	CU_ASSERT_EQUAL(fr_par__of(p, 0, 0), 1);
 	CU_ASSERT_EQUAL(fr_par__of(p, UINT32_MAX, UINT32_MAX), 1);
 	CU_ASSERT_EQUAL(fr_par__off(p, 0, 999), 0);        /* never seen, no process: nothing */
@@ -98,9 +105,9 @@ static void test_processes(void)
 	struct fr_par *p;
 
 	CU_ASSERT_FATAL(fr_par__new(NULL, NULL, &p) == 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 10, 11, false), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 10, 12, false), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 20, 21, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 10, 11, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 10, 12, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 2, 20, 21, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 10, 11), 2);
 	CU_ASSERT_EQUAL(fr_par__of(p, 20, 21), 1);
 	/* a sample that names another process than the one told: itself there */
@@ -117,22 +124,22 @@ static void test_pid_of(void)
 	struct fr_par *p;
 
 	CU_ASSERT_FATAL(fr_par__new(pid_of, &a, &p) == 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 31, false), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 32, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 31, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 0, 32, false), 0);
 	CU_ASSERT_EQUAL(a.calls, 2);
 	CU_ASSERT_EQUAL(fr_par__of(p, 30, 31), 2);
 	CU_ASSERT_EQUAL(fr_par__off(p, 0, 31), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 31, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 31, false), 0);
 	CU_ASSERT_EQUAL(a.calls, 2);   /* known since */
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 33, false), 0);   /* unknown to the model */
+	CU_ASSERT_EQUAL(fr_par__on(p, 2, 0, 33, false), 0);   /* unknown to the model */
 	CU_ASSERT_EQUAL(a.calls, 3);
 	CU_ASSERT_EQUAL(fr_par__of(p, 30, 31), 2);
 	CU_ASSERT_EQUAL(fr_par__off(p, 0, 33), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 33, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 2, 0, 33, false), 0);
 	CU_ASSERT_EQUAL(a.calls, 3);   /* asked once, whatever the answer */
 	/* its switch-out names it: from its next switch-in it counts there */
 	CU_ASSERT_EQUAL(fr_par__off(p, 30, 33), 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 33, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 2, 0, 33, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 30, 31), 3);
 	fr_par__delete(p);
 }
@@ -145,11 +152,11 @@ static void test_known_only(void)
 	struct fr_par *p;
 
 	CU_ASSERT_FATAL(fr_par__new(pid_of, &a, &p) == 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 41, true), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 41, true), 0);
 	CU_ASSERT_EQUAL(a.calls, 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 40, 42), 1);
 	CU_ASSERT_EQUAL(fr_par__off(p, 40, 41), 0);   /* its own switch-out */
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 41, true), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 41, true), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 40, 42), 2);
 	CU_ASSERT_EQUAL(a.calls, 0);
 	fr_par__delete(p);
@@ -164,17 +171,157 @@ static void test_moves(void)
 	struct fr_par *p;
 
 	CU_ASSERT_FATAL(fr_par__new(pid_of, &a, &p) == 0);
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 51, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 51, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 50, 52), 2);
-	CU_ASSERT_EQUAL(fr_par__on(p, 60, 51, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 60, 51, false), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 50, 52), 1);
 	CU_ASSERT_EQUAL(fr_par__of(p, 60, 61), 2);
-	CU_ASSERT_EQUAL(fr_par__off(p, 0, 51), 0);   /* dead */
+	fr_par__dead(p, 51);
 	CU_ASSERT_EQUAL(fr_par__of(p, 60, 61), 1);
-	CU_ASSERT_EQUAL(fr_par__off(p, 70, 51), 0);  /* born again, in 70 */
-	CU_ASSERT_EQUAL(fr_par__on(p, 0, 51, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 51, true), 0);   /* its last switch */
+	CU_ASSERT_EQUAL(fr_par__of(p, 60, 61), 1);
+	CU_ASSERT_EQUAL(fr_par__born(p, 70, 51), 0);  /* born again, in 70 */
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 51, true), 0);
 	CU_ASSERT_EQUAL(fr_par__of(p, 70, 71), 2);
 	CU_ASSERT_EQUAL(fr_par__of(p, 60, 61), 1);
+	fr_par__delete(p);
+}
+
+/* Each CPU runs one thread: a thread told on a CPU takes it from the one
+ * told there before (whose switch-out was lost), moves from a CPU it was
+ * still told on, and the idle task or a thread not ours coming in frees
+ * it; a record of no CPU (FR_CPU_NONE) counts as before, on no CPU. */
+static void test_one_per_cpu(void)
+{
+	struct fr_par *p;
+
+	CU_ASSERT_FATAL(fr_par__new(NULL, NULL, &p) == 0);
+	for (uint32_t t = 81; t <= 84; t++)
+		CU_ASSERT_EQUAL(fr_par__born(p, 80, t), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 80, 81, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 80, 82, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 81), 2);
+	/* 81's switch-out lost: 83 comes in on CPU 0, 84 on CPU 1 */
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 80, 83, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 83), 2);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 80, 84, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 84), 2);
+	/* 83 sampled on CPU 1 (its switch-out of CPU 0 and 84's lost): one
+	 * thread of ours runs, there */
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 80, 83, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 83), 1);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 80, 81, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 83), 2);
+	/* the idle task on CPU 0, a thread not ours (per task) on CPU 1 */
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 0, 0, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 83), 1);
+	CU_ASSERT_EQUAL(fr_par__on(p, 1, 0, 999, true), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 82), 1);   /* itself */
+	/* no CPU told: counted, on none */
+	CU_ASSERT_EQUAL(fr_par__on(p, FR_CPU_NONE, 80, 81, false), 0);
+	CU_ASSERT_EQUAL(fr_par__on(p, FR_CPU_NONE, 80, 82, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 81), 2);
+	CU_ASSERT_EQUAL(fr_par__on(p, 0, 80, 83, false), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 81), 3);
+	CU_ASSERT_EQUAL(fr_par__off(p, 80, 82), 0);
+	CU_ASSERT_EQUAL(fr_par__of(p, 80, 81), 2);
+	fr_par__delete(p);
+}
+
+/* Records of a per-task recording (record --off-cpu -- PROG: sched_switch
+ * samples of our threads going out, each thread's own PERF_RECORD_SWITCH,
+ * FORK, EXIT, cpu-clock samples), each on the CPU whose stream held it,
+ * told as offcpu_in.c tells them. */
+enum { R_FORK, R_EXIT, R_IN, R_OUT, R_SWITCH, R_SAMPLE };
+
+struct frec {
+	int kind;
+	uint32_t cpu, pid, tid;
+	uint32_t next;     /* R_SWITCH: sched_switch's next_pid */
+	unsigned par;      /* R_SAMPLE: the parallelism it must get */
+};
+
+static void replay(struct fr_par *p, const struct frec *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++, r++) {
+		switch (r->kind) {
+		case R_FORK:
+			CU_ASSERT_EQUAL(fr_par__born(p, r->pid, r->tid), 0);
+			break;
+		case R_EXIT:
+			fr_par__dead(p, r->tid);
+			break;
+		case R_IN:
+			CU_ASSERT_EQUAL(fr_par__on(p, r->cpu, r->pid, r->tid, false), 0);
+			break;
+		case R_OUT:
+			CU_ASSERT_EQUAL(fr_par__off(p, r->pid, r->tid), 0);
+			break;
+		case R_SWITCH:   /* prev (the sample's thread) out, next in: a thread seen before */
+			CU_ASSERT_EQUAL(fr_par__off(p, r->pid, r->tid), 0);
+			CU_ASSERT_EQUAL(fr_par__on(p, r->cpu, 0, r->next, r->next != 0), 0);
+			break;
+		default:
+			CU_ASSERT_EQUAL(fr_par__on(p, r->cpu, r->pid, r->tid, false), 0);
+			if (fr_par__of(p, r->pid, r->tid) != r->par)
+				fprintf(stderr, "\n  record %zu: a sample of %u on CPU %u: parallelism %u, "
+					"not %u\n", i, r->tid, r->cpu, fr_par__of(p, r->pid, r->tid),
+					r->par);
+			CU_ASSERT_EQUAL(fr_par__of(p, r->pid, r->tid), r->par);
+		}
+	}
+}
+
+/* The failure of report_latency.sh under load (together weighed as if 2.67
+ * of its threads ran at once on 2 CPUs), as recorded: alone's thread 101
+ * wrote its EXIT (per task its events go there) but was preempted before
+ * its last switch; 102, just born, came in on its CPU and switched back to
+ * it, and the sched_switch sample's next_pid (101, a thread seen before)
+ * counted the dying thread as running, for good: its last switch-out is
+ * never recorded. A dead thread switched to is on its way out; and the
+ * next thread told on CPU 0 takes it from whichever was told there. */
+static void test_dying_switched_to(void)
+{
+	static const struct frec recs[] = {
+		{ R_FORK, 0, 100, 101, 0, 0 },
+		{ R_IN, 0, 100, 101, 0, 0 },
+		{ R_SAMPLE, 0, 100, 101, 0, 1 },      /* alone() */
+		{ R_EXIT, 0, 100, 101, 0, 0 },        /* still on CPU 0, to its last switch */
+		{ R_IN, 1, 100, 100, 0, 0 },          /* main, out of join */
+		{ R_FORK, 1, 100, 102, 0, 0 },
+		{ R_FORK, 1, 100, 103, 0, 0 },
+		{ R_FORK, 1, 100, 104, 0, 0 },
+		{ R_FORK, 1, 100, 105, 0, 0 },
+		{ R_IN, 0, 100, 102, 0, 0 },          /* preempts the dying 101 (not recorded) */
+		{ R_SWITCH, 0, 100, 102, 101, 0 },    /* ... and gives CPU 0 back to it */
+		{ R_OUT, 0, 100, 102, 0, 0 },
+		{ R_SWITCH, 1, 100, 100, 103, 0 },    /* main into join */
+		{ R_OUT, 1, 100, 100, 0, 0 },
+		{ R_IN, 1, 100, 103, 0, 0 },
+		{ R_SAMPLE, 1, 100, 103, 0, 1 },      /* together(): 101 does not run it */
+		{ R_IN, 0, 100, 104, 0, 0 },          /* 101 went, unrecorded */
+		{ R_SAMPLE, 0, 100, 104, 0, 2 },
+		{ R_SAMPLE, 1, 100, 103, 0, 2 },
+		{ R_SWITCH, 1, 100, 103, 105, 0 },
+		{ R_OUT, 1, 100, 103, 0, 0 },
+		{ R_IN, 1, 100, 105, 0, 0 },
+		{ R_SAMPLE, 1, 100, 105, 0, 2 },
+		{ R_SWITCH, 0, 100, 104, 101, 0 },    /* once more, were it told again */
+		{ R_OUT, 0, 100, 104, 0, 0 },
+		{ R_SAMPLE, 1, 100, 105, 0, 1 },
+		{ R_IN, 0, 100, 102, 0, 0 },
+		{ R_SAMPLE, 0, 100, 102, 0, 2 },
+		{ R_SWITCH, 0, 100, 102, 0, 0 },      /* to the idle task */
+		{ R_OUT, 0, 100, 102, 0, 0 },
+		{ R_SAMPLE, 1, 100, 105, 0, 1 },
+		{ R_FORK, 1, 100, 101, 0, 0 },        /* the tid born again */
+		{ R_IN, 0, 100, 101, 0, 0 },
+		{ R_SAMPLE, 1, 100, 105, 0, 2 },
+	};
+	struct fr_par *p;
+
+	CU_ASSERT_FATAL(fr_par__new(NULL, NULL, &p) == 0);
+	replay(p, recs, sizeof(recs) / sizeof(recs[0]));
 	fr_par__delete(p);
 }
 
@@ -325,6 +472,8 @@ static const struct fr_test tests[] = {
 	{ "a thread's process from its switches, else asked once", test_pid_of },
 	{ "per task: only threads told of before", test_known_only },
 	{ "a thread told of another process, a tid born again", test_moves },
+	{ "one thread per CPU: a switch-out lost ends at the next switch-in", test_one_per_cpu },
+	{ "per task: a dying thread switched to after its EXIT", test_dying_switched_to },
 	{ "the flame graph's and pprof's weight: period / parallelism", test_weight },
 	{ "the Latency column, --sort latency, the memo", test_column },
 	{ "--sort latency's keys; no column unless the pass says", test_keys },

@@ -87,28 +87,6 @@ struct fr_offcpu {
 	struct fr_wakers *wakers;         /* each wait's waker joined (wakers.c), or NULL */
 };
 
-bool fr_wait_state__of(uint64_t prev_state, enum fr_wait_state *st)
-{
-	/* TASK_REPORT bits: 0x1 S, 0x2 D, 0x4 T, 0x8 t, 0x10 X, 0x20 Z, 0x40 P,
-	 * 0x80 I; 0 or TASK_REPORT_MAX (0x100 and up, by kernel): preempted */
-	uint64_t low = prev_state & 0xff;
-
-	if (!low)
-		*st = FR_WAIT_R;
-	else if (low & 0x30)
-		return false;
-	else if (low & 0x2)
-		*st = FR_WAIT_D;
-	else
-		*st = FR_WAIT_S;
-	return true;
-}
-
-char fr_wait_state__char(enum fr_wait_state st)
-{
-	return st == FR_WAIT_D ? 'D' : st == FR_WAIT_R ? 'R' : 'S';
-}
-
 int fr_offcpu__frame_state(const struct fr_sym *outer)
 {
 	for (int i = 0; i < FR_WAIT_NR; i++)

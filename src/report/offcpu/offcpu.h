@@ -151,18 +151,31 @@ int fr_offcpu__frame_state(const struct fr_sym *outer);
 /* parallel.c: the latency view's parallelism (perf report --latency's): how
  * many threads of each process are on a CPU, from the switches offcpu_in.c
  * reads. A thread counts under its process from its switch-in (or a sample
- * of it: it ran) to its switch-out or death; its process is the one its
- * switches and forks name, else pid_of's answer (asked once per thread). */
+ * of it: it ran) to its switch-out or death, or until another thread is
+ * told on its CPU (each CPU runs one: so a process counts no more threads
+ * than the CPUs, and a switch-out never told ends there); its process is the
+ * one its switches and forks name, else pid_of's answer (asked once per
+ * thread). */
 struct fr_par;
 typedef uint32_t (*fr_par_pid_of)(void *ctx, uint32_t tid);
 int fr_par__new(fr_par_pid_of pid_of, void *ctx, struct fr_par **out);
 void fr_par__delete(struct fr_par *p);
-/* tid went on a CPU (pid: its process, 0 when not told); known_only: only
- * a thread told of before (per task, a switch's next task may not be ours). */
-int fr_par__on(struct fr_par *p, uint32_t pid, uint32_t tid, bool known_only);
-/* tid left its CPU, was born (runnable) or died (pid: its process, 0 when
- * not told). */
+/* tid went on CPU cpu (the record's stream; FR_CPU_NONE: not known), so
+ * that the thread told on it before is off (pid: its process, 0 when not
+ * told); known_only: only a thread told of before, and not dead (per task,
+ * a switch's next task may not be ours, or be a dead thread of ours on its
+ * way out). tid 0 (the idle task), or with known_only one not told of or
+ * dead: none of ours on cpu. */
+int fr_par__on(struct fr_par *p, uint32_t cpu, uint32_t pid, uint32_t tid, bool known_only);
+/* tid left its CPU (pid: its process, 0 when not told). */
 int fr_par__off(struct fr_par *p, uint32_t pid, uint32_t tid);
+/* tid was born (runnable, not on a CPU) in pid: alive again if it was dead
+ * (a tid reused). */
+int fr_par__born(struct fr_par *p, uint32_t pid, uint32_t tid);
+/* tid died (EXIT, its last switch): off its CPU, and a switch to it told by
+ * another thread (known_only) no longer counts it; its own sample, switch
+ * record or birth does. */
+void fr_par__dead(struct fr_par *p, uint32_t tid);
 /* The parallelism of a sample of tid in pid: pid's threads on a CPU, tid
  * counted among them whatever was told (so at least 1); 1 for the idle task
  * and for an exiting task's sample (pid -1). */

@@ -314,11 +314,13 @@ unsigned fr_offcpu_in__parallelism(const struct offcpu_in *in, uint32_t pid, uin
 	return in->par ? fr_par__of(in->par, pid, tid) : 0;
 }
 
-/* What the parallelism is told (tracked or not): tid on a CPU, or off it
- * (pid: its process, 0 when the record does not say). */
-static int par_on(struct offcpu_in *in, uint32_t pid, uint32_t tid, bool known)
+/* What the parallelism is told (tracked or not): tid on the CPU of r's
+ * stream (tid 0: none of ours there), off its CPU, born or dead (pid: its
+ * process, 0 when the record does not say). */
+static int par_on(struct offcpu_in *in, const struct fr_rec *r, uint32_t pid, uint32_t tid,
+		  bool known)
 {
-	return in->par ? fr_par__on(in->par, pid, tid, known) : 0;
+	return in->par ? fr_par__on(in->par, r->cpu, pid, tid, known) : 0;
 }
 
 static int par_off(struct offcpu_in *in, uint32_t pid, uint32_t tid)
@@ -326,10 +328,23 @@ static int par_off(struct offcpu_in *in, uint32_t pid, uint32_t tid)
 	return in->par ? fr_par__off(in->par, pid, tid) : 0;
 }
 
-/* A switch-in (known: of a thread seen before only; pid: 0 when not told). */
-static int switch_in(struct offcpu_in *in, uint32_t pid, uint32_t tid, uint64_t time, bool known)
+static int par_born(struct offcpu_in *in, uint32_t pid, uint32_t tid)
 {
-	int err = par_on(in, pid, tid, known);
+	return in->par ? fr_par__born(in->par, pid, tid) : 0;
+}
+
+static void par_dead(struct offcpu_in *in, uint32_t tid)
+{
+	if (in->par)
+		fr_par__dead(in->par, tid);
+}
+
+/* A switch-in on r's CPU (known: of a thread seen before only; pid: 0 when
+ * not told). */
+static int switch_in(struct offcpu_in *in, const struct fr_rec *r, uint32_t pid, uint32_t tid,
+		     uint64_t time, bool known)
+{
+	int err = par_on(in, r, pid, tid, known);
 
 	if (err)
 		return err;
@@ -342,7 +357,7 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 {
 	enum fr_wait_state st;
 	struct fr_rsample rs;
-	int err;
+	int err = 0;
 
 	if (!f->has_prev_state || !fr_wait_state__of(f->prev_state, &st)) {
 		/* a dead task's last switch: the sample's tid is -1 by then
@@ -350,9 +365,10 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 		uint32_t dead = f->prev_pid && f->prev_pid <= UINT32_MAX ? (uint32_t)f->prev_pid
 									 : s->tid;
 
-		err = f->has_prev_state ? par_off(in, 0, dead) : 0;
-		if (!err && f->has_prev_state)
+		if (f->has_prev_state) {
+			par_dead(in, dead);
 			err = fr_offcpu__task_dead(in->oc, dead, r->time);
+		}
 	} else {
 		err = fr_resolver__sample(in->res, r, s, true, &rs);
 		if (!err && s->tid)   /* the idle task (0) waits for nothing */
@@ -366,7 +382,9 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	 * (~10 us with a call chain), so the tracepoint's time is taken where
 	 * there is one, as bpftrace's offcputime measures */
 	if (!err && f->has_next_pid && f->next_pid && f->next_pid <= UINT32_MAX)
-		err = switch_in(in, 0, (uint32_t)f->next_pid, r->time, in->switch_recs);
+		err = switch_in(in, r, 0, (uint32_t)f->next_pid, r->time, in->switch_recs);
+	else if (!err && f->has_next_pid && !f->next_pid)
+		err = par_on(in, r, 0, 0, false);   /* the idle task: none of ours on this CPU */
 	return err;
 }
 
@@ -569,7 +587,7 @@ static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 			return hold(in, r->time ? r->time : t.time,
 				    &(struct item){ .kind = IT_FORK, .u.task = { t.pid, t.tid } },
 				    r->time);
-		if (par_off(in, t.pid, t.tid))   /* born runnable */
+		if (par_born(in, t.pid, t.tid))   /* born runnable */
 			return -ENOMEM;
 		return fr_offcpu__fork(in->oc, t.pid, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_EXIT:
@@ -585,15 +603,16 @@ static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 		 * Per task its events go at EXIT: that switch is not recorded */
 		if (in->sw_ev && !in->switch_recs)
 			return 0;
-		if (par_off(in, t.pid, t.tid))
-			return -ENOMEM;
+		/* (then it still runs to its last switch, which is not
+		 * recorded: another thread's switch to it is that, not a run) */
+		par_dead(in, t.tid);
 		return fr_offcpu__task_dead(in->oc, t.tid, r->time ? r->time : t.time);
 	case PERF_RECORD_SWITCH:
 		if (!e || fr_record__parse_id(r->h, e->attr.sample_type, &s) || !s.has_tid ||
 		    !s.has_time || !s.tid)
 			return 0;
 		if (!(r->h->misc & PERF_RECORD_MISC_SWITCH_OUT))
-			return switch_in(in, s.pid, s.tid, s.time, false);
+			return switch_in(in, r, s.pid, s.tid, s.time, false);
 		if (par_off(in, s.pid, s.tid))   /* (its sched_switch sample too, if any) */
 			return -ENOMEM;
 		if (in->sw_ev)   /* its sched_switch sample, with the stack, said it */
@@ -608,21 +627,19 @@ static int take_record(struct offcpu_in *in, const struct fr_rec *r)
 
 int fr_offcpu_in__take(struct offcpu_in *in, const struct fr_rec *r)
 {
-	static int dbg = -1;
-	if (dbg < 0) dbg = !!getenv("FR_PAR_DEBUG");
-	if (dbg) fprintf(stderr, "REC %llu cpu%u type=%u misc=%#x %s %u/%u\n", (unsigned long long)r->time, r->cpu, r->h->type, r->h->misc, r->event ? r->event->name : "-", r->sample ? r->sample->pid : 0, r->sample ? r->sample->tid : 0);
 	int err = take_record(in, r);
 
 	if (err || r->h->type != PERF_RECORD_SAMPLE)
 		return err;
 	if (fr_offcpu_in__event(in, r->event))
 		return (err = take_sample(in, r)) ? err : 1;
-	/* any other sample: its thread ran then (a wait still open lost its
-	 * switch-in; one running since before the window, never switched, is
-	 * on a CPU for the parallelism) */
-	if (!r->sample || !r->sample->tid || in->stk_ev)
+	/* any other sample: its thread ran then on the CPU of its stream (a
+	 * wait still open lost its switch-in; one running since before the
+	 * window, never switched, is on a CPU for the parallelism; the idle
+	 * task: none of ours on that CPU) */
+	if (!r->sample || in->stk_ev)
 		return 0;
-	if ((err = par_on(in, r->sample->pid, r->sample->tid, false)))
+	if ((err = par_on(in, r, r->sample->pid, r->sample->tid, false)) || !r->sample->tid)
 		return err;
 	return fr_offcpu__ran(in->oc, r->sample->tid, r->time);
 }

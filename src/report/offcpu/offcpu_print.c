@@ -1,7 +1,7 @@
 /* src/report/offcpu/offcpu_print.c: the text report's off-CPU section: per
  * thread (on-CPU + off-CPU = its time in the window), per function by state
  * (inclusive), per stack by state with its top wakers; times in ms with
- * their share.
+ * their share; the wait states of sched_switch's prev_state.
  */
 #include "config.h"
 
@@ -23,6 +23,28 @@ static double ms(uint64_t ns)
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+bool fr_wait_state__of(uint64_t prev_state, enum fr_wait_state *st)
+{
+	/* TASK_REPORT bits: 0x1 S, 0x2 D, 0x4 T, 0x8 t, 0x10 X, 0x20 Z, 0x40 P,
+	 * 0x80 I; 0 or TASK_REPORT_MAX (0x100 and up, by kernel): preempted */
+	uint64_t low = prev_state & 0xff;
+
+	if (!low)
+		*st = FR_WAIT_R;
+	else if (low & 0x30)
+		return false;
+	else if (low & 0x2)
+		*st = FR_WAIT_D;
+	else
+		*st = FR_WAIT_S;
+	return true;
+}
+
+char fr_wait_state__char(enum fr_wait_state st)
+{
+	return st == FR_WAIT_D ? 'D' : st == FR_WAIT_R ? 'R' : 'S';
 }
 
 struct fn {

@@ -1,26 +1,35 @@
 /* src/report/offcpu/parallel.c: the latency view's parallelism (perf report
  * --latency's): how many threads of each process are on a CPU at a time, from
  * the switch records offcpu_in.c reads, and so the divisor of a sample's weight.
+ *
+ * Each CPU runs one thread at a time: a thread is counted while it holds a
+ * CPU's slot (the CPU whose stream told it), so that a process never counts
+ * more threads than the CPUs, and a switch-out never told (a thread's last,
+ * not recorded per task; a lost record) ends where another thread comes in
+ * on that CPU.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include <stdio.h>
-static int dbg = -1;
-#define D(...) do { if (dbg < 0) dbg = !!getenv("FR_PAR_DEBUG"); if (dbg) fprintf(stderr, __VA_ARGS__); } while (0)
 
 #include "base/grow.h"
 #include "base/hmap.h"
 #include "src/report/offcpu/offcpu.h"
+
+/* CPUs with a slot: beyond, a record's CPU is taken as not told */
+#define MAX_CPUS 65536u
 
 struct pthr {
 	uint32_t tid;
 	uint32_t pid;       /* its process as known (0: not known) */
 	uint32_t counted;   /* on a CPU and counted in proc[counted - 1]; 0: not counted */
 	uint32_t proc;      /* its process's proc[proc - 1], 0: not looked up since pid */
+	uint32_t cpu;       /* the CPU whose slot holds it, + 1; 0: none */
 	bool on;            /* on a CPU (counted, where its process is known) */
 	bool asked;         /* pid_of was asked */
+	bool dead;          /* exited: another's switch to it is its way out (its
+			     * last switch, not recorded per task), not a run */
 };
 
 struct pproc {
@@ -39,6 +48,8 @@ struct fr_par {
 	struct pproc *proc;
 	size_t nr_proc, cap_proc;
 	struct fr_hmap proc_index;      /* pid -> proc[] */
+	uint32_t *slot;                 /* per CPU: thr[slot - 1] on it, 0: none of ours */
+	size_t cap_slot;                /* slots (zeroed) */
 	fr_par_pid_of pid_of;
 	void *ctx;
 };
@@ -61,6 +72,7 @@ void fr_par__delete(struct fr_par *p)
 		return;
 	free(p->thr);
 	free(p->proc);
+	free(p->slot);
 	fr_hmap__exit(&p->thr_index);
 	fr_hmap__exit(&p->proc_index);
 	free(p);
@@ -135,12 +147,11 @@ static bool real_pid(uint32_t pid)
 	return pid && pid != UINT32_MAX;
 }
 
-/* t on a CPU, counted under its process where it is known. */
+/* t counted under its process where it is known. */
 static int count(struct fr_par *p, struct pthr *t)
 {
 	struct pproc *pr;
 
-	t->on = true;
 	if (t->counted || !real_pid(t->pid))
 		return 0;   /* counted already, or of no known process: nowhere */
 	if (!t->proc) {
@@ -153,39 +164,101 @@ static int count(struct fr_par *p, struct pthr *t)
 	return 0;
 }
 
-/* t off its CPU: no longer counted. */
+/* t no longer counted (on a CPU or not). */
 static void uncount(struct fr_par *p, struct pthr *t)
 {
 	if (t->counted && p->proc[t->counted - 1].running)
 		p->proc[t->counted - 1].running--;
 	t->counted = 0;
+}
+
+/* t off its CPU: its slot freed, no longer counted. */
+static void leave(struct fr_par *p, struct pthr *t)
+{
+	uncount(p, t);
+	if (t->cpu && t->cpu <= p->cap_slot && p->slot[t->cpu - 1] == (uint32_t)(t - p->thr) + 1)
+		p->slot[t->cpu - 1] = 0;
+	t->cpu = 0;
 	t->on = false;
 }
 
-/* t's process is pid from now (a fork, a switch-out's sample): counted there. */
+/* The slot of cpu, or NULL: a CPU not told (a synthesized record) or
+ * beyond MAX_CPUS; err: -ENOMEM where it could not be made. */
+static uint32_t *slot_of(struct fr_par *p, uint32_t cpu, int *err)
+{
+	size_t old = p->cap_slot;
+
+	*err = 0;
+	if (cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= old) {
+		if ((*err = fr_grow(&p->slot, &p->cap_slot, (size_t)cpu + 1, sizeof(*p->slot), 16)))
+			return NULL;
+		for (size_t i = old; i < p->cap_slot; i++)
+			p->slot[i] = 0;
+	}
+	return &p->slot[cpu];
+}
+
+/* Whatever thread of ours cpu's slot holds is off that CPU now. */
+static void vacate(struct fr_par *p, uint32_t cpu)
+{
+	if (cpu < p->cap_slot && p->slot[cpu])
+		leave(p, &p->thr[p->slot[cpu] - 1]);
+}
+
+/* t on cpu: the thread its slot held off it; t out of the slot of another
+ * CPU it was still told on (it left that one unseen). */
+static int take_slot(struct fr_par *p, struct pthr *t, uint32_t cpu)
+{
+	uint32_t idx = (uint32_t)(t - p->thr) + 1, *s;
+	int err;
+
+	if (!(s = slot_of(p, cpu, &err)))
+		return err;
+	if (*s == idx)
+		return 0;
+	if (*s)
+		leave(p, &p->thr[*s - 1]);
+	if (t->cpu && t->cpu <= p->cap_slot && p->slot[t->cpu - 1] == idx)
+		p->slot[t->cpu - 1] = 0;
+	*s = idx;
+	t->cpu = cpu + 1;
+	return 0;
+}
+
+/* t's process is pid from now (a fork, a switch-out's sample): counted
+ * there where it is on a CPU. */
 static inline int set_pid(struct fr_par *p, struct pthr *t, uint32_t pid)
 {
-	bool on = t->on;
-
 	if (!real_pid(pid) || pid == t->pid)
 		return 0;
 	uncount(p, t);
 	t->pid = pid;
 	t->proc = 0;
 	t->asked = true;
-	return on ? count(p, t) : 0;
+	return t->on ? count(p, t) : 0;
 }
 
-int fr_par__on(struct fr_par *p, uint32_t pid, uint32_t tid, bool known_only)
+/* fr_par__on past its fast path (apart, so that the fast path's call saves
+ * no registers). */
+static __attribute__((noinline)) int on(struct fr_par *p, uint32_t cpu, uint32_t pid,
+					 uint32_t tid, bool known_only)
 {
 	struct pthr *t;
 	int err;
 
-	if (!tid)
-		return 0;   /* the idle task */
-	if (!(t = known_only ? find_thr(p, tid) : get_thr(p, tid)))
-		return known_only ? 0 : -ENOMEM;
-	if ((err = set_pid(p, t, pid)) || t->on)
+	if (!tid || !(t = known_only ? find_thr(p, tid) : get_thr(p, tid))) {
+		/* the idle task, or a thread not ours: none of ours on cpu */
+		vacate(p, cpu);
+		return !tid || known_only ? 0 : -ENOMEM;
+	}
+	if (t->dead && known_only) {
+		vacate(p, cpu);   /* on its way out: its last switch */
+		return 0;
+	}
+	t->dead = false;   /* its own record: it runs (a tid reused) */
+	if ((err = set_pid(p, t, pid)) || (err = take_slot(p, t, cpu)) || t->on)
 		return err;
 	if (!real_pid(t->pid) && !t->asked && p->pid_of) {
 		t->asked = true;
@@ -193,9 +266,22 @@ int fr_par__on(struct fr_par *p, uint32_t pid, uint32_t tid, bool known_only)
 		if (real_pid(pid))
 			t->pid = pid;   /* (not counted, no proc yet) */
 	}
-	err = count(p, t);
-	D("ON  %u/%u known=%d -> %u\n", pid, tid, known_only, t->counted ? p->proc[t->counted-1].running : 0);
-	return err;
+	t->on = true;
+	return count(p, t);
+}
+
+int fr_par__on(struct fr_par *p, uint32_t cpu, uint32_t pid, uint32_t tid, bool known_only)
+{
+	const struct pthr *t;
+
+	/* told on this CPU already (each sample of a running thread, a
+	 * switch-in told twice): the common case, no lookup */
+	if (cpu < p->cap_slot && p->slot[cpu] && tid) {
+		t = &p->thr[p->slot[cpu] - 1];
+		if (t->tid == tid && (!real_pid(pid) || pid == t->pid))
+			return 0;
+	}
+	return on(p, cpu, pid, tid, known_only);
 }
 
 int fr_par__off(struct fr_par *p, uint32_t pid, uint32_t tid)
@@ -207,9 +293,31 @@ int fr_par__off(struct fr_par *p, uint32_t pid, uint32_t tid)
 	/* a thread first seen leaving: remember its process, if told */
 	if (!(t = real_pid(pid) ? get_thr(p, tid) : find_thr(p, tid)))
 		return real_pid(pid) ? -ENOMEM : 0;
-	uncount(p, t);
-	D("OFF %u/%u -> %u\n", pid, tid, t->proc ? p->proc[t->proc-1].running : 0);
+	leave(p, t);
 	return set_pid(p, t, pid);
+}
+
+int fr_par__born(struct fr_par *p, uint32_t pid, uint32_t tid)
+{
+	struct pthr *t;
+
+	if (!tid)
+		return 0;
+	if (!(t = real_pid(pid) ? get_thr(p, tid) : find_thr(p, tid)))
+		return real_pid(pid) ? -ENOMEM : 0;
+	leave(p, t);
+	t->dead = false;
+	return set_pid(p, t, pid);
+}
+
+void fr_par__dead(struct fr_par *p, uint32_t tid)
+{
+	struct pthr *t;
+
+	if (tid && (t = find_thr(p, tid))) {
+		leave(p, t);
+		t->dead = true;
+	}
 }
 
 unsigned fr_par__of(struct fr_par *p, uint32_t pid, uint32_t tid)
@@ -222,9 +330,8 @@ unsigned fr_par__of(struct fr_par *p, uint32_t pid, uint32_t tid)
 		return 1;
 	/* the sample's own thread runs: counted once, whatever was told */
 	t = find_thr(p, tid);
-	if (t && t->counted && t->pid == pid && p->proc[t->counted - 1].running) {
-		D("OF %u/%u = %u\n", pid, tid, p->proc[t->counted - 1].running);
-		return p->proc[t->counted - 1].running; }
+	if (t && t->counted && t->pid == pid && p->proc[t->counted - 1].running)
+		return p->proc[t->counted - 1].running;
 	pr = find_proc(p, pid);
 	n = (pr ? pr->running : 0) + 1ull;
 	return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
