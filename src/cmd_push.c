@@ -207,7 +207,8 @@ static int push_dir(struct fr_pusher *p, const struct fr_push_cfg *c, const char
 			break;
 		}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)   /* (names is NULL when there are none) */
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n && worst != FR_EXIT_ERROR; i++)
 		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) < (int)sizeof(path) &&
 		    (r = push_one(p, c, path)) > worst)
@@ -271,7 +272,8 @@ static int scan(const char *dir, unsigned spool, struct mark **out, size_t *nr)
 		free_marks(m, n);
 		return err;
 	}
-	qsort(m, n, sizeof(*m), by_time);
+	if (n)   /* (m is NULL when there are none) */
+		qsort(m, n, sizeof(*m), by_time);
 	drop = n > spool ? n - spool : 0;
 	for (size_t i = 0; i < drop; i++) {
 		char p[PATH_MAX];
@@ -282,7 +284,8 @@ static int scan(const char *dir, unsigned spool, struct mark **out, size_t *nr)
 			unlink(p);
 		free(m[i].name);
 	}
-	memmove(m, m + drop, (n - drop) * sizeof(*m));
+	if (drop)
+		memmove(m, m + drop, (n - drop) * sizeof(*m));
 	*out = m;
 	*nr = n - drop;
 	return 0;

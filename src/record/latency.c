@@ -184,7 +184,8 @@ int fr_latency__run(struct fr_latency *l, uint64_t horizon, struct fr_latency_hi
 		}
 		t->begin = 0;
 	}
-	memmove(l->held, l->held + n, (l->nr_held - n) * sizeof(*l->held));
+	if (n && n < l->nr_held)   /* (held is NULL before the first record) */
+		memmove(l->held, l->held + n, (l->nr_held - n) * sizeof(*l->held));
 	l->nr_held -= n;
 	l->nr_runs = l->nr_held ? 1 : 0;   /* what is left: one sorted run */
 	return found ? 1 : 0;

@@ -61,8 +61,10 @@ def main():
     data = sys.stdin.buffer.read()
     if '--gunzip' in sys.argv[4:]:
         data = gzip.decompress(data)
-    r = subprocess.run(['protoc', '--proto_path=' + pdir, '--decode=' + msg, pfile],
-                       input=data, capture_output=True)
+    # from pdir: protoc maps a relative file name onto --proto_path only
+    # where that name exists from its working directory
+    r = subprocess.run(['protoc', '--proto_path=.', '--decode=' + msg, pfile],
+                       input=data, capture_output=True, cwd=pdir)
     if r.returncode:
         sys.stderr.write('protoc: ' + r.stderr.decode(errors='replace'))
         sys.exit(1)
