@@ -199,21 +199,24 @@ static int intern(struct build *b, const struct fr_otlp_info *in)
 	    !(b->sattrs = calloc(3 * p->nr_samples + 1, sizeof(*b->sattrs))) ||
 	    !(b->maps_attr = calloc(p->nr_maps + 1, sizeof(*b->maps_attr))))
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nr_samples; i++) {
+	for (size_t i = 0; i < p->nr_samples; i++) {   /* packed to the front, 0 after */
 		int32_t *sa = &b->sattrs[3 * i];
+		size_t k = 0;
 
 		if ((r = stack(b, i)) < 0)
 			return (int)r;
 		b->stack_of[i] = (int32_t)r;
 		if ((r = attr(b, "thread.name", p->strings[p->labels[i].str], 0)) < 0)
 			return (int)r;
-		sa[0] = (int32_t)r;
+		sa[k++] = (int32_t)r;
 		if (p->pids[i] && (r = attr(b, "process.pid", NULL, p->pids[i])) < 0)
 			return (int)r;
-		sa[1] = p->pids[i] ? (int32_t)r : 0;
+		if (p->pids[i])
+			sa[k++] = (int32_t)r;
 		if (p->exes[i] && (r = attr(b, "process.executable.name", p->strings[p->exes[i]], 0)) < 0)
 			return (int)r;
-		sa[2] = p->exes[i] ? (int32_t)r : 0;
+		if (p->exes[i])
+			sa[k++] = (int32_t)r;
 	}
 	for (size_t i = 0; i < p->nr_maps; i++)
 		if (p->maps[i].build_id &&
@@ -461,15 +464,12 @@ static int profiles(struct build *b, const struct fr_otlp_info *in, OProfile *pr
 		n = 0;
 		for (size_t i = 0; i < p->nr_samples; i++) {
 			OSample *x = &b->samples[i];
-			size_t na = 1 + (b->sattrs[3 * i + 1] != 0) + (b->sattrs[3 * i + 2] != 0);
+			size_t na = 1 + !!b->sattrs[3 * i + 1] + !!b->sattrs[3 * i + 2];   /* packed */
 
 			if (p->slots[i] != s)
 				continue;
 			*x = (OSample)FLIGHTREC__OTLP__SAMPLE__INIT;
 			x->stack_index = b->stack_of[i];
-			/* thread.name, then the process's where known (packed to the front) */
-			if (!b->sattrs[3 * i + 1])
-				b->sattrs[3 * i + 1] = b->sattrs[3 * i + 2];
 			x->n_attribute_indices = na;
 			x->attribute_indices = &b->sattrs[3 * i];
 			x->n_values = b->first[i + 1] - b->first[i];

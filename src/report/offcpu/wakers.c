@@ -139,6 +139,7 @@ static struct pair *pair(struct fr_wakers *wk, const char *wcomm, const struct f
 {
 	uint64_t hw = syms_hash(0, wcomm, w, wn), h = syms_hash(hw, kcomm, k, kn);
 	struct fr_hmap_it it;
+	const struct fr_sym **wc, **kc;
 	struct pair *p;
 	uint32_t i;
 
@@ -148,19 +149,24 @@ static struct pair *pair(struct fr_wakers *wk, const char *wcomm, const struct f
 		if (same(p->wcomm, p->w, p->wn, wcomm, w, wn) && same(p->kcomm, p->k, p->kn, kcomm, k, kn))
 			return p;
 	}
-	if (fr_grow(&wk->pairs, &wk->cap_pairs, wk->nr_pairs + 1, sizeof(*wk->pairs), 64) ||
-	    fr_hmap__add(&wk->pair_index, h, (uint32_t)wk->nr_pairs) ||
-	    fr_hmap__add(&wk->waiter_index, hw, (uint32_t)wk->nr_pairs))
+	/* the copies first: an index entry only for a pair that is there */
+	wc = copy(w, wn);
+	kc = copy(k, kn);
+	if (!wc || !kc ||
+	    fr_grow(&wk->pairs, &wk->cap_pairs, wk->nr_pairs + 1, sizeof(*wk->pairs), 64) ||
+	    fr_hmap__add(&wk->pair_index, h, (uint32_t)wk->nr_pairs)) {
+		free(wc);
+		free(kc);
 		return NULL;
-	p = &wk->pairs[wk->nr_pairs];
-	*p = (struct pair){ .wcomm = wcomm, .kcomm = kcomm, .w = copy(w, wn), .wn = wn,
-			    .k = copy(k, kn), .kn = kn };
-	if (!p->w || !p->k) {
-		free(p->w);
-		free(p->k);
-		return NULL;   /* its index entries point past the pairs: never matched */
 	}
-	wk->nr_pairs++;
+	if (fr_hmap__add(&wk->waiter_index, hw, (uint32_t)wk->nr_pairs)) {
+		fr_hmap__remove(&wk->pair_index, h, (uint32_t)wk->nr_pairs);
+		free(wc);
+		free(kc);
+		return NULL;
+	}
+	p = &wk->pairs[wk->nr_pairs++];
+	*p = (struct pair){ .wcomm = wcomm, .kcomm = kcomm, .w = wc, .wn = wn, .k = kc, .kn = kn };
 	return p;
 }
 
@@ -283,8 +289,7 @@ int fr_wakers__each_of(struct fr_wakers *wk, const char *comm, const struct fr_s
 
 	for (bool ok = fr_hmap__first(&wk->waiter_index, h, &it, &i); ok;
 	     ok = fr_hmap__next(&wk->waiter_index, &it, &i)) {
-		if (i >= wk->nr_pairs || !same(wk->pairs[i].wcomm, wk->pairs[i].w, wk->pairs[i].wn,
-					       comm, frames, n))
+		if (!same(wk->pairs[i].wcomm, wk->pairs[i].w, wk->pairs[i].wn, comm, frames, n))
 			continue;
 		if (fr_grow(&v, &cap, nv + 1, sizeof(*v), 8)) {
 			free(v);

@@ -25,6 +25,7 @@ struct otlp {
 	char keys[MAX_TRIGGER_KEYS][64], vals[MAX_TRIGGER_KEYS][MAX_VALUE];
 	struct fr_otlp_attr attrs[MAX_TRIGGER_KEYS];
 	size_t nr_attrs;
+	const struct fr_clock_ref *clock;   /* the file's, at finish; NULL: none */
 };
 
 static int open_otlp(struct report *rp, void **st)
@@ -76,46 +77,30 @@ static bool trigger_key(const char *k, size_t n, char out[64], bool *time)
 	return true;
 }
 
-/* The trigger (its blob's "key=value" lines) as attributes: numbers as
- * ints, times on the wall clock (where the file has one), the rest as
- * strings (at most MAX_VALUE - 1 bytes each). */
-static void trigger(struct otlp *o, struct fr_reader *rd, const struct fr_clock_ref *clock)
+/* One line of the trigger as an attribute: numbers as ints, times on the
+ * wall clock (where the file has one: an event-clock time means nothing
+ * elsewhere), the rest as strings (at most MAX_VALUE - 1 bytes each). */
+static int trigger_cb(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
 {
-	void *data;
-	size_t len;
+	struct otlp *o = ctx;
+	struct fr_otlp_attr *a = &o->attrs[o->nr_attrs];
+	char *v = o->vals[o->nr_attrs];
+	uint64_t num;
+	bool time;
 
-	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) ||
-	    fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
-		return;
-	for (const char *p = data, *end = (const char *)data + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eq;
-		const char *le = nl ? nl : end;
-		struct fr_otlp_attr *a = &o->attrs[o->nr_attrs];
-		uint64_t num;
-		bool time;
-
-		eq = memchr(p, '=', (size_t)(le - p));
-		if (eq && o->nr_attrs < MAX_TRIGGER_KEYS &&
-		    trigger_key(p, (size_t)(eq - p), o->keys[o->nr_attrs], &time)) {
-			char *v = o->vals[o->nr_attrs];
-			size_t vn = (size_t)(le - eq - 1);
-
-			snprintf(v, MAX_VALUE, "%.*s", (int)(vn < MAX_VALUE ? vn : MAX_VALUE - 1), eq + 1);
-			a->key = o->keys[o->nr_attrs];
-			if (!fr_parse__u64(v, 0, INT64_MAX, &num)) {
-				a->str = NULL;
-				a->num = (int64_t)num;
-				if (time && clock)
-					a->num = (int64_t)fr_clock__to_real(clock, num);
-			} else {
-				a->str = v;
-			}
-			if (!time || clock)   /* an event-clock time means nothing elsewhere */
-				o->nr_attrs++;
-		}
-		p = nl ? nl + 1 : end;
+	if (o->nr_attrs >= MAX_TRIGGER_KEYS || !trigger_key(key, klen, o->keys[o->nr_attrs], &time))
+		return 0;
+	snprintf(v, MAX_VALUE, "%.*s", (int)(vlen < MAX_VALUE ? vlen : MAX_VALUE - 1), val);
+	a->key = o->keys[o->nr_attrs];
+	if (!fr_parse__u64(v, 0, INT64_MAX, &num)) {
+		a->str = NULL;
+		a->num = (int64_t)(time && o->clock ? fr_clock__to_real(o->clock, num) : num);
+	} else {
+		a->str = v;
 	}
-	free(data);
+	if (!time || o->clock)
+		o->nr_attrs++;
+	return 0;
 }
 
 static int finish(void *st, struct report *rp, const char *path)
@@ -159,7 +144,8 @@ static int finish(void *st, struct report *rp, const char *path)
 	if (arch && arch[0])   /* semantic conventions' names for uname's */
 		res[in.nr_resource++] = (struct fr_otlp_attr){ "host.arch",
 			!strcmp(arch, "x86_64") ? "amd64" : !strcmp(arch, "aarch64") ? "arm64" : arch, 0 };
-	trigger(o, rp->rd, in.clock);
+	o->clock = in.clock;
+	fr_input__trigger_each(rp->rd, trigger_cb, o);
 	in.nr_attrs = o->nr_attrs;
 	if (rp->o->otlp_original && (err = fr_file__slurp(path, SIZE_MAX, &orig, &in.original_len))) {
 		free(slots);

@@ -452,31 +452,43 @@ bool fr_input__live(struct fr_reader *rd, char *buf, size_t len)
 	return true;
 }
 
-bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns)
+int fr_input__trigger_each(struct fr_reader *rd, fr_trigger_cb cb, void *ctx)
 {
-	static const char key[] = "trigger_time_ns=";
-	bool found = false;
 	void *data;
 	size_t len;
+	int ret = 0;
 
 	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) ||
 	    fr_reader__blob(rd, FR_BLOB_TRIGGER, 0, &data, &len))
-		return false;
-	for (const char *p = data, *end = (const char *)data + len; p < end && !found;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		char num[24];
+		return 0;
+	for (const char *p = data, *end = (const char *)data + len; p < end && !ret;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(le - p));
 
-		if (n > sizeof(key) - 1 && n - (sizeof(key) - 1) < sizeof(num) &&
-		    !memcmp(p, key, sizeof(key) - 1)) {
-			memcpy(num, p + sizeof(key) - 1, n - (sizeof(key) - 1));
-			num[n - (sizeof(key) - 1)] = '\0';
-			found = !fr_parse__u64(num, 0, UINT64_MAX, ns);
-		}
+		if (eq)
+			ret = cb(ctx, p, (size_t)(eq - p), eq + 1, (size_t)(le - eq - 1));
 		p = nl ? nl + 1 : end;
 	}
 	free(data);
-	return found;
+	return ret;
+}
+
+/* trigger_time_ns's value into *(uint64_t *)ctx: 1 (found), else 0 */
+static int trigger_time_cb(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	static const char k[] = "trigger_time_ns";
+	char num[24];
+
+	if (klen != sizeof(k) - 1 || memcmp(key, k, klen) || !vlen || vlen >= sizeof(num))
+		return 0;
+	memcpy(num, val, vlen);
+	num[vlen] = '\0';
+	return !fr_parse__u64(num, 0, UINT64_MAX, ctx);
+}
+
+bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns)
+{
+	return fr_input__trigger_each(rd, trigger_time_cb, ns) == 1;
 }
 
 void fr_input__window(struct fr_reader *rd, uint64_t *first, uint64_t *last)

@@ -217,6 +217,13 @@ int fr_input__verdict(struct fr_reader *rd, const char *path, int walk_err,
 		      struct fr_tpdecode *tp, uint64_t lost, const char *did);
 /* trigger_time_ns of the file's first TRIGGER blob: false when none. */
 bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns);
+/* Each "key=value" line of the file's (first) trigger, as it stands (neither
+ * NUL-terminated: klen and vlen bytes); lines without '=' skipped. A
+ * non-zero return of cb stops the walk and is returned; 0 where there is
+ * no trigger. */
+typedef int (*fr_trigger_cb)(void *ctx, const char *key, size_t klen, const char *val,
+			     size_t vlen);
+int fr_input__trigger_each(struct fr_reader *rd, fr_trigger_cb cb, void *ctx);
 /* The span of the file's records, from its CPU stats (0, 0 when none). */
 void fr_input__window(struct fr_reader *rd, uint64_t *first, uint64_t *last);
 /* sel resolved against the file (its span, trigger, clock pair): 0, or
