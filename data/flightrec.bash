@@ -26,7 +26,7 @@ _flightrec_events()
 }
 
 # report's --format values and --sort keys (the lists its usage errors give)
-_flightrec_formats="text folded flamegraph html pprof otlp perf-script json waits"
+_flightrec_formats="text folded flamegraph html pprof otlp perf-script json waits critical-path"
 _flightrec_sort_keys="comm pid dso sym srcline tid cpu latency"
 
 # --sort KEY[,KEY...]: complete the key after the last comma, each at most
@@ -111,7 +111,7 @@ _flightrec()
 	--filter|--trigger-filter|--trigger-latency|--exec-on-snapshot|--push|--push-header|--push-timeout|\
 	--push-spool|-H|--header|--timeout|--retries|-F|--freq|-c|--count|-m|--mmap-pages|\
 	--window-size|--window-time|--trigger-after|--max-snapshots|--max-files|-z|\
-	--compression-level|--after|--split-at|--alpha|--percent-limit|--time)
+	--compression-level|--after|--split-at|--alpha|--percent-limit|--time|--critical-path)
 		return ;;
 	esac
 	case $cur in

@@ -18,7 +18,7 @@ enum {
 	OPT_FOLDED = 1000, OPT_FORMAT, OPT_PERIOD, OPT_PID, OPT_TID, OPT_COMM, OPT_TIME,
 	OPT_NO_INLINE, OPT_PERCENT, OPT_RAW, OPT_NO_HEADER, OPT_STDIO, OPT_NO_DEMANGLE,
 	OPT_CHILDREN, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_FLAMEGRAPH, OPT_TOD, OPT_WAITS,
-	OPT_OTLP_ORIGINAL, OPT_WAKERS, OPT_LATENCY,
+	OPT_OTLP_ORIGINAL, OPT_WAKERS, OPT_LATENCY, OPT_CRIT_PATH,
 };
 
 static const struct argp_option report_options[] = {
@@ -44,7 +44,8 @@ static const struct argp_option report_options[] = {
 	{ "waits", OPT_WAITS, NULL, 0, "every off-CPU wait, one line each (--format=waits)", 2 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default), folded, flamegraph (SVG), html (timeline "
 	  "and flame graph), pprof (gzipped profile.proto, needs -o), perf-script, json (Chrome "
-	  "trace event format) or waits (every off-CPU wait, one line each)", 2 },
+	  "trace event format), waits (every off-CPU wait, one line each) or critical-path "
+	  "(with --critical-path TID)", 2 },
 	{ "output", 'o', "FILE", 0, "write the report to FILE (default stdout)", 2 },
 	{ "flamegraph", OPT_FLAMEGRAPH, "FILE", 0, "the flame graph SVG into FILE "
 	  "(--format=flamegraph -o FILE)", 2 },
@@ -54,6 +55,10 @@ static const struct argp_option report_options[] = {
 	{ "wakers", OPT_WAKERS, NULL, 0, "--folded and the flame graph: each off-CPU wait with "
 	  "the stack of the thread that woke it (waiter root to leaf, --, waker leaf to root, "
 	  "microseconds: bcc offwaketime's lines), from a record --off-cpu -g file", 2 },
+	{ "critical-path", OPT_CRIT_PATH, "TID", 0, "who kept thread TID waiting: its time in the "
+	  "window (or --time), running, waiting, runnable, and at each wait the waker and what "
+	  "the waker did until the wakeup, recursively, from a record --off-cpu -g file "
+	  "(--format=critical-path)", 2 },
 	{ "otlp-original", OPT_OTLP_ORIGINAL, NULL, 0, "otlp: the flightrec file itself in the "
 	  "request too (original_payload, format \"flightrec\")", 2 },
 	{ "tod", OPT_TOD, NULL, 0, "perf-script and --raw: each event's local wall-clock time "
@@ -187,6 +192,17 @@ static error_t report_parse(int key, char *arg, struct argp_state *st)
 	case OPT_TOD: o->tod = true; break;
 	case OPT_OTLP_ORIGINAL: o->otlp_original = true; break;
 	case OPT_WAKERS: o->wakers = true; o->off_cpu = true; break;
+	case OPT_CRIT_PATH: {
+		uint64_t tid;
+
+		if (fr_parse__u64(arg, 1, INT32_MAX, &tid)) {
+			usage_error(o, "--critical-path", "expected a thread id, 1..2147483647");
+			break;
+		}
+		o->crit_path = o->off_cpu = true;
+		o->crit_tid = (uint32_t)tid;
+		break;
+	}
 	case OPT_NO_INLINE: o->sym.no_inline = true; break;
 	case OPT_NO_DEMANGLE: o->sym.no_demangle = true; break;
 	case OPT_CHILDREN: o->hist.children = true; break;
@@ -249,6 +265,24 @@ int cmd_report(int argc, char **argv)
 		o.sym.cache_dir = fr_archive__default_dir(cache, sizeof(cache));
 	if ((r = fr_input__choose(&o.input, o.dir, path, sizeof(path))))
 		goto out;
+	if (o.crit_path && o.format && strcmp(o.format, "critical-path")) {
+		fr_err("--critical-path", "is an output of its own: not with --format=%s", o.format);
+		r = FR_EXIT_USAGE;
+		goto out;
+	}
+	if (o.crit_path && (o.nr_pids || o.nr_tids || o.nr_comms)) {
+		fr_err("--critical-path", "follows the waker of each wait into any thread: not with "
+		       "--pid, --tid or --comm (--time sets the window)");
+		r = FR_EXIT_USAGE;
+		goto out;
+	}
+	if (o.format && !strcmp(o.format, "critical-path") && !o.crit_path) {
+		fr_err("--format", "critical-path needs the thread: --critical-path TID");
+		r = FR_EXIT_USAGE;
+		goto out;
+	}
+	if (o.crit_path)
+		o.format = "critical-path";
 	if (o.raw && o.output) {
 		fr_err("-o", "--raw writes to stdout only");
 		r = FR_EXIT_USAGE;

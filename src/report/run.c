@@ -444,14 +444,15 @@ static int latency_opts(struct report *rp, struct fr_report_opts *ro)
  * text report shows them unasked where it did). 1 after a usage error said. */
 static int wakers_opts(struct report *rp, const struct fr_report_opts *ro)
 {
-	const char *why = !ro->wakers ? NULL
+	const char *opt = ro->crit_path ? "--critical-path" : "--wakers";
+	const char *why = !ro->wakers && !ro->crit_path ? NULL
 			  : !rp->ops->wakers ? "the folded and flamegraph outputs draw the waits with "
 					       "their wakers (the text report lists them unasked)"
 			  : ro->no_off_cpu ? "it reads the context switches that --no-off-cpu leaves out"
 			  : fr_offcpu_in__no_wakers(rp->rd);
 
 	if (why)
-		fr_err("--wakers", "%s", why);
+		fr_err(opt, "%s", why);
 	return why != NULL;
 }
 
@@ -568,6 +569,10 @@ int fr_report__run(const struct fr_report_opts *o, const char *path)
 	fflush(rp.out);
 	if (output_failed(&rp, of, out_name)) {
 		ret = FR_EXIT_ERROR;
+	} else if (rp.err == -ESRCH && o->crit_path) {
+		fr_err(path, "--critical-path: thread %u was not seen in the window (no switch of "
+		       "it recorded)", o->crit_tid);
+		ret = FR_EXIT_PARTIAL;
 	} else if (rp.err) {
 		fr_err(out_name, "%s", strerror(-rp.err));
 		ret = FR_EXIT_ERROR;

@@ -56,10 +56,45 @@ pairs = collections.Counter((s[i]['tid'], f[i]['tid']) for i in s if s[i]['tid']
 assert n >= 40, pairs   # the lock's and the pipe's, 20 each (the flags' may race)
 print('ok: %d waker arrows from thread %d to %d, %d back' % (n, a, b, pairs[(b, a)]))
 PY
+# the HTML page: the waiting thread's wait slices name their waker (a
+# title per wait a pixel or wider): the lock's and the pipe's, 20 each
+"$FLIGHTREC" report --format=html -o "$T/p.html" "$F" || fail "--format=html exited $?"
+n=$(grep -o 'class="woken"[^>]*><title>[^<]*' "$T/p.html" |
+	grep -c 'in [^,]*wait_lock, woken by [0-9]* wakers in .*hold_lock')
+m=$(grep -o 'class="woken"[^>]*><title>[^<]*' "$T/p.html" |
+	grep -c 'in [^,]*read_pipe[^,]*, woken by [0-9]* wakers in .*write_late')
+[ "$n" -ge 15 ] && [ "$m" -ge 15 ] ||
+	fail "the page titles $n wait_lock slices with hold_lock and $m read_pipe slices with write_late (want >= 15 each of 20): $(grep -o 'class="woken"[^>]*><title>[^<]*' "$T/p.html" | head -3)"
+pass "html: $n wait_lock slices woken by hold_lock, $m read_pipe slices by write_late"
 # the flame graph draws the same lines
 "$FLIGHTREC" report --wakers --flamegraph "$T/w.svg" "$F" || fail "--wakers --flamegraph exited $?"
 grep -q 'hold_lock' "$T/w.svg" && grep -q '>--<\|title>--' "$T/w.svg" || fail "the waker flame graph lacks hold_lock or --"
 pass "the waker flame graph"
+
+# the critical path of the waiting thread: while it waited in wait_lock and
+# read_pipe, the holder slept in nap under hold_lock and write_late (the
+# workload's construction): those two rows of the table, within 5% of the
+# waiter's measured waits (the holder's naps end each wait but for the
+# wakeup's latency; the path's runnable time is the waiter's own row)
+WT=$("$FLIGHTREC" report --format=waits "$F" | awk '/<- wait_lock <-/ {print $6; exit}')
+[ -n "$WT" ] || fail "no wait_lock wait in --format=waits"
+"$FLIGHTREC" report --critical-path "$WT" "$F" >"$T/cp.txt" || fail "--critical-path exited $?"
+cp_ms() {   # the table's ms of the holder's nap under $1
+	awk -v k="nap <- $1 <- holder" '/^# the path/ {exit} index($0, k) && $3 != '"$WT"' {s += $1} END {printf "%.0f", s * 1000}' "$T/cp.txt"
+}
+for pair in "wait_lock hold_lock" "read_pipe write_late"; do
+	set -- $pair
+	want=$(awk -v f="$1" '$1 == f {print $2}' "$T/measured.txt")
+	got=$(cp_ms "$2")
+	awk -v g="$got" -v m="$want" 'BEGIN {d = g - m; if (d < 0) d = -d; exit !(m > 0 && d <= 0.05 * m)}' ||
+		fail "--critical-path $WT: $got us in $2's nap, the workload measured $want us in $1: $(head -12 "$T/cp.txt")"
+	pass "--critical-path: $1's waits were $2's nap: $got us (measured $want)"
+done
+grep -q "woken by [0-9]* wakers in .*do_unlock <- hold_lock" "$T/cp.txt" ||
+	fail "--critical-path names no waker in hold_lock: $(sed -n '/^# the path/,+4p' "$T/cp.txt")"
+expect_error 64 "not with --pid" "$FLIGHTREC" report --critical-path "$WT" --pid 1 "$F"
+expect_error 64 "expected a thread id" "$FLIGHTREC" report --critical-path 12x "$F"
+expect_error 1 "thread 2147483647 was not seen" "$FLIGHTREC" report --critical-path 2147483647 "$F"
 
 # refused: no waker stacks (no -g), an output that draws none
 mkdir -p "$T/nog"
@@ -67,4 +102,5 @@ record_fg -q --off-cpu -o "$T/nog" -- "$HELPERS/wakers" 2 5 5 >/dev/null || fail
 set -- "$T"/nog/*.frec
 expect_error 64 "have no stacks" "$FLIGHTREC" report --wakers --folded "$1"
 expect_error 64 "draw the waits with their wakers" "$FLIGHTREC" report --wakers "$F"
+expect_error 64 "have no stacks" "$FLIGHTREC" report --critical-path 1 "$1"
 exit 0

@@ -48,6 +48,8 @@ static void report(const char *fmt, bool callchains)
 	o.sym.no_srcline = true;
 	o.sym.no_inline = true;     /* libdw DIE walks of local debug info: not what is fuzzed */
 	o.format = fmt;
+	o.crit_path = !strcmp(fmt, "critical-path");   /* of the thread that waited most */
+	o.off_cpu = o.crit_path;
 	fr_report__run(&o, path);
 }
 
@@ -60,13 +62,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FR_LIBFUZZER
 	/* one report per execution, chosen by the input's size (the mutator
 	 * changes sizes all the time, so every output is reached; the same input
-	 * always takes the same one): five reports per input cost 5x the
-	 * executions. The replay in make check runs all five on every input. */
-	switch (size % 5) {
+	 * always takes the same one): six reports per input cost 6x the
+	 * executions. The replay in make check runs all six on every input. */
+	switch (size % 6) {
 	case 0: report("text", true); break;
 	case 1: report("folded", false); break;
 	case 2: report("perf-script", false); break;
 	case 3: report("otlp", false); break;
+	case 4: report("critical-path", false); break;
 	default: report("json", false); break;
 	}
 #else
@@ -75,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report("perf-script", false);
 	report("json", false);
 	report("otlp", false);
+	report("critical-path", false);
 #endif
 #else
 	(void)report;

@@ -241,6 +241,8 @@ const char *fr_offcpu_in__no_wakers(struct fr_reader *rd);
  * NULL (none kept, ENOMEM). */
 struct fr_folded *fr_offcpu_in__wakers_folded(struct offcpu_in *in);
 int fr_offcpu_in__finish(struct offcpu_in *in);
+/* The stage's waits (offcpu.c). */
+struct fr_offcpu *fr_offcpu_in__offcpu(struct offcpu_in *in);
 int fr_offcpu_in__print(struct offcpu_in *in, double percent_limit, FILE *f);
 
 /* offcpu_print.c: each thread's states in time order, thread by thread
@@ -264,6 +266,27 @@ int fr_offcpu__html(struct fr_offcpu *oc, FILE *f, const struct fr_html_info *hi
 int fr_offcpu_in__html(void *in, FILE *f, const struct fr_html_info *hi);
 /* The window the waits were cut to. */
 void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1);
+
+/* critpath.c: one thread's critical path (report --critical-path TID): its
+ * time in the window, running (its most sampled function, from the samples
+ * given), its waits, and at each wait whose waker is known what that waker
+ * did until the wakeup, recursively (its waits, their wakers ...); printed
+ * as a table of where the time went and as the path in time order (segments
+ * under min_pct of the path left out). Needs the waits kept and the wakers'
+ * joins (fr_wakers__keep_joins) before the pass. -ESRCH: tid was not seen;
+ * tid 0: the thread that waited the most. */
+struct fr_critpath;
+/* A stack's place in a line (critical path rows, the page's wait titles):
+ * up to three user frames leaf first, from the library function the program
+ * called where the leaf is in a library; past the scheduler's kernel frames
+ * where there are no user frames; s leaf first, a state frame outermost
+ * left out. */
+void fr_wait__where(char *buf, size_t len, const struct fr_sym *const *s, size_t n);
+int fr_critpath__new(struct fr_critpath **out);
+void fr_critpath__delete(struct fr_critpath *cp);
+int fr_critpath__sample(struct fr_critpath *cp, const struct fr_rsample *rs);
+int fr_critpath__print(struct fr_critpath *cp, struct fr_offcpu *oc, uint32_t tid,
+		       double min_pct, FILE *f);
 
 /* wakers.c: who ended each wait. A wakeup (sched:sched_waking) of tid at
  * time by waker (its comm and stack: it fires in the waker's context); each
@@ -294,5 +317,21 @@ typedef int (*fr_waker_cb)(void *ctx, const char *kcomm, const struct fr_sym *co
 			   size_t n, uint64_t ns, uint64_t waits);
 int fr_wakers__each_of(struct fr_wakers *wk, const char *comm, const struct fr_sym *const *frames,
 		       size_t n, size_t top, fr_waker_cb cb, void *ctx);
+/* Remember each wait's join from now on, for fr_wakers__join (the critical
+ * path asks for one wait's stacks). */
+void fr_wakers__keep_joins(struct fr_wakers *wk);
+/* One wait's stacks (frames leaf first; w ends with its state frame): its
+ * waker's (kcomm NULL and kn 0 where its wakeup was not recorded), or
+ * preempted (no one woke it; no stacks). Owned by wk. */
+struct fr_waker_join {
+	const char *wcomm, *kcomm;
+	const struct fr_sym *const *w, *const *k;
+	size_t wn, kn;
+	bool preempted;
+};
+/* The join of tid's wait that began at start (as fr_wait.start): 0, or
+ * -ENOENT (not kept: not selected, or before fr_wakers__keep_joins). */
+int fr_wakers__join(const struct fr_wakers *wk, uint32_t tid, uint64_t start,
+		    struct fr_waker_join *j);
 
 #endif

@@ -651,6 +651,11 @@ int fr_offcpu_in__finish(struct offcpu_in *in)
 	return err ? err : fr_offcpu__finish(in->oc);
 }
 
+struct fr_offcpu *fr_offcpu_in__offcpu(struct offcpu_in *in)
+{
+	return in->oc;
+}
+
 int fr_offcpu_in__json(struct offcpu_in *in, struct fr_json *j)
 {
 	return fr_offcpu__json(in->oc, j);

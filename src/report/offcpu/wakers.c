@@ -34,6 +34,12 @@ struct pair {                    /* waits of one stack ended by one waker stack 
 	uint64_t ns, waits;
 };
 
+struct join {                    /* one wait's pair, kept for fr_wakers__join */
+	uint32_t tid;
+	uint32_t pair;               /* UINT32_MAX: preempted (no one woke it) */
+	uint64_t start;
+};
+
 struct name {                    /* a waker's name as the folded set's root-side frame */
 	const char *comm;
 	struct fr_sym sym;
@@ -51,6 +57,10 @@ struct fr_wakers {
 	size_t nr_names, cap_names;
 	struct fr_folded *folded;    /* made on demand */
 	struct fr_wakers_totals tot;
+	bool keep_joins;             /* each wait's pair remembered (fr_wakers__join) */
+	struct join *joins;
+	size_t nr_joins, cap_joins;
+	struct fr_hmap join_index;   /* (tid, start) -> join */
 };
 
 int fr_wakers__new(struct fr_wakers **out)
@@ -73,6 +83,8 @@ void fr_wakers__delete(struct fr_wakers *wk)
 	free(wk->pend);
 	free(wk->pairs);
 	free(wk->names);
+	free(wk->joins);
+	fr_hmap__exit(&wk->join_index);
 	fr_hmap__exit(&wk->pend_index);
 	fr_hmap__exit(&wk->pair_index);
 	fr_hmap__exit(&wk->waiter_index);
@@ -170,6 +182,25 @@ static struct pair *pair(struct fr_wakers *wk, const char *wcomm, const struct f
 	return p;
 }
 
+static uint64_t join_hash(uint32_t tid, uint64_t start)
+{
+	return fr_hash__mix(fr_hash__u64(tid), start);
+}
+
+/* The wait of waiter (its tid, its start as s->time) was joined to pair. */
+static int keep_join(struct fr_wakers *wk, const struct fr_rsample *waiter, uint32_t pair)
+{
+	if (!wk->keep_joins)
+		return 0;
+	if (wk->nr_joins >= UINT32_MAX ||
+	    fr_grow(&wk->joins, &wk->cap_joins, wk->nr_joins + 1, sizeof(*wk->joins), 256) ||
+	    fr_hmap__add(&wk->join_index, join_hash(waiter->tid, waiter->time),
+			 (uint32_t)wk->nr_joins))
+		return -ENOMEM;
+	wk->joins[wk->nr_joins++] = (struct join){ waiter->tid, pair, waiter->time };
+	return 0;
+}
+
 int fr_wakers__wait(struct fr_wakers *wk, const struct fr_rsample *waiter, uint64_t wake,
 		    bool preempted)
 {
@@ -189,7 +220,7 @@ int fr_wakers__wait(struct fr_wakers *wk, const struct fr_rsample *waiter, uint6
 			p = &wk->pend[i];
 	if (preempted) {   /* no one woke it: it was runnable all along */
 		wk->tot.preempted_ns += ns;
-		return 0;
+		return keep_join(wk, waiter, UINT32_MAX);
 	}
 	if (!p) {   /* the wakeup was before the window, or not recorded: not guessed */
 		wk->tot.unwoken_ns += ns;
@@ -205,7 +236,36 @@ int fr_wakers__wait(struct fr_wakers *wk, const struct fr_rsample *waiter, uint6
 	pr->waits++;
 	fr_folded__delete(wk->folded);
 	wk->folded = NULL;
-	return 0;
+	return keep_join(wk, waiter, (uint32_t)(pr - wk->pairs));
+}
+
+void fr_wakers__keep_joins(struct fr_wakers *wk)
+{
+	wk->keep_joins = true;
+}
+
+int fr_wakers__join(const struct fr_wakers *wk, uint32_t tid, uint64_t start,
+		    struct fr_waker_join *j)
+{
+	struct fr_hmap_it it;
+	uint32_t i;
+
+	for (bool ok = fr_hmap__first(&wk->join_index, join_hash(tid, start), &it, &i); ok;
+	     ok = fr_hmap__next(&wk->join_index, &it, &i)) {
+		const struct join *jn = &wk->joins[i];
+		const struct pair *p;
+
+		if (jn->tid != tid || jn->start != start)
+			continue;
+		if (jn->pair == UINT32_MAX) {
+			*j = (struct fr_waker_join){ .preempted = true };
+			return 0;
+		}
+		p = &wk->pairs[jn->pair];
+		*j = (struct fr_waker_join){ p->wcomm, p->kcomm, p->w, p->k, p->wn, p->kn, false };
+		return 0;
+	}
+	return -ENOENT;
 }
 
 void fr_wakers__totals(const struct fr_wakers *wk, struct fr_wakers_totals *t)

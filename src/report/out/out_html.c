@@ -31,6 +31,7 @@ static int open_page(struct report *rp, void **st)
 {
 	struct page *p = calloc(1, sizeof(*p));
 	struct fr_cpu_gap g[FR_CPU_GAPS_MAX];
+	struct fr_wakers *wk;
 	uint32_t nr_cpus = 0;
 	size_t ng;
 	bool bad;
@@ -38,6 +39,9 @@ static int open_page(struct report *rp, void **st)
 
 	if (!p)
 		return -ENOMEM;
+	/* each wait's waker and its stack, for the titles of the threads' rows */
+	if (rp->oc && (wk = fr_offcpu__wakers(fr_offcpu_in__offcpu(rp->oc))))
+		fr_wakers__keep_joins(wk);
 	for (size_t i = 0; i < fr_reader__nr_cpu_stats(rp->rd); i++) {
 		const struct fr_cpu_stat *cs = fr_reader__cpu_stat(rp->rd, i);
 

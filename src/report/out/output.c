@@ -8,12 +8,13 @@
 
 extern const struct fr_output_ops fr_output_text, fr_output_folded, fr_output_flame,
 	fr_output_html, fr_output_pprof, fr_output_otlp, fr_output_script, fr_output_json,
-	fr_output_waits;
+	fr_output_waits, fr_output_critpath;
 
 /* In the order --help and a usage error list them. */
 static const struct fr_output_ops *const rows[] = {
 	&fr_output_text, &fr_output_folded, &fr_output_flame, &fr_output_html,
 	&fr_output_pprof, &fr_output_otlp, &fr_output_script, &fr_output_json, &fr_output_waits,
+	&fr_output_critpath,
 };
 
 #define NR_ROWS (sizeof(rows) / sizeof(rows[0]))

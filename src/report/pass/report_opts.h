@@ -62,6 +62,8 @@ struct fr_report_opts {
 	bool wakers;             /* --wakers: the waits with their wakers' stacks (folded, flame) */
 	bool latency;            /* --latency: samples weigh period / parallelism (flame graph,
 				  * folded, pprof); text: sorted by latency */
+	bool crit_path;          /* --critical-path TID (the critical-path output) */
+	uint32_t crit_tid;
 	int *pids, *tids;
 	size_t nr_pids, nr_tids;
 	const char *comms[FR_REPORT_MAX_LIST], *events[FR_REPORT_MAX_LIST];
