@@ -7,13 +7,16 @@
 # and perf recording them. Rounds interleaved (the order rotates); prints
 # "read ROUND CONFIG VALUE" and the recorder's CPU seconds as "cpu ROUND
 # CONFIG VALUE", then bench/frstat -p none's paired differences. Root.
-#   bench/latency_cost.sh [--rounds N] [--ops N] [--out DIR]
+#   bench/latency_cost.sh [--rounds N] [--ops N] [--out DIR] [--configs "A B ..."]
 # Configurations (system-wide):
 #   none      no recorder
 #   floor     record -a -e cpu-clock -F 99 (backward): the latency recorder without its pair
 #   latency   the same with --trigger-latency syscall:read,10ms
 #   forward   record -a --forward -e syscalls:sys_enter_read -e syscalls:sys_exit_read
 #   perf      perf record -a -e syscalls:sys_enter_read -e syscalls:sys_exit_read
+# and, not run unless --configs names them (the trigger in forward mode):
+#   fwdfloor  record -a --forward -e cpu-clock -F 99
+#   fwdlatency the same with --trigger-latency syscall:read,10ms
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -24,7 +27,8 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift ;;
 	--ops) ops=$2; shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	--configs) configs=$2; shift ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) echo "latency_cost.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 	shift
@@ -45,6 +49,9 @@ start() {
 	latency) "$fr" record -q -a -e cpu-clock -F 99 --trigger-latency syscall:read,10ms -o "$tmp" \
 		--name lat --no-final-snapshot & rec=$! ;;
 	forward) "$fr" record -q -a --forward $pair -o "$tmp" --name lat & rec=$! ;;
+	fwdfloor) "$fr" record -q -a --forward -e cpu-clock -F 99 -o "$tmp" --name lat & rec=$! ;;
+	fwdlatency) "$fr" record -q -a --forward -e cpu-clock -F 99 --trigger-latency \
+		syscall:read,10ms -o "$tmp" --name lat & rec=$! ;;
 	perf) perf record -q -a $pair -o "$tmp/perf.data" >/dev/null 2>&1 & rec=$! ;;
 	*) echo "latency_cost.sh: unknown configuration $1" >&2; exit 64 ;;
 	esac

@@ -67,7 +67,7 @@ static const struct argp_option record_options[] = {
 	  "system-wide)", 0 },
 	{ "forward", OPT_FORWARD, NULL, 0, "stream every record into a file (per-CPU reader "
 	  "threads), instead of keeping a window (default with -p or -- COMMAND); a snapshot "
-	  "completes the file and recording goes on into the next", 0 },
+	  "or a trigger completes the file and recording goes on into the next", 0 },
 	{ "switch-output", OPT_SWITCH_OUTPUT, "SIZE|TIME", 0, "forward: complete the file and go "
 	  "on into the next when it reaches SIZE (unit B, K, M or G: 64M) or TIME (unit ms, s, m "
 	  "or h: 10s, 10m is ten minutes), or only on snapshots (signal); files are written "
@@ -87,7 +87,7 @@ static const struct argp_option record_options[] = {
 	  "up to a power of two pages (default 128 pages backward, 1024 forward)", 0 },
 	{ "window-size", OPT_WINDOW_SIZE, "SIZE", 0, "the same as -m: the per-CPU window in bytes", 0 },
 	{ "window-time", OPT_WINDOW_TIME, "DURATION", 0, "at a snapshot, drop records older than "
-	  "DURATION (e.g. 10s, 500ms); warns when the ring holds less", 0 },
+	  "DURATION (e.g. 10s, 500ms); warns when the ring holds less (not --forward)", 0 },
 	{ "trigger", OPT_TRIGGER, "EVENT", 0, "snapshot when EVENT (a tracepoint or software event) "
 	  "occurs; user space wakes only then", 0 },
 	{ "trigger-filter", OPT_TRIGGER_FILTER, "FILTER", 0, "tracefs filter for --trigger, e.g. "
@@ -96,7 +96,7 @@ static const struct argp_option record_options[] = {
 	  "thread's BEGIN -> END (tracepoints) took longer than DURATION; syscall:NAME,DURATION "
 	  "for syscalls:sys_enter_NAME,syscalls:sys_exit_NAME (e.g. syscall:fsync,50ms)", 0 },
 	{ "trigger-after", OPT_TRIGGER_AFTER, "DURATION", 0, "keep recording DURATION after a "
-	  "--trigger event before the snapshot (default 0)", 0 },
+	  "--trigger event or a --trigger-latency pair before the snapshot (default 0)", 0 },
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N/PERIOD", 0, "at most N snapshots per PERIOD "
 	  "(e.g. 3/1m); further triggers are refused, and triggers during a pending snapshot "
 	  "join it", 0 },
@@ -539,10 +539,10 @@ static int validate(struct fr_record_opts *o, char *outdir)
 		o->forward = true;
 		o->mode_given = true;
 	}
-	if (o->forward && (o->trigger || o->lat_begin || o->window_ns || o->rate_n)) {
-		fr_err(o->switch_output ? "--switch-output" : "--forward", "streams every record: "
-		       "--trigger, --trigger-latency, --window-time and --max-snapshots apply to "
-		       "--backward and --keep");
+	if (o->forward && o->window_ns) {
+		fr_err("--window-time", "drops a snapshot's older records: --forward streams every "
+		       "record into its file as it is read, nothing is left to drop (--switch-output "
+		       "TIME bounds a file's span)");
 		return FR_EXIT_USAGE;
 	}
 	if (o->keep_ns && o->mode_given) {

@@ -1,7 +1,8 @@
 /* src/record/loop.c: the recorder's main loop (loop.h), the same for every
- * source. Triggers (SIGUSR2, `flightrec snapshot`, a trigger event) become
- * one pending snapshot that later triggers join until it is written (forward
- * mode: the switch to the next file); the rate limit refuses snapshots
+ * source. Triggers (SIGUSR2, `flightrec snapshot`, a trigger event, a
+ * --trigger-latency pair too long) become one pending snapshot that later
+ * triggers join until it is written (forward mode: the file being written
+ * completed, the switch to the next one); the rate limit refuses snapshots
  * beyond N per PERIOD; the session's tick says when --switch-output's limits
  * are reached. A failure of the loop itself ends it with one line and
  * FR_EXIT_ERROR (the final snapshot is still written by the caller).

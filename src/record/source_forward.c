@@ -1,7 +1,8 @@
 /* src/record/source_forward.c: the forward source: one reader thread per CPU
  * (readers.c) streams the samples into the file being written while the
- * loop drains the sideband into it; a snapshot or --switch-output's limit
- * completes it and goes on into the next one.
+ * loop drains the sideband into it; a snapshot (a signal, a client, the
+ * loop's --trigger or --trigger-latency) or --switch-output's limit
+ * completes it, with that trigger, and goes on into the next one.
  */
 #include "config.h"
 
@@ -299,8 +300,9 @@ static int fw_say(const struct fr_trigger *tr, const char *path, int err,
 		fr_err("forward", "switching to the next file (%s): %s", tr->source, strerror(-err));
 		return err;
 	}
-	fr_info("forward: file complete (%s): %s (%llu samples, %llu sideband, %llu lost, "
-		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source, path,
+	fr_info("forward: file complete (%s%s%s): %s (%llu samples, %llu sideband, %llu lost, "
+		"%llu bytes, readers paused %.2f ms, switch %.2f ms)", tr->source,
+		tr->coalesced ? ", coalesced " : "", tr->coalesced ? "more" : "", path,
 		(unsigned long long)st->samples, (unsigned long long)st->sideband,
 		(unsigned long long)st->lost, (unsigned long long)st->bytes, st->copy_ms,
 		st->total_ms);

@@ -129,6 +129,6 @@ expect_error 64 "--switch-output: expected a size" "$FLIGHTREC" record --switch-
 expect_error 64 "--switch-output: expected a size" "$FLIGHTREC" record --switch-output 64x -o "$T" -- true
 expect_error 64 "--switch-output: expected a size" "$FLIGHTREC" record --switch-output 10ms -o "$T" -- true
 expect_error 64 "--switch-output: .*--backward" "$FLIGHTREC" record --backward --switch-output 1M -o "$T" -a
-expect_error 64 "--switch-output: .*--trigger" "$FLIGHTREC" record --switch-output 1M \
-	--trigger syscalls:sys_enter_kill -o "$T" -- true
+expect_error 64 "--window-time: .*--forward" "$FLIGHTREC" record --switch-output 1M \
+	--window-time 10s -o "$T" -- true
 exit 0
