@@ -218,6 +218,7 @@ static int setup(struct report *rp)
 {
 	const struct fr_report_opts *o = rp->o;
 	struct fr_symbolizer_opts so;
+	uint64_t ft0, ft1;   /* the file's window */
 	int err;
 
 	rp->nr_events = fr_reader__nr_events(rp->rd);
@@ -250,14 +251,19 @@ static int setup(struct report *rp)
 		if (cs->last_time > rp->t1)
 			rp->t1 = cs->last_time;
 	}
+	ft0 = rp->t0;
+	ft1 = rp->t1;
 	if (o->has_time) {
 		rp->t0 = o->t0 > rp->t0 ? o->t0 : rp->t0;
 		rp->t1 = o->t1 < rp->t1 ? o->t1 : rp->t1;
 	}
 	/* the off-CPU stage first: the output opens knowing whether it has one
-	 * (its waits reach the output's state only once the pass runs) */
+	 * (its waits reach the output's state only once the pass runs); the
+	 * critical path's over the whole file: a wait begun before --time's
+	 * range keeps its stack and waker (the path is cut to the range) */
 	if (o->off_cpu &&
-	    (err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, rp->t0, rp->t1,
+	    (err = fr_offcpu_in__new(rp->rd, rp->res, rp->tp, o->crit_path ? ft0 : rp->t0,
+				     o->crit_path ? ft1 : rp->t1,
 				     rp->ops->wait ? wait_cb : NULL, rp, rp->ops->wait_intervals,
 				     &rp->oc)))
 		return err;

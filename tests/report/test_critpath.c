@@ -3,7 +3,8 @@
  * a wait followed into its waker's time (the waker's own wait and its run,
  * named from its samples), the runnable time after the wakeup, leaf rows
  * that add up to the path; a waker cycle (a hostile file) stopped, not
- * followed; wakers followed at most 8 deep; a thread not seen.
+ * followed; wakers followed at most 8 deep; a thread not seen; a range
+ * (--time) cutting the path, waits begun before it named.
  */
 #include "config.h"
 
@@ -89,16 +90,21 @@ static void in(struct fix *x, uint32_t tid, uint64_t ms)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(x->oc, tid, T0 + ms * MS), 0);
 }
 
-static char *print(struct fix *x, uint32_t tid, int *err)
+static char *print_range(struct fix *x, uint32_t tid, uint64_t from, uint64_t to, int *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	CU_ASSERT_FATAL(f != NULL);
-	*err = fr_critpath__print(x->cp, x->oc, tid, 0.0, f);
+	*err = fr_critpath__print(x->cp, x->oc, tid, from, to, 0.0, f);
 	fclose(f);
 	return buf;
+}
+
+static char *print(struct fix *x, uint32_t tid, int *err)
+{
+	return print_range(x, tid, 0, UINT64_MAX, err);
 }
 
 /* The table's rows (before the path): the ms of those of tid whose text has
@@ -169,6 +175,18 @@ static void test_followed(void)
 	CU_ASSERT(strstr(buf, "sleeping in wait_lock <- main: woken by 20 app in "
 			      "pthread_mutex_unlock <- hold_lock <- main") != NULL);
 	CU_ASSERT(strstr(buf, "    20 app") != NULL);
+	free(buf);
+	/* a range (--time) from inside both waits: B's nap from the range's
+	 * start, named by the stack of its switch-out before it */
+	buf = print_range(&x, 10, T0 + 200 * MS, T0 + 450 * MS, &err);
+	CU_ASSERT_EQUAL(err, 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows(buf, 0, NULL, &n), 250.0, 0.01);
+	CU_ASSERT_DOUBLE_EQUAL(rows(buf, 20, "sleeping in nap <- hold_lock", &n), 105.0, 0.001);
+	CU_ASSERT_DOUBLE_EQUAL(rows(buf, 20, "running hold_lock", &n), 95.0, 0.001);
+	CU_ASSERT_DOUBLE_EQUAL(rows(buf, 10, "running (no sample)", &n), 40.0, 0.001);
+	free(buf);
+	buf = print_range(&x, 10, T1 + MS, T1 + 2 * MS, &err);   /* not alive then */
+	CU_ASSERT_EQUAL(err, -ESRCH);
 	free(buf);
 	fix_delete(&x);
 }

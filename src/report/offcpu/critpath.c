@@ -270,7 +270,8 @@ static int wait_seg(struct path *p, const struct fr_wait *w, uint64_t s, uint64_
 		return add_seg(p, &sg);
 	}
 	if (!w->waker_tid || !w->wake) {
-		sg.why = "its wakeup was not recorded (a timer, an interrupt, or before the window)";
+		sg.why = w->cut_end ? "still waiting at the window's end"
+			 : "its wakeup was not recorded (a timer, an interrupt, or before the window)";
 		return add_seg(p, &sg);
 	}
 	wk = w->wake < s ? s : w->wake > e ? e : w->wake;
@@ -575,14 +576,13 @@ static void timeline(const struct path *p, uint64_t t0, uint64_t total, double m
 }
 
 int fr_critpath__print(struct fr_critpath *cp, struct fr_offcpu *oc, uint32_t tid,
-		       double min_pct, FILE *f)
+		       uint64_t from, uint64_t to, double min_pct, FILE *f)
 {
 	struct path p = { .oc = oc, .wk = fr_offcpu__wakers(oc), .cp = cp };
 	uint64_t t0, t1;
 	const struct fr_thread_time *t;
 	int err;
 
-	fr_offcpu__window(oc, &t0, &t1);
 	if ((err = collect(&p)))
 		goto out;
 	t = NULL;   /* the thread's time in the window (its longest life, a tid reused) */
@@ -597,8 +597,12 @@ int fr_critpath__print(struct fr_critpath *cp, struct fr_offcpu *oc, uint32_t ti
 		err = -ESRCH;
 		goto out;
 	}
-	t0 = t->start;
-	t1 = t->end;
+	t0 = t->start > from ? t->start : from;
+	t1 = t->end < to ? t->end : to;
+	if (t1 <= t0) {
+		err = -ESRCH;   /* not alive in the range */
+		goto out;
+	}
 	p.chain[0] = tid;
 	if ((err = walk(&p, tid, t0, t1, 0)))
 		goto out;

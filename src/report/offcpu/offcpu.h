@@ -270,7 +270,9 @@ void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1);
 /* critpath.c: one thread's critical path (report --critical-path TID): its
  * time in the window, running (its most sampled function, from the samples
  * given), its waits, and at each wait whose waker is known what that waker
- * did until the wakeup, recursively (its waits, their wakers ...); printed
+ * did until the wakeup, recursively (its waits, their wakers ...), over
+ * [from, to] (the waits may be kept beyond it: those begun before keep
+ * their stacks and wakers); printed
  * as a table of where the time went and as the path in time order (segments
  * under min_pct of the path left out). Needs the waits kept and the wakers'
  * joins (fr_wakers__keep_joins) before the pass. -ESRCH: tid was not seen;
@@ -286,7 +288,7 @@ int fr_critpath__new(struct fr_critpath **out);
 void fr_critpath__delete(struct fr_critpath *cp);
 int fr_critpath__sample(struct fr_critpath *cp, const struct fr_rsample *rs);
 int fr_critpath__print(struct fr_critpath *cp, struct fr_offcpu *oc, uint32_t tid,
-		       double min_pct, FILE *f);
+		       uint64_t from, uint64_t to, double min_pct, FILE *f);
 
 /* wakers.c: who ended each wait. A wakeup (sched:sched_waking) of tid at
  * time by waker (its comm and stack: it fires in the waker's context); each

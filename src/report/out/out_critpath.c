@@ -41,7 +41,8 @@ static int finish(void *st, struct report *rp, const char *path)
 	if (!rp->oc)
 		return -ENOTSUP;
 	/* -ESRCH: the thread was not seen (run.c says so) */
-	return fr_critpath__print(st, fr_offcpu_in__offcpu(rp->oc), rp->o->crit_tid, min, rp->out);
+	return fr_critpath__print(st, fr_offcpu_in__offcpu(rp->oc), rp->o->crit_tid, rp->t0, rp->t1,
+				  min, rp->out);
 }
 
 static void close_cp(void *st)
