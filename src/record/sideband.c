@@ -284,13 +284,6 @@ void fr_sideband__delete(struct fr_sideband *sb)
 	free(sb);
 }
 
-/* Memory of no file a JIT runtime writes code into. */
-static bool anon_name(const char *path)
-{
-	return path && (!strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
-			!strncmp(path, "/memfd:", 7));
-}
-
 static int pend(struct fr_sideband *sb, const struct perf_event_header *h, bool name)
 {
 	uint64_t t = 0;
@@ -303,7 +296,7 @@ static int pend(struct fr_sideband *sb, const struct perf_event_header *h, bool 
 		struct fr_mmap2 m;
 
 		sb->jit_seen = !fr_record__mmap2(h, &m) &&
-			       (anon_name(m.filename) || fr_jitdump__is_dump_name(m.filename));
+			       (fr_jit__anon_name(m.filename) || fr_jitdump__is_dump_name(m.filename));
 	}
 	if (fr_grow(&sb->pend, &sb->pend_cap, sb->pend_len + h->size, 1, 65536) ||
 	    fr_grow(&sb->refs, &sb->refs_cap, sb->nr_refs + 1, sizeof(*sb->refs), 256))
@@ -552,103 +545,24 @@ static int perfmap_cb(void *ctx, const void *data, size_t len)
 	return fr_writer__blob(ctx, FR_BLOB_PERFMAP, data, len);
 }
 
-/* Processes that may run JIT code: an executable mapping of no file, or of
- * a jitdump (its runtime maps it so that perf finds it). */
-struct jit_pids {
-	const struct fr_proctable *pt;
-	uint32_t *v;
-	const char **dumps;        /* v[i]'s jitdump as the process sees it, or NULL */
-	size_t n, cap, dcap;
-	bool exited;               /* processes gone too (the file's write) */
-	struct fr_perfmaps *pm;    /* the tick's: marks the processes gone */
-};
-
-struct jit_maps {
-	const struct fr_proctable *pt;
-	const char *dump;
-	bool anon;
-};
-
-static int jit_map(void *ctx, const struct fr_map *m)
-{
-	struct jit_maps *j = ctx;
-	const struct fr_dso_id *d = fr_proctable__dso(j->pt, m->dso);
-
-	if (d && anon_name(d->path))
-		j->anon = true;
-	else if (d && d->path && !j->dump && fr_jitdump__is_dump_name(d->path))
-		j->dump = d->path;
-	return j->anon && j->dump;
-}
-
-/* Whether image p may run JIT code; *dump: its jitdump, or NULL. */
-static bool jit_image(const struct fr_proctable *pt, const struct fr_proc *p, const char **dump)
-{
-	struct jit_maps j = { pt, NULL, false };
-
-	fr_proctable__proc_maps(pt, p, jit_map, &j);
-	*dump = j.dump;
-	return j.anon || j.dump;
-}
-
-static int jit_add(struct jit_pids *l, uint32_t pid, const char *dump)
-{
-	if (fr_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64) ||
-	    fr_grow(&l->dumps, &l->dcap, l->n + 1, sizeof(*l->dumps), 64))
-		return -ENOMEM;
-	l->dumps[l->n] = dump;
-	l->v[l->n++] = pid;
-	return 0;
-}
-
-static int jit_pid(void *ctx, const struct fr_proc *p)
-{
-	struct jit_pids *l = ctx;
-	const char *dump;
-
-	if (p->exit_time && l->pm)   /* its JIT names go first past the budget */
-		fr_perfmaps__gone(l->pm, p->pid);
-	if ((p->exit_time && !l->exited) || (l->n && l->v[l->n - 1] == p->pid) ||
-	    !jit_image(l->pt, p, &dump))
-		return 0;
-	return jit_add(l, p->pid, dump);
-}
-
-/* Read on the perf maps and jitdumps of l (a failure costs names). */
-static void jit_collect(struct fr_sideband *sb, struct jit_pids *l)
-{
-	if (fr_perfmap__collect(sb->perfmaps, l->v, l->n))
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		if (l->dumps[i] && fr_perfmap__collect_dump(sb->perfmaps, l->v[i], l->dumps[i]))
-			return;
-}
-
-static void jit_free(struct jit_pids *l)
-{
-	free(l->v);
-	free(l->dumps);
-}
-
 /* Every 500 ms, the perf maps and jitdumps of the live processes with
  * anonymous executable memory or a jitdump are read on: once a process is
  * gone its /proc/PID/root is too, so a file must be read while it runs. */
 void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 {
-	struct jit_pids l = { .pt = sb->procs, .pm = sb->perfmaps };
+	struct fr_jit_procs l = { .pt = sb->procs, .pm = sb->perfmaps };
 	int err;
 
 	/* no anonymous executable memory seen: nothing to read, no walk */
 	if (!sb->perfmaps || !sb->jit_seen || now - sb->perfmaps_ns < 500000000ull)
 		return;
 	sb->perfmaps_ns = now;
-	err = fr_proctable__for_each(sb->procs, jit_pid, &l);
-
+	err = fr_jit_procs__all(&l);
 	if (!err && l.n)
-		jit_collect(sb, &l);
+		fr_jit_procs__collect(&l, sb->perfmaps);
 	else if (!err)
 		sb->jit_seen = false;   /* none live now: wait for the next anonymous mapping */
-	jit_free(&l);
+	fr_jit_procs__free(&l);
 	if (!sb->jit_full_said) {
 		struct fr_perfmap_budget st;
 
@@ -680,20 +594,14 @@ int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const 
 	 * too: a map written at exit; a map that cannot be read costs its
 	 * names, not the file) */
 	if (!err && sb->perfmaps) {
-		struct jit_pids l = { .pt = sb->procs, .exited = true };
-		int e = pids ? 0 : fr_proctable__for_each(sb->procs, jit_pid, &l);
+		struct fr_jit_procs l = { .pt = sb->procs, .exited = true };
+		int e = pids ? 0 : fr_jit_procs__all(&l);
 
-		for (size_t i = 0; pids && i < nr && !e; i++) {
-			const struct fr_proc *p = fr_proctable__proc_at(sb->procs, pids[i], UINT64_MAX);
-			const char *dump = NULL;
-
-			if (p)
-				jit_image(sb->procs, p, &dump);
-			e = jit_add(&l, pids[i], dump);
-		}
+		for (size_t i = 0; pids && i < nr && !e; i++)
+			e = fr_jit_procs__add(&l, pids[i]);
 		if (!e && l.n)
-			jit_collect(sb, &l);
-		jit_free(&l);
+			fr_jit_procs__collect(&l, sb->perfmaps);
+		fr_jit_procs__free(&l);
 		err = fr_perfmap__encode(sb->perfmaps, pids, nr, FR_CHUNK_RAW_MAX, perfmap_cb, w);
 	}
 	return err;

@@ -105,4 +105,26 @@ void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now);
 int fr_sideband__write_procs(struct fr_sideband *sb, struct fr_writer *w, const uint32_t *pids,
 			     size_t nr);
 
+/* jit_procs.c: the processes of a table that may run JIT code (an
+ * executable mapping of no file, or of a jitdump), and their perf maps and
+ * jitdumps read on (a failure costs names). pt set by the caller; with pm,
+ * the exited processes are marked gone there (their names go first past
+ * the budget); exited: those gone are listed too (a file's write). */
+struct fr_perfmaps;
+struct fr_jit_procs {
+	const struct fr_proctable *pt;
+	struct fr_perfmaps *pm;
+	bool exited;
+	uint32_t *v;
+	const char **dumps;        /* v[i]'s jitdump as the process sees it, or NULL */
+	size_t n, cap, dcap;
+};
+/* Memory of no file a JIT runtime writes code into (//anon, [anon..., /memfd:). */
+bool fr_jit__anon_name(const char *path);
+/* Every such process of l->pt (0 or -ENOMEM), or pid alone (listed whatever it maps). */
+int fr_jit_procs__all(struct fr_jit_procs *l);
+int fr_jit_procs__add(struct fr_jit_procs *l, uint32_t pid);
+void fr_jit_procs__collect(struct fr_jit_procs *l, struct fr_perfmaps *pm);
+void fr_jit_procs__free(struct fr_jit_procs *l);
+
 #endif
