@@ -94,7 +94,7 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 		fr_composer__meta(c, "machine_id", "%s", id);
 	fr_composer__meta(c, "clockid", "%d", CLOCK_MONOTONIC);
 	fr_composer__meta(c, "clock", "%s", "CLOCK_MONOTONIC");
-	fr_composer__meta(c, "nr_cpus_online", "%zu", fr_evlist__nr_cpus(s->el));
+	fr_composer__meta(c, "nr_cpus_online", "%zu", fr_evlist__nr_opened(s->el));
 	fr_composer__meta(c, "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	fr_composer__meta(c, "name", "%s", s->o.name);
 	fr_composer__meta(c, "mode", "%s", s->src->ops->name);
@@ -400,6 +400,20 @@ int fr_composer__open(struct fr_session *s, bool streaming, const char *trigger,
 int fr_composer__appender(struct fr_composer *c, struct fr_writer **app)
 {
 	return fr_writer__appender_of(c->w, app);
+}
+
+int fr_composer__meta_now(struct fr_composer *c, const char *key, const char *value)
+{
+	struct fr_writer *app;
+	int err = fr_composer__appender(c, &app);
+
+	if (err)
+		return err;
+	err = fr_writer__meta(app, key, value);
+	if (!err)
+		err = fr_writer__meta_flush(app);
+	return err ? (fr_composer__appender_close(c, app), err)
+		   : fr_composer__appender_close(c, app);
 }
 
 int fr_composer__appender_close(struct fr_composer *c, struct fr_writer *app)
