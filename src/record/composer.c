@@ -339,22 +339,30 @@ static int open_streaming(struct fr_composer *c, size_t ncpu)
 	return c->sbw && c->sb_nr && c->sb_lost ? 0 : -ENOMEM;
 }
 
+/* CPU index ci's sideband stream in a streamed file. */
+static int begin_sideband_cpu(struct fr_composer *c, size_t ci)
+{
+	int fd = dup(c->fd), err;
+
+	if (fd < 0)
+		return -errno;
+	err = fr_writer__appender(fd, c->s->o.zstd_level, &c->sbw[ci]);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fr_writer__records_begin(c->sbw[ci], c->out.cs[ci].cpu, FR_STREAM_SIDEBAND);
+}
+
+/* The CPUs recorded now; one that comes online later gets its stream with
+ * its first record (fr_composer__sideband). */
 static int begin_sideband(struct fr_composer *c, size_t ncpu)
 {
 	int err = 0;
 
-	for (size_t ci = 0; ci < ncpu && !err; ci++) {
-		int fd = dup(c->fd);
-
-		if (fd < 0)
-			return -errno;
-		err = fr_writer__appender(fd, c->s->o.zstd_level, &c->sbw[ci]);
-		if (err) {
-			close(fd);
-			break;
-		}
-		err = fr_writer__records_begin(c->sbw[ci], c->out.cs[ci].cpu, FR_STREAM_SIDEBAND);
-	}
+	for (size_t ci = 0; ci < ncpu && !err; ci++)
+		if (fr_evlist__cpu_opened(c->s->el, ci))
+			err = begin_sideband_cpu(c, ci);
 	return err;
 }
 
@@ -441,6 +449,12 @@ int fr_composer__sideband(struct fr_composer *c, size_t ci, const struct perf_ev
 			c->sb_lost[ci] += l.lost;
 	}
 	c->sb_nr[ci]++;
+	if (!c->sbw[ci]) {
+		int err = begin_sideband_cpu(c, ci);
+
+		if (err)
+			return err;
+	}
 	return fr_writer__record(c->sbw[ci], h);
 }
 
@@ -449,7 +463,7 @@ int fr_composer__flush(struct fr_composer *c)
 	int err = 0;
 
 	for (size_t ci = 0; c->sbw && ci < fr_evlist__nr_cpus(c->s->el) && !err; ci++)
-		err = fr_writer__flush(c->sbw[ci]);
+		err = c->sbw[ci] ? fr_writer__flush(c->sbw[ci]) : 0;
 	return err;
 }
 

@@ -144,14 +144,25 @@ static void new_cpu(struct fr_hotplug *h, int cpu)
 static void came_online(struct fr_hotplug *h, size_t i, uint64_t now, bool stopped)
 {
 	int cpu = fr_evlist__cpu(h->el, i), err;
+	struct gap *g = NULL;
 
-	add_gap(h, (uint32_t)cpu, h->s->start_ns);
-	h->gaps[(h->first + h->nr_gaps - 1) % MAX_GAPS].to = now;
+	for (size_t k = 0; k < h->nr_gaps && !g; k++) {   /* a failed opening's, before */
+		g = &h->gaps[(h->first + k) % MAX_GAPS];
+		if (g->cpu != (uint32_t)cpu || g->from != h->s->start_ns)
+			g = NULL;
+	}
+	if (!g) {
+		add_gap(h, (uint32_t)cpu, h->s->start_ns);
+		g = &h->gaps[(h->first + h->nr_gaps - 1) % MAX_GAPS];
+	}
+	g->to = now;
 	if (stopped)
 		return;   /* the recording is ending: nothing more is recorded */
 	err = fr_evlist__reopen_cpu(h->el, i);
 	if (!err)
 		err = fr_session_cpu_opened(h->s, i, true);
+	if (err)
+		g->to = 0;   /* not recorded: the gap goes on */
 	if (err)
 		fr_err("record", "CPU %d came online after the start, but its events could not "
 		       "be opened: %s: it is not recorded", cpu, strerror(-err));
@@ -183,6 +194,8 @@ void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped)
 		if (on == h->online[i])
 			continue;
 		h->online[i] = on;
+		if (!on && !fr_evlist__cpu_opened(h->el, i))
+			continue;   /* never recorded (its opening failed): nothing changes */
 		if (!on) {
 			add_gap(h, (uint32_t)cpu, now);
 			fr_info("CPU %d went offline: nothing is recorded on it until it returns", cpu);

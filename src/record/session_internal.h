@@ -20,11 +20,14 @@
 
 struct fr_composer;
 
-/* CPUs that go offline and come back (hotplug.c): the uevent socket to poll
- * (-1: none, the online list is read at ticks), the check after a wake (a
- * CPU back gets its events enabled unless stopped; said on stderr), and the
- * files' META cpu_offline (CPU:FROM-TO,... CLOCK_MONOTONIC ns, TO 0 while
- * offline) and cpu_not_recorded (CPUs that came online after the start). */
+/* CPUs that go offline and come back, or come online after the start
+ * (hotplug.c): the uevent socket to poll (-1: none, the online list is read
+ * at ticks), the check after a wake (a CPU back or new gets its events
+ * opened and enabled unless stopped, the session told: fr_session_cpu_opened;
+ * said on stderr), and the files' META cpu_offline (CPU:FROM-TO,...
+ * CLOCK_MONOTONIC ns, TO 0 while offline; a new CPU's FROM the start) and
+ * cpu_not_recorded (CPUs online that have no slot: the possible list was
+ * unreadable at the start). */
 struct fr_hotplug;
 int fr_hotplug__new(struct fr_session *s, struct fr_hotplug **out);
 void fr_hotplug__delete(struct fr_hotplug *h);

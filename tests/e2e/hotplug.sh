@@ -13,7 +13,8 @@ ONLINE=/sys/devices/system/cpu/cpu1/online
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU: none to take offline" >&2; exit 77; }
 [ -w "$ONLINE" ] && [ "$(cat "$ONLINE")" = 1 ] ||
 	{ echo "SKIP: $ONLINE is not writable here (no CPU hotplug)" >&2; exit 77; }
-back() { echo 1 >"$ONLINE" 2>/dev/null; cleanup; }
+CG=""
+back() { echo 1 >"$ONLINE" 2>/dev/null; cleanup; [ -z "$CG" ] || rmdir "$CG" 2>/dev/null; }
 trap back EXIT INT TERM
 mkdir -p "$T/out"
 
@@ -106,6 +107,34 @@ for mode in backward keep forward; do
 		fail "$mode, late: the gap begins at $from, not at the recording's start $start"
 	pass "$mode: CPU 1 online after the start: said, $n cpu-clock samples and read 777 on it under their events, its gap from the start"
 done
+# a cgroup target (-G, forward): a CPU online after the start records the
+# cgroup's tasks on it
+root=$(awk '$3=="cgroup2" {print $2; exit}' /proc/self/mounts)
+if [ -n "$root" ] && mkdir "$root/frhp-$$" 2>/dev/null; then
+	CG="$root/frhp-$$"
+	rm -f "$T"/out/*.frec
+	echo 0 >"$ONLINE" || fail "cgroup: cannot take CPU 1 offline"
+	record_bg cg -G "frhp-$$" $EVENTS --forward -o "$T/out"
+	# the cgroup's samples on CPU 0 span the gap (the timeline is theirs)
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec taskset -c 0 "$1/busy" 2500' "$CG" "$HELPERS" &
+	hog=$!
+	sleep 1
+	echo 1 >"$ONLINE" || fail "cgroup: cannot bring CPU 1 online"
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ >"$0/cgroup.procs" && taskset -c 1 "$1/busy" 1000 &&
+		taskset -c 1 "$1/numbered_reads" 777' "$CG" "$HELPERS" || fail "cgroup: the work failed"
+	wait "$hog"
+	stop_rec cg
+	f=$(ls "$T"/out/*.frec)
+	grep -q 'CPU 1 came online after the start ([0-9.]* s in): recording it' "$T/record-cg.err" ||
+		fail "cgroup: not said: $(cat "$T/record-cg.err")"
+	check_file "cgroup, late" "$f" 0.9
+	pass "cgroup: CPU 1 online after the start: $n cpu-clock samples and read 777 of the cgroup's tasks on it"
+else
+	echo "cgroup v2 not mounted or not writable: the -G case skipped"
+fi
+
 # the service's events (--off-cpu-thresh: BPF writes each CPU's waits into
 # its event): a CPU online after the start gets its BPF part too
 DEF=${DATADIR:-$(dirname "$0")/../../data}/flightrec.default
