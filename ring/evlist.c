@@ -189,14 +189,16 @@ static int open_one(struct fr_evlist *el, struct perf_event_attr *a, pid_t pid, 
 }
 
 /* Open one event for (pid, cpu) and attach it to that CPU's ring; the
- * sample events of a cgroup target for the cgroup instead of pid. */
+ * sample events of a cgroup target, and a latency trigger's pair (the
+ * cgroup's own slow calls), for the cgroup instead of pid; the sideband
+ * and a --trigger event stay system-wide. */
 static int open_attach(struct fr_evlist *el, int ev, struct perf_event_attr *a, pid_t pid,
 		       size_t ci, const struct fr_evlist_opts *o, struct fr_open_error *oe,
 		       const struct fr_target *t)
 {
-	bool cg = ev >= 0 && t->kind == FR_TARGET_CGROUP;
-	struct cpu_rings *cr = &el->rings[ci];
 	bool sb = ev == -1 || ev <= -3, trig = ev == -2;
+	bool cg = (ev >= 0 || (trig && el->trig_end)) && t->kind == FR_TARGET_CGROUP;
+	struct cpu_rings *cr = &el->rings[ci];
 	const char *filter = trig ? el->trig_filter : ev >= 0 ? el->events[ev]->filter : NULL;
 	int *leader = trig ? &cr->trig_leader : sb ? &cr->sb_leader : &cr->sample_leader;
 	struct fr_ring **ring = trig ? &cr->trigger : sb ? &cr->sideband : &cr->samples;

@@ -1,7 +1,7 @@
 /* src/proc/jitdump.c: jitdump files as hostile input: the header checked
  * (magic, version, size), each record's framing checked, code loads and moves
  * handed out, a cut last record left for the next read, the file read on
- * from where it stopped.
+ * from where it stopped; the loaded code's names (the caller's) for moves.
  */
 #include "config.h"
 #include "src/proc/jitdump.h"
@@ -25,7 +25,8 @@
 struct jd_code {
 	uint64_t addr;
 	const char *name;     /* the callback's lasting copy */
-	size_t len;
+	uint32_t len;         /* at most FR_JITDUMP_NAME_MAX */
+	bool renamed;         /* since the last prune */
 };
 
 void fr_jitdump__init(struct fr_jitdump *d)
@@ -70,14 +71,48 @@ static int remember(struct fr_jitdump *d, uint64_t addr, const char *name, size_
 
 	if (c) {
 		c->name = name;
-		c->len = len;
+		c->len = (uint32_t)len;
 		return 0;
 	}
 	if (d->n >= UINT32_MAX - 1 || fr_grow(&d->codes, &d->cap, d->n + 1, sizeof(*d->codes), 64) ||
 	    fr_hmap__add(&d->index, fr_hash__u64(addr), (uint32_t)d->n))
 		return -ENOMEM;
-	d->codes[d->n++] = (struct jd_code){ addr, name, len };
+	d->codes[d->n++] = (struct jd_code){ addr, name, (uint32_t)len, false };
 	return 0;
+}
+
+void fr_jitdump__rename(struct fr_jitdump *d, uint64_t addr, const char *old, const char *new)
+{
+	struct jd_code *c = code_at(d, addr);
+
+	if (c && c->name == old) {
+		c->name = new;
+		c->renamed = true;
+	}
+}
+
+void fr_jitdump__prune(struct fr_jitdump *d)
+{
+	size_t k = 0;
+
+	fr_hmap__clear(&d->index);
+	for (size_t i = 0; i < d->n; i++) {
+		if (!d->codes[i].renamed)
+			continue;
+		d->codes[k] = d->codes[i];
+		d->codes[k].renamed = false;
+		/* fewer than the index held: no growth, no failure; if it did
+		 * fail, the code is forgotten (a move of it unnamed) */
+		if (!fr_hmap__add(&d->index, fr_hash__u64(d->codes[k].addr), (uint32_t)k))
+			k++;
+	}
+	d->n = k;
+	if (!k) {
+		free(d->codes);
+		d->codes = NULL;
+		d->cap = 0;
+		fr_hmap__exit(&d->index);
+	}
 }
 
 static int emit(struct fr_jitdump *d, uint64_t start, uint64_t size, const char *name, size_t len,

@@ -60,6 +60,13 @@ void fr_jitdump__exit(struct fr_jitdump *d);
 /* Read again from the start: what was read forgotten, the fd held kept. */
 void fr_jitdump__restart(struct fr_jitdump *d);
 
+/* The caller's copies of names moved (its pool rebuilt): the code at addr
+ * named old is named new now, and kept by the next fr_jitdump__prune, which
+ * forgets the code whose name was not renamed since the last prune (its
+ * name is gone: a later move of that code is unnamed). */
+void fr_jitdump__rename(struct fr_jitdump *d, uint64_t addr, const char *old, const char *new);
+void fr_jitdump__prune(struct fr_jitdump *d);
+
 /* Parse buf: the dump's bytes from d->off on, len of them in buf, avail in
  * the file (avail >= len). Consumes the header and every whole record (a
  * record may end past buf: its code bytes are not needed) and advances

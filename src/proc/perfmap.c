@@ -88,34 +88,31 @@ struct pmap *fr_pmap_of(struct fr_perfmaps *pm, uint32_t pid)
 }
 
 int fr_pmap_add(struct fr_perfmaps *pm, struct pmap *m, uint64_t start, uint64_t size,
-		     const char *name, size_t len)
+		const char *name, size_t len)
 {
-	uint64_t cost = sizeof(struct ent) + len + 1;
-	const char *s;
+	uint64_t cost, seq = pm->seq;
+	const char *s = NULL;
 
-	if (pm->budget && pm->bytes + cost > pm->budget) {
-		pm->over++;   /* the budget of all maps is full: left out, counted */
+	if (len > FR_PERFMAP_LINE_MAX)   /* as the blob keeps it */
+		len = FR_PERFMAP_LINE_MAX;
+	cost = sizeof(struct ent) + len + 1;
+	if (pm->budget && cost > pm->budget) {   /* alone larger than all: left out */
+		pm->dropped++;
+		pm->dropped_bytes += cost;
 		return 0;
 	}
-	s = fr_strpool__intern(pm->names, name, len);
-	if (!s || fr_grow(&m->ents, &m->cap, m->n + 1, sizeof(*m->ents), 64))
+	if (pm->budget && pm->bytes + cost > pm->budget)   /* the oldest go, in a batch */
+		fr_pmap_compact(pm, cost, name, len, &s);
+	if (!s && !(s = fr_strpool__intern(pm->names, name, len)))
 		return -ENOMEM;
-	m->ents[m->n++] = (struct ent){ { start, size, s }, m->seq++ };
+	if (fr_grow(&m->ents, &m->cap, m->n + 1, sizeof(*m->ents), 64))
+		return -ENOMEM;
+	m->ents[m->n++] = (struct ent){ { start, size, s }, seq << ENT_LEN_BITS | len };
+	m->last = seq;
 	m->sorted = false;
+	pm->seq++;
 	pm->bytes += cost;
 	return 0;
-}
-
-void fr_perfmaps__set_budget(struct fr_perfmaps *pm, uint64_t bytes)
-{
-	pm->budget = bytes;
-}
-
-uint64_t fr_perfmaps__over_budget(const struct fr_perfmaps *pm, uint64_t *held)
-{
-	if (held)
-		*held = pm->bytes;
-	return pm->over;
 }
 
 /* Hex digits (an optional 0x) at *p up to end: the value, *p past them. */
@@ -191,9 +188,9 @@ int fr_perfmaps__add_text(struct fr_perfmaps *pm, uint32_t pid, const char *text
 	return 0;
 }
 
-static void reset(struct pmap *m)
+static void reset(struct fr_perfmaps *pm, struct pmap *m)
 {
-	m->n = 0;
+	fr_pmap_drop(pm, m);
 	m->read = 0;
 	m->skipped = 0;
 	m->capped = false;
@@ -220,7 +217,7 @@ int fr_pmap_read_fd(struct fr_perfmaps *pm, uint32_t pid, int fd, uid_t uid)
 	if (!(m = fr_pmap_of(pm, pid)))
 		return -ENOMEM;
 	if (m->ino && (m->ino != sb.st_ino || m->dev != sb.st_dev || (uint64_t)sb.st_size < m->read))
-		reset(m);   /* another file, or cut short: read again */
+		reset(pm, m);   /* another file, or cut short: read again */
 	m->dev = sb.st_dev;
 	m->ino = sb.st_ino;
 	limit = (uint64_t)sb.st_size < FR_PERFMAP_FILE_MAX ? (uint64_t)sb.st_size : FR_PERFMAP_FILE_MAX;
@@ -296,7 +293,7 @@ static int cmp_ent(const void *a, const void *b)
 
 	if (x->e.start != y->e.start)
 		return x->e.start < y->e.start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->tag < y->tag ? -1 : x->tag > y->tag;   /* the order written */
 }
 
 const struct fr_perfmap_entry *fr_perfmaps__find(struct fr_perfmaps *pm, uint32_t pid,
@@ -336,12 +333,7 @@ void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid)
 		return;
 	i = (uint32_t)(m - pm->maps);
 	last = (uint32_t)pm->n - 1;
-	for (size_t k = 0; k < m->n; k++) {
-		uint64_t cost = sizeof(struct ent) + strlen(m->ents[k].e.name) + 1;
-
-		pm->bytes = pm->bytes > cost ? pm->bytes - cost : 0;
-	}
-	free(m->ents);
+	fr_pmap_drop(pm, m);
 	if (m->fd >= 0) {
 		close(m->fd);
 		pm->held--;

@@ -1,8 +1,9 @@
 /* src/proc/perfmap.h: the names JIT runtimes publish for their code: the
  * perf map (/tmp/perf-PID.map, "START SIZE name" lines) and the code loads of
  * the jitdump (jit-PID.dump, src/proc/jitdump.h) of a process, read as hostile
- * input, read further as they grow, stored as the PERFMAP blob
- * (doc/format.md) and looked up by address. Returns 0 or -errno, never prints.
+ * input, read further as they grow, kept within one budget for all pids
+ * (the oldest dropped first), stored as the PERFMAP blob (doc/format.md)
+ * and looked up by address. Returns 0 or -errno, never prints.
  */
 #ifndef FR_PERFMAP_H
 #define FR_PERFMAP_H
@@ -43,13 +44,28 @@ struct fr_perfmaps;
 
 int fr_perfmaps__new(struct fr_perfmaps **out);
 void fr_perfmaps__delete(struct fr_perfmaps *pm);
+/* What the entries of every pid take and what went for the budget. */
+struct fr_perfmap_budget {
+	uint64_t budget;        /* 0: no cap */
+	uint64_t held;          /* bytes the entries take now */
+	uint64_t dropped;       /* entries dropped for the budget so far */
+	uint64_t dropped_bytes; /* what they took */
+	uint64_t compactions;   /* times entries were dropped (in batches) */
+};
+
 /* The bytes the entries of every pid together may take (0: no cap, the
- * default); past it, further entries are left out and counted: the
- * recorder's memory budget (any local user can write maps the root recorder
- * reads). fr_perfmaps__over_budget: entries left out so far, and (held, if
- * not NULL) the bytes the entries take. */
+ * default): the recorder's memory budget (any local user can write maps the
+ * root recorder reads). Past it, entries are dropped in a batch down to 3/4
+ * of it, and counted: those of processes gone (fr_perfmaps__gone) first,
+ * then the oldest entries of all pids, so that the newest code, what the
+ * newest samples ran, stays named; the name pool is rebuilt then (a
+ * fr_perfmap_entry found before is dead after an add). An entry larger
+ * than the whole budget is dropped alone. */
 void fr_perfmaps__set_budget(struct fr_perfmaps *pm, uint64_t bytes);
-uint64_t fr_perfmaps__over_budget(const struct fr_perfmaps *pm, uint64_t *held);
+void fr_perfmaps__budget_stats(const struct fr_perfmaps *pm, struct fr_perfmap_budget *st);
+/* pid's process has exited: its entries go first when the budget is full
+ * (fr_perfmap__collect also finds that out, and that a pid runs again). */
+void fr_perfmaps__gone(struct fr_perfmaps *pm, uint32_t pid);
 
 /* Read the perf map of each live pid (through /proc/PID/root, named with its
  * namespace pid: a container's own /tmp), from where the last call for
@@ -97,7 +113,7 @@ void fr_perfmaps__forget(struct fr_perfmaps *pm, uint32_t pid);
 int fr_perfmap__decode(struct fr_perfmaps *pm, const void *data, size_t len);
 
 /* The entry of pid covering addr (the last one written, where several do),
- * or NULL. */
+ * or NULL; valid until the set's next change (an add may rebuild its pool). */
 const struct fr_perfmap_entry *fr_perfmaps__find(struct fr_perfmaps *pm, uint32_t pid,
 						 uint64_t addr);
 /* Whether pid has entries (from a blob or a file) in the set. */

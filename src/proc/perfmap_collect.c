@@ -1,7 +1,8 @@
 /* src/proc/perfmap_collect.c: the perf maps and jitdumps of running
  * processes read into the set: through /proc/PID/root (a container's files),
- * held open to read on once the process is gone, a map written at exit found
- * in the collector's own /tmp.
+ * held open to read on once the process is gone (and marked gone: its
+ * entries go first past the budget), a map written at exit found in the
+ * collector's own /tmp.
  */
 #include "config.h"
 #include "src/proc/perfmap.h"
@@ -173,7 +174,9 @@ int fr_perfmap__collect(struct fr_perfmaps *pm, const uint32_t *pids, size_t nr)
 
 		if (fd == -ENOENT && (err = note_alive(pm, pids[i], ns, uid)))
 			return err;
-		if (fd == -ESRCH && (m = fr_pmap_find(pm, pids[i]))) {
+		if ((m = fr_pmap_find(pm, pids[i])))
+			m->gone = fd == -ESRCH;   /* its entries go first past the budget */
+		if (fd == -ESRCH && m) {
 			uid = m->uid;
 			if ((fd = open_gone(&m->fd)) == -ENOENT)
 				fd = open_local(m);
@@ -202,9 +205,12 @@ static int dump_cb(void *ctx, uint64_t start, uint64_t size, const char *name, s
 		   const char **kept)
 {
 	struct dump_ctx *c = ctx;
+	uint64_t before = c->pm->seq;
 	int err = fr_pmap_add(c->pm, c->m, start, size, name, len);
 
-	if (!err)
+	/* added (a batch of older entries may have gone first): its copy is
+	 * the last; left out (larger than the budget): none */
+	if (!err && c->pm->seq != before)
 		*kept = c->m->ents[c->m->n - 1].e.name;
 	return err;
 }
@@ -227,6 +233,8 @@ int fr_perfmap__collect_dump(struct fr_perfmaps *pm, uint32_t pid, const char *p
 	if (path && path[0] == '/')   /* the process's view: from its root */
 		fd = open_in_root(pid, path + 1, &uid);
 	fresh = fd >= 0;
+	if (fd == -ESRCH && path)
+		m->gone = true;
 	if (fd == -ESRCH) {
 		uid = m->uid;
 		fd = open_gone(&m->dump->fd);

@@ -560,6 +560,7 @@ struct jit_pids {
 	const char **dumps;        /* v[i]'s jitdump as the process sees it, or NULL */
 	size_t n, cap, dcap;
 	bool exited;               /* processes gone too (the file's write) */
+	struct fr_perfmaps *pm;    /* the tick's: marks the processes gone */
 };
 
 struct jit_maps {
@@ -605,6 +606,8 @@ static int jit_pid(void *ctx, const struct fr_proc *p)
 	struct jit_pids *l = ctx;
 	const char *dump;
 
+	if (p->exit_time && l->pm)   /* its JIT names go first past the budget */
+		fr_perfmaps__gone(l->pm, p->pid);
 	if ((p->exit_time && !l->exited) || (l->n && l->v[l->n - 1] == p->pid) ||
 	    !jit_image(l->pt, p, &dump))
 		return 0;
@@ -632,7 +635,7 @@ static void jit_free(struct jit_pids *l)
  * gone its /proc/PID/root is too, so a file must be read while it runs. */
 void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 {
-	struct jit_pids l = { .pt = sb->procs };
+	struct jit_pids l = { .pt = sb->procs, .pm = sb->perfmaps };
 	int err;
 
 	/* no anonymous executable memory seen: nothing to read, no walk */
@@ -647,13 +650,16 @@ void fr_sideband__perfmaps_tick(struct fr_sideband *sb, uint64_t now)
 		sb->jit_seen = false;   /* none live now: wait for the next anonymous mapping */
 	jit_free(&l);
 	if (!sb->jit_full_said) {
-		uint64_t held, over = fr_perfmaps__over_budget(sb->perfmaps, &held);
+		struct fr_perfmap_budget st;
 
-		if (over) {
+		fr_perfmaps__budget_stats(sb->perfmaps, &st);
+		if (st.dropped) {
 			fr_info("JIT names: the perf maps and jitdumps of all processes reached "
-				"their share of the memory budget (%.1f MiB held): further entries "
-				"are left out (%llu so far), their code unnamed", (double)held / 1048576,
-				(unsigned long long)over);
+				"their share of the memory budget (%.1f MiB): the oldest entries are "
+				"dropped first, those of exited processes before the others' (%llu "
+				"so far, %.1f MiB), so that the newest code stays named",
+				(double)st.budget / 1048576, (unsigned long long)st.dropped,
+				(double)st.dropped_bytes / 1048576);
 			sb->jit_full_said = true;
 		}
 	}

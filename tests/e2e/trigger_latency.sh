@@ -7,7 +7,8 @@
 # it too; in --forward the slow call completes the file being written and
 # recording goes on into the next, every sleep in one file once (as
 # forward_rotate.sh judges a switch), and --trigger EVENT switches too; a
-# pair begun before the recorder started is ignored (-p); usage errors
+# pair begun before the recorder started is ignored (-p); under -G only the
+# cgroup's calls count; usage errors
 # (--window-time in forward mode among them) are one line, exit 64.
 . "$TESTLIB"
 
@@ -132,6 +133,35 @@ mkdir -p "$T/pid"
 record_fg -q -p "$sp" --trigger-latency syscall:clock_nanosleep,100ms -o "$T/pid" || fail "record -p exited $?: $(cat "$T/record.err")"
 [ -z "$(latency_files "$T/pid")" ] || fail "a pair begun before the start triggered: $(latency_files "$T/pid")"
 pass "-p: the sleep begun before the recorder started triggered nothing"
+
+# -G: the pair counts only the cgroup's calls: its 250 ms sleep triggers, a
+# 200 ms sleep outside it (and any other process's) does not
+root=$(awk '$3=="cgroup2" {print $2; exit}' /proc/self/mounts)
+if [ -n "$root" ]; then
+	cg="frlat-$$"
+	mkdir "$root/$cg" || fail "mkdir $root/$cg"
+	trap 'cleanup; rmdir "$root/$cg" 2>/dev/null' EXIT
+	mkdir -p "$T/cg"
+	mkfifo "$T/go"
+	(read -r _ <"$T/go"; exec "$HELPERS/sleeps" 300 150 250) >"$T/cgslow.txt" &
+	inside=$!
+	echo "$inside" >"$root/$cg/cgroup.procs" || fail "cannot move $inside into $root/$cg"
+	record_bg lg -G "$cg" --trigger-latency syscall:clock_nanosleep,100ms -o "$T/cg" --no-final-snapshot
+	echo go >"$T/go"
+	"$HELPERS/sleeps" 300 150 200 >/dev/null & outside=$!
+	wait "$outside"; wait "$inside" || fail "the sleeper in the cgroup"
+	sleep 0.2
+	kill -INT "$RECPID"; wait "$RECPID" || fail "record -G exited $?: $(cat "$T/record-lg.err")"
+	latency_files "$T/cg" >"$T/cglat.txt"
+	[ "$(wc -l <"$T/cglat.txt")" -eq 1 ] ||
+		fail "-G: expected one latency file, got $(wc -l <"$T/cglat.txt"): $(for f in $(cat "$T/cglat.txt"); do echo "pid $(trig "$f" pid) $(trig "$f" latency_ns) ns;"; done)"
+	F=$(cat "$T/cglat.txt")
+	[ "$(trig "$F" pid)" = "$inside" ] || fail "-G: the trigger names pid $(trig "$F" pid), the sleeper in the cgroup is $inside"
+	lat=$(trig "$F" latency_ns)
+	[ "$lat" -ge 250000000 ] && [ "$lat" -lt 400000000 ] || fail "-G: latency_ns $lat, the cgroup's slow sleep was 250 ms"
+	rmdir "$root/$cg" 2>/dev/null
+	pass "-G $cg: one latency file, the cgroup's 250 ms sleep (pid $inside, $((lat / 1000000)) ms); the 200 ms one outside it triggered nothing"
+fi
 
 expect_error 64 "expected BEGIN,END,DURATION" "$FLIGHTREC" record --trigger-latency syscall:read -o "$T"
 expect_error 64 "two tracepoints" "$FLIGHTREC" record -q --trigger-latency cpu-clock,task-clock,10ms -o "$T"

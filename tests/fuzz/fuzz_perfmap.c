@@ -1,8 +1,9 @@
 /* tests/fuzz/fuzz_perfmap.c: the PERFMAP blob decoder and the perf map text
  * parser (src/proc/perfmap.c). Input: a blob payload, and the same bytes as
  * map text. A payload it accepts must encode and decode back to the same
- * entries; every name it answers must be whole; text never fails but for
- * memory.
+ * entries, also into a set with a small budget (src/proc/perfmap_budget.c:
+ * the oldest dropped, the pool rebuilt), which must hold no more than it;
+ * every name it answers must be whole; text never fails but for memory.
  */
 #include "config.h"
 
@@ -72,7 +73,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fr_perfmaps__delete(b.pm);
 	}
 	fr_perfmaps__delete(pm);
+	/* a budget of 1 to 16 KiB (the input's first byte): what it holds
+	 * encodes and decodes back the same, within the budget */
+	if (size && !fr_perfmaps__new(&pm)) {
+		struct fr_perfmap_budget st;
+
+		fr_perfmaps__set_budget(pm, 1024 + (uint64_t)(data[0] & 15) * 1024);
+		if (!fr_perfmap__decode(pm, data, size) && !fr_perfmaps__new(&b.pm)) {
+			fr_perfmaps__budget_stats(pm, &st);
+			if (st.held > st.budget)
+				abort();
+			if (fr_perfmap__encode(pm, NULL, 0, 1 << 20, decode_back, &b) || b.err)
+				abort();
+			check_same(pm, b.pm, data, size);
+			fr_perfmaps__delete(b.pm);
+		}
+		fr_perfmaps__delete(pm);
+	}
 	if (!fr_perfmaps__new(&text)) {
+		fr_perfmaps__set_budget(text, size & 1 ? 4096 : 0);   /* text past a budget too */
 		if (fr_perfmaps__add_text(text, 7, (const char *)data, size, &used) == 0 && used > size)
 			abort();
 		if (size >= 8) {

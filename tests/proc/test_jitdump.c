@@ -425,6 +425,76 @@ static void test_collect(void)
 	free(dp);
 }
 
+/* A dump read into a set whose budget fills: the pool rebuilt twice, the
+ * loaded code's names (kept for its moves) follow; a move of code whose
+ * entry went is unnamed; a move that itself fills the budget names its code
+ * with the name it had in the pool just replaced. */
+static void test_budget(void)
+{
+	struct dump *dp = calloc(1, sizeof(*dp));
+	char dir[] = "/tmp/fr-jitdump-XXXXXX", path[128], name[16];
+	uint32_t pid = (uint32_t)getpid();
+	struct fr_perfmaps *pm;
+	struct fr_perfmap_budget st;
+	struct fr_perfmap_stats ps;
+	uint64_t c;
+	size_t used;
+	unsigned f = 0;
+
+	CU_ASSERT_FATAL(dp != NULL && mkdtemp(dir) != NULL);
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);   /* one entry of an 8-byte name */
+	CU_ASSERT_EQUAL(fr_perfmaps__add_text(pm, 1, "1 1 abcdefgh\n", 13, &used), 0);
+	fr_perfmaps__budget_stats(pm, &st);
+	c = st.held;
+	fr_perfmaps__delete(pm);
+	snprintf(path, sizeof(path), "%s/jit-%u.dump", dir, pid);
+	hdr(dp, FR_JITDUMP_MAGIC, 1, 40);
+	code_load(dp, 0x1000, 4, "early_aa");                /* seq 0 */
+	for (; f < 5; f++) {                                   /* 1..5 */
+		snprintf(name, sizeof(name), "fill_%03u", f);
+		code_load(dp, 0x10000 + f * 0x10, 4, name);
+	}
+	code_load(dp, 0x2000, 4, "late_bbb");                /* 6 */
+	/* 7..19: full; 20: the 6 oldest go (early_aa, fill_000..004), 14 +
+	 * 1 held; 21..25: full again */
+	for (; f < 24; f++) {
+		snprintf(name, sizeof(name), "fill_%03u", f);
+		code_load(dp, 0x10000 + f * 0x10, 4, name);
+	}
+	code_move(dp, 0x2000, 0x6000, 4);   /* 26: 6..11 go (late_bbb, fill_005..009) */
+	code_move(dp, 0x1000, 0x5000, 4);   /* its load went at the first: unnamed */
+	code_move(dp, 0x6000, 0x7000, 4);   /* the moved code moves on */
+	write_bytes(path, dp->b, dp->n, "w");
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);
+	fr_perfmaps__set_budget(pm, 20 * c);
+	CU_ASSERT_EQUAL(fr_perfmap__collect_dump(pm, pid, path), 0);
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.compactions, 2);
+	CU_ASSERT_EQUAL(st.dropped, 12);
+	CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &ps), 0);
+	CU_ASSERT_EQUAL(ps.entries, 16);
+	CU_ASSERT_EQUAL(st.held, 16 * c);
+	CU_ASSERT_EQUAL(ps.dump.entries, 28);   /* 26 loads, 2 moves named (of 3) */
+	CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, pid, 0x1002));
+	CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, pid, 0x2002));
+	CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, pid, 0x5002));
+	CU_ASSERT_FATAL(fr_perfmaps__find(pm, pid, 0x6002) != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_perfmaps__find(pm, pid, 0x6002)->name, "late_bbb");
+	CU_ASSERT_FATAL(fr_perfmaps__find(pm, pid, 0x7002) != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_perfmaps__find(pm, pid, 0x7002)->name, "late_bbb");
+	CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, pid, 0x10000 + 9 * 0x10 + 2));
+	CU_ASSERT_FATAL(fr_perfmaps__find(pm, pid, 0x10000 + 10 * 0x10 + 2) != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_perfmaps__find(pm, pid, 0x10000 + 10 * 0x10 + 2)->name,
+			       "fill_010");
+	CU_ASSERT_FATAL(fr_perfmaps__find(pm, pid, 0x10000 + 23 * 0x10 + 2) != NULL);
+	CU_ASSERT_STRING_EQUAL(fr_perfmaps__find(pm, pid, 0x10000 + 23 * 0x10 + 2)->name,
+			       "fill_023");
+	unlink(path);
+	rmdir(dir);
+	fr_perfmaps__delete(pm);
+	free(dp);
+}
+
 /* A process seen running without a map that writes one as it exits (a JVM's
  * DumpPerfMapAtExit): read from the collector's /tmp once it is gone; a map
  * older than the sighting (another process's) is not. */
@@ -476,6 +546,7 @@ static const struct fr_test tests[] = {
 	{ "hostile: bad headers, lost framing, long names, every flipped byte", test_hostile },
 	{ "collect: a growing dump read on, the PERFMAP blob, a symlink refused", test_collect },
 	{ "collect: a perf map written at exit, a stale one not read", test_map_at_exit },
+	{ "budget: the pool rebuilt under a dump's loads and moves", test_budget },
 	{ NULL, NULL },
 };
 

@@ -3,7 +3,9 @@
  * last written wins), the PERFMAP payload both ways (round trip, split
  * payloads, every cut, every flipped byte), and reading files as hostile
  * input (symlinks, not regular files, a growing map read from its offset, a
- * replaced map read again, the process's own map found through /proc).
+ * replaced map read again, the process's own map found through /proc), and
+ * the one budget of every pid's entries (the oldest dropped first, in
+ * batches, the maps of processes gone before them, the pool rebuilt).
  */
 #include "tests/cunit.h"
 #include <errno.h>
@@ -123,31 +125,210 @@ static void check_set(struct fr_perfmaps *pm)
 	}
 }
 
-/* One budget for the entries of every pid: past it, further entries are
- * left out and counted; forgetting a pid gives its share back. */
-static void test_budget(void)
+/* What one entry of an 8-byte name takes of the budget. */
+static uint64_t cost8(void)
 {
-	struct fr_perfmaps *pm = sample_set(), *back;
-	struct payloads p = { .n = 0 };
-	struct fr_perfmap_stats st;
-	uint64_t held, all;
+	struct fr_perfmaps *pm;
+	struct fr_perfmap_budget st;
+	size_t used;
 
-	CU_ASSERT_EQUAL(fr_perfmaps__over_budget(pm, &all), 0);
-	CU_ASSERT(all > 0);
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);
+	CU_ASSERT_EQUAL(fr_perfmaps__add_text(pm, 1, "1 1 abcdefgh\n", 13, &used), 0);
+	fr_perfmaps__budget_stats(pm, &st);
+	fr_perfmaps__delete(pm);
+	CU_ASSERT_FATAL(st.held > 9);
+	return st.held;
+}
+
+/* Entry i of pid: at 0x10000 + i * 0x100, named "f%03u_%03u" (8 bytes and
+ * more: pid, i), or "same" + i (8 bytes) for every pid alike (interned once). */
+static void add_ent(struct fr_perfmaps *pm, uint32_t pid, unsigned i, bool shared)
+{
+	char line[64];
+	size_t used;
+
+	if (shared)
+		snprintf(line, sizeof(line), "%x 80 same%04u\n", 0x10000 + i * 0x100, i % 10000);
+	else
+		snprintf(line, sizeof(line), "%x 80 f%03u_%03u\n", 0x10000 + i * 0x100, pid % 1000,
+			 i % 1000);
+	CU_ASSERT_EQUAL(fr_perfmaps__add_text(pm, pid, line, strlen(line), &used), 0);
+	CU_ASSERT_EQUAL(used, strlen(line));
+}
+
+static bool named(struct fr_perfmaps *pm, uint32_t pid, unsigned i, bool shared)
+{
+	const struct fr_perfmap_entry *e = fr_perfmaps__find(pm, pid, 0x10000 + i * 0x100 + 4);
+	char want[32];
+
+	if (!e)
+		return false;
+	if (shared)
+		snprintf(want, sizeof(want), "same%04u", i % 10000);
+	else
+		snprintf(want, sizeof(want), "f%03u_%03u", pid % 1000, i % 1000);
+	CU_ASSERT_STRING_EQUAL(e->name, want);   /* whole, after every pool rebuilt */
+	CU_ASSERT_EQUAL(e->start, 0x10000 + i * 0x100);
+	return true;
+}
+
+/* A budget of 100 entries filled, then newer entries: the oldest go, in a
+ * batch down to 3/4 of it, the newest stay named, the count is exact and
+ * what is held never passes the budget. */
+static void test_budget_oldest(void)
+{
+	uint64_t c = cost8();
+	struct fr_perfmaps *pm;
+	struct fr_perfmap_budget st;
+	struct fr_perfmap_stats ps;
+
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);
+	fr_perfmaps__set_budget(pm, 100 * c);
+	for (unsigned i = 0; i < 100; i++)
+		add_ent(pm, 7, i, false);
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.held, 100 * c);
+	CU_ASSERT_EQUAL(st.dropped, 0);
+	CU_ASSERT_EQUAL(st.budget, 100 * c);
+	CU_ASSERT(named(pm, 7, 0, false));
+	/* one more: the 26 oldest go (held 75 entries, then the new one) */
+	add_ent(pm, 7, 100, false);
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.dropped, 26);
+	CU_ASSERT_EQUAL(st.dropped_bytes, 26 * c);
+	CU_ASSERT_EQUAL(st.compactions, 1);
+	CU_ASSERT_EQUAL(st.held, 75 * c);
+	for (unsigned i = 0; i <= 100; i++)
+		CU_ASSERT_EQUAL(named(pm, 7, i, false), i >= 26);
+	/* many more: held within the budget at every step, the newest named */
+	for (unsigned i = 101; i < 2000; i++) {
+		add_ent(pm, 7, i, false);
+		fr_perfmaps__budget_stats(pm, &st);
+		CU_ASSERT(st.held <= 100 * c);
+		CU_ASSERT(named(pm, 7, i, false));
+	}
+	CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, 7, &ps), 0);
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.held, ps.entries * c);
+	CU_ASSERT_EQUAL(st.dropped + ps.entries, 2000);
+	CU_ASSERT_EQUAL(st.dropped_bytes, st.dropped * c);
+	CU_ASSERT(ps.entries >= 75 && ps.entries <= 100);
+	CU_ASSERT_EQUAL(st.dropped, 26 * st.compactions);   /* in batches, not one by one */
+	for (unsigned i = 0; i < 2000; i++)   /* exactly the newest */
+		CU_ASSERT_EQUAL(named(pm, 7, i, false), i >= 2000 - ps.entries);
+	/* an entry larger than the whole budget: left out alone, counted */
+	{
+		char big[256];
+		size_t used;
+
+		fr_perfmaps__set_budget(pm, 100);
+		memset(big, 'x', sizeof(big));
+		memcpy(big, "9 1 ", 4);
+		big[sizeof(big) - 1] = '\n';
+		fr_perfmaps__budget_stats(pm, &st);
+		CU_ASSERT_EQUAL(fr_perfmaps__add_text(pm, 7, big, sizeof(big), &used), 0);
+		CU_ASSERT_PTR_NULL(fr_perfmaps__find(pm, 7, 9));
+		{
+			struct fr_perfmap_budget after;
+
+			fr_perfmaps__budget_stats(pm, &after);
+			CU_ASSERT_EQUAL(after.dropped, st.dropped + 1);
+			CU_ASSERT_EQUAL(after.held, st.held);
+		}
+	}
+	/* forgetting a pid gives its share back */
+	fr_perfmaps__forget(pm, 7);
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.held, 0);
+	fr_perfmaps__delete(pm);
+}
+
+/* Three pids written in turn, some names shared by all (interned once):
+ * one age for all, so the survivors are the newest of all pids together;
+ * lookups, and the PERFMAP blob, right after every pool rebuilt. */
+static void test_budget_interleaved(void)
+{
+	uint64_t c = cost8();
+	struct fr_perfmaps *pm, *back;
+	struct fr_perfmap_budget st;
+	struct payloads p = { .n = 0 };
+	size_t held = 0;
+	unsigned n = 600;
+
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);
+	fr_perfmaps__set_budget(pm, 90 * c);
+	for (unsigned i = 0; i < n; i++)
+		for (uint32_t pid = 1; pid <= 3; pid++)
+			add_ent(pm, pid, i, i % 3 == 0);
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT(st.held <= 90 * c && st.held >= 67 * c);
+	CU_ASSERT(st.compactions > 10);
+	for (uint32_t pid = 1; pid <= 3; pid++) {
+		struct fr_perfmap_stats ps;
+
+		CU_ASSERT_EQUAL(fr_perfmaps__stats(pm, pid, &ps), 0);
+		held += ps.entries;
+	}
+	CU_ASSERT_EQUAL(st.held, held * c);
+	CU_ASSERT_EQUAL(st.dropped + held, 3 * n);
+	/* the survivors: the newest held entries of the order written */
+	for (unsigned i = 0; i < n; i++)
+		for (uint32_t pid = 1; pid <= 3; pid++)
+			CU_ASSERT_EQUAL(named(pm, pid, i, i % 3 == 0),
+					i * 3 + (pid - 1) >= 3 * n - held);
+	/* the blob of what is held: decoded whole elsewhere */
 	CU_ASSERT_EQUAL(fr_perfmap__encode(pm, NULL, 0, 1 << 20, keep, &p), 0);
-	CU_ASSERT_FATAL(fr_perfmaps__new(&back) == 0);
-	fr_perfmaps__set_budget(back, all / 2);
+	CU_ASSERT_FATAL(p.n == 1 && fr_perfmaps__new(&back) == 0);
 	CU_ASSERT_EQUAL(fr_perfmap__decode(back, p.buf[0], p.len[0]), 0);
-	CU_ASSERT(fr_perfmaps__over_budget(back, &held) > 0);
-	CU_ASSERT(held <= all / 2 && held > all / 4);
-	/* what was held stays findable */
-	CU_ASSERT_EQUAL(fr_perfmaps__stats(back, 100, &st), 0);
-	CU_ASSERT(st.entries > 0);
-	fr_perfmaps__forget(back, 100);
-	fr_perfmaps__over_budget(back, &all);
-	CU_ASSERT(all < held);
+	for (unsigned i = 0; i < n; i++)
+		for (uint32_t pid = 1; pid <= 3; pid++)
+			CU_ASSERT_EQUAL(named(back, pid, i, i % 3 == 0),
+					i * 3 + (pid - 1) >= 3 * n - held);
 	fr_perfmaps__delete(back);
 	free_payloads(&p);
+	fr_perfmaps__delete(pm);
+}
+
+/* The maps of processes gone go before older entries of the living ones;
+ * a pid seen running again (collect) is no longer gone. */
+static void test_budget_gone_first(void)
+{
+	uint64_t c = cost8();
+	struct fr_perfmaps *pm;
+	struct fr_perfmap_budget st;
+
+	CU_ASSERT_FATAL(fr_perfmaps__new(&pm) == 0);
+	fr_perfmaps__set_budget(pm, 100 * c);
+	for (unsigned i = 0; i < 40; i++)
+		add_ent(pm, 1, i, false);   /* alive, the oldest */
+	for (unsigned i = 0; i < 30; i++)
+		add_ent(pm, 2, i, false);   /* gone, newer */
+	for (unsigned i = 0; i < 30; i++)
+		add_ent(pm, 3, i, false);   /* gone, newer still */
+	fr_perfmaps__gone(pm, 3);
+	fr_perfmaps__gone(pm, 2);
+	fr_perfmaps__gone(pm, 99);   /* none: nothing */
+	add_ent(pm, 1, 40, false);
+	/* 26 entries needed: pid 2's map, whole (the older death), not 3's */
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.dropped, 30);
+	CU_ASSERT(!fr_perfmaps__has(pm, 2));
+	CU_ASSERT(named(pm, 3, 0, false) && named(pm, 3, 29, false));
+	CU_ASSERT(named(pm, 1, 0, false) && named(pm, 1, 40, false));
+	CU_ASSERT_EQUAL(st.held, 71 * c);
+	/* more than the gone maps hold: pid 3's whole, then the oldest of 1 */
+	for (unsigned i = 41; i < 71; i++)
+		add_ent(pm, 1, i, false);   /* 101 entries */
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.dropped, 30 + 30);
+	CU_ASSERT(!fr_perfmaps__has(pm, 3));
+	CU_ASSERT(named(pm, 1, 0, false));
+	for (unsigned i = 71; i < 101; i++)
+		add_ent(pm, 1, i, false);   /* 101 entries of pid 1 alone */
+	fr_perfmaps__budget_stats(pm, &st);
+	CU_ASSERT_EQUAL(st.dropped, 60 + 26);
+	for (unsigned i = 0; i < 101; i++)
+		CU_ASSERT_EQUAL(named(pm, 1, i, false), i >= 26);
 	fr_perfmaps__delete(pm);
 }
 
@@ -406,7 +587,10 @@ static const struct fr_test tests[] = {
 	{ "files: growing, replaced, symlink, directory, long line", test_files },
 	{ "collect: the process's own map through /proc", test_collect_self },
 	{ "collect: a process gone, its map read on only if the same file", test_collect_gone },
-	{ "one budget for every pid's entries", test_budget },
+	{ "budget: the oldest go in batches, the newest named, counted", test_budget_oldest },
+	{ "budget: pids interleaved, one age; lookups and blob after pool rebuilds",
+	  test_budget_interleaved },
+	{ "budget: the maps of processes gone go first", test_budget_gone_first },
 	{ NULL, NULL },
 };
 
