@@ -57,7 +57,7 @@ stop_rec() {
 EVENTS="-e cpu-clock -F 999 -e syscalls:sys_enter_read"
 for mode in backward keep forward; do
 	case $mode in
-	backward) args=--backward ;;
+	backward) args="--backward -m 2048" ;;
 	keep) args="--keep 30s" ;;
 	forward) args=--forward ;;
 	esac
@@ -82,7 +82,7 @@ done
 # gap from the start
 for mode in backward keep forward; do
 	case $mode in
-	backward) args=--backward ;;
+	backward) args="--backward -m 2048" ;;
 	keep) args="--keep 30s" ;;
 	forward) args=--forward ;;
 	esac
