@@ -603,15 +603,6 @@ bool fr_evlist__cpu_opened(const struct fr_evlist *el, size_t ci)
 	       (!el->rings || __atomic_load_n(&el->rings[ci].opened, __ATOMIC_ACQUIRE));
 }
 
-size_t fr_evlist__nr_opened(const struct fr_evlist *el)
-{
-	size_t n = 0;
-
-	for (size_t ci = 0; ci < el->nr_cpus; ci++)
-		n += fr_evlist__cpu_opened(el, ci);
-	return n;
-}
-
 unsigned fr_evlist__generation(const struct fr_evlist *el)
 {
 	return el->generation;

@@ -1,7 +1,8 @@
 /* ring/evlist_read.c: reading an evlist's rings: the pollfds of the
  * sideband and trigger rings, draining them, reading forward or drained
  * sample rings (lapped reads told), streaming backward ones through the
- * copier, and the per-CPU counts the kernel keeps.
+ * copier, and the per-CPU counts the kernel keeps (and how many CPUs have
+ * rings).
  */
 #include "config.h"
 #include "ring/evlist_impl.h"
@@ -9,6 +10,15 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+
+size_t fr_evlist__nr_opened(const struct fr_evlist *el)
+{
+	size_t n = 0;
+
+	for (size_t ci = 0; ci < el->nr_cpus; ci++)
+		n += fr_evlist__cpu_opened(el, ci);
+	return n;
+}
 
 /* CPU index ci's rings, or NULL: none yet (offline since the start) or no
  * such CPU. Reader threads call it while the loop's thread may open it. */
