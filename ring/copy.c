@@ -45,6 +45,7 @@ struct fr_copier {
 	struct fr_copy_ring *rings;
 	struct worker *w;
 	uint8_t *pbuf;           /* the paused stream's chunk */
+	size_t pbuf_size;
 	/* the stream under way */
 	fr_copy_chunk_fn fn;
 	void *ctx;
@@ -285,6 +286,7 @@ int fr_copier__new(const struct fr_copy_ring *rings, size_t n, struct fr_copier 
 			if (chunk_size(&rings[i]) > max)
 				max = chunk_size(&rings[i]);
 		c->pbuf = malloc(max);
+		c->pbuf_size = max;
 		if (!c->pbuf)
 			err = -ENOMEM;
 	}
@@ -504,6 +506,37 @@ void fr_copier__repin(struct fr_copier *c, size_t i)
 	pthread_mutex_lock(&c->mu);
 	w->pinned = pin(w->th, c->rings[i].cpu) == 0;
 	pthread_mutex_unlock(&c->mu);
+}
+
+int fr_copier__add_ring(struct fr_copier *c, size_t i, struct fr_ring *ring, int fd)
+{
+	struct fr_copy_ring cr = { .ring = ring, .fd = fd };
+	cpu_set_t *mine = NULL;
+	size_t sz = 0;
+	int err = 0;
+
+	if (i >= c->n || c->rings[i].ring || c->w[i].alive || !ring)
+		return -EINVAL;
+	cr.cpu = c->rings[i].cpu;
+	if (chunk_size(&cr) > c->pbuf_size) {
+		uint8_t *p = realloc(c->pbuf, chunk_size(&cr));
+
+		if (!p)
+			return -ENOMEM;
+		c->pbuf = p;
+		c->pbuf_size = chunk_size(&cr);
+	}
+	c->rings[i] = cr;   /* no stream runs: the caller's thread is the streams' */
+	if (fr_cpuset__affinity(&mine, &sz) == 0) {
+		err = start_worker(c, i, mine, sz);
+		CPU_FREE(mine);
+	}
+	if (err && !c->w[i].alive) {   /* as it was: no ring */
+		free(c->w[i].buf);
+		c->w[i].buf = NULL;
+		c->rings[i].ring = NULL;
+	}
+	return err;
 }
 
 int fr_copier__stream(struct fr_copier *c, struct fr_ring_stream *streams,

@@ -85,6 +85,11 @@ typedef int (*fr_copy_chunk_fn)(void *ctx, size_t i, const uint8_t *recs, size_t
  * the pin away: the kernel moved the thread; until then its copies went the
  * paused way, as a thread off its CPU's always do). */
 void fr_copier__repin(struct fr_copier *c, size_t i);
+/* Ring i had none (a CPU offline when the copier began, ring NULL) and has
+ * one now: its copy thread started as fr_copier__new's (no error when it
+ * cannot run there: it is copied paused). Call from the thread that calls
+ * fr_copier__stream, never during it. -EINVAL: i has a ring already. */
+int fr_copier__add_ring(struct fr_copier *c, size_t i, struct fr_ring *ring, int fd);
 int fr_copier__stream(struct fr_copier *c, struct fr_ring_stream *streams,
 		      enum fr_copy_path *paths, struct fr_copy_stats *st, fr_copy_chunk_fn fn,
 		      void *ctx);

@@ -418,6 +418,58 @@ static int open_cpu(struct fr_evlist *el, size_t ci, pid_t tid, int k,
 	return err;
 }
 
+/* The CPU slots and their rings' places: a system-wide or cgroup target's
+ * CPUs are the possible ones (a CPU offline now gets its events and rings
+ * when it comes online: reopen_cpu), a per-task target's those online (its
+ * events on a CPU that goes offline stay in the task's context). Slots
+ * marked opened here are opened by the caller. Returns 0 or -errno. */
+static int open_slots(struct fr_evlist *el, const struct fr_target *t)
+{
+	int *online = NULL, *possible = NULL, n, np = -ENOENT;
+	bool per_cpu = t->kind == FR_TARGET_SYSTEM || t->kind == FR_TARGET_CGROUP;
+	bool *on = NULL;
+
+	free(el->cpus);   /* set_cpus's, if any */
+	el->cpus = NULL;
+	n = fr_cpus__online(&online);
+	if (n < 0)
+		return n;
+	if (per_cpu && (np = fr_cpus__possible(&possible)) > 0 &&
+	    (!(on = calloc((size_t)np, sizeof(*on))) ||
+	     fr_cpus__mark(possible, (size_t)np, online, (size_t)n, on))) {
+		free(possible);   /* a possible list without every online CPU: */
+		possible = NULL;  /* as if there were none (only those online) */
+		np = on ? -EINVAL : -ENOMEM;
+		free(on);
+		on = NULL;
+	}
+	if (np == -ENOMEM) {
+		free(online);
+		return -ENOMEM;
+	}
+	if (np > 0) {
+		free(online);
+		el->cpus = possible;
+		n = np;
+	} else {
+		el->cpus = online;
+	}
+	el->nr_cpus = (size_t)n;
+	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
+	if (!el->rings) {
+		free(on);
+		return -ENOMEM;
+	}
+	for (size_t ci = 0; ci < el->nr_cpus; ci++) {
+		struct cpu_rings *cr = &el->rings[ci];
+
+		cr->sample_leader = cr->sb_leader = cr->trig_leader = -1;
+		cr->opened = !on || on[ci];
+	}
+	free(on);
+	return 0;
+}
+
 /* The copy threads, started now so that the first snapshot is as fast as
  * the rest. */
 static int start_copier(struct fr_evlist *el, struct fr_open_error *oe)
@@ -452,20 +504,14 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 	oe->event = -1;
 	if (!el->nr_events || el->rings)
 		return -EINVAL;
-	free(el->cpus);   /* set_cpus's, if any: the CPUs online now */
-	el->cpus = NULL;
-	n = fr_cpus__online(&el->cpus);
+	n = open_slots(el, t);
 	if (n < 0)
 		return n;
-	el->nr_cpus = (size_t)n;
-	el->rings = calloc(el->nr_cpus, sizeof(*el->rings));
 	el->ids = calloc(el->nr_events, sizeof(*el->ids));
 	el->nr_ids = calloc(el->nr_events, sizeof(*el->nr_ids));
 	el->cap_ids = calloc(el->nr_events, sizeof(*el->cap_ids));
-	if (!el->rings || !el->ids || !el->nr_ids || !el->cap_ids)
+	if (!el->ids || !el->nr_ids || !el->cap_ids)
 		return -ENOMEM;
-	for (size_t ci = 0; ci < el->nr_cpus; ci++)
-		el->rings[ci].sample_leader = el->rings[ci].sb_leader = el->rings[ci].trig_leader = -1;
 	n = target_tids(t, &tids);
 	if (n <= 0) {
 		oe->op = "finding the target's threads";
@@ -482,9 +528,10 @@ int fr_evlist__open(struct fr_evlist *el, const struct fr_target *t,
 			el->nr_name_tps && !o->sb_in_samples;
 	setup_sideband_attr(el, o);
 	setup_sample_attrs(el, t, o);
-	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++)
-		for (int k = 0; k < n && !err; k++)
+	for (size_t ci = 0; ci < el->nr_cpus && !err; ci++) {
+		for (int k = 0; k < n && !err && el->rings[ci].opened; k++)
 			err = open_cpu(el, ci, tids[k], k, o, oe, t);
+	}
 	free(tids);
 	el->backward = o->backward;
 	el->sb_in_samples = o->sb_in_samples;
@@ -516,24 +563,49 @@ int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci)
 {
 	struct fr_open_error oe;
 	size_t from = el->nr_fds;
+	struct cpu_rings *cr = ci < el->nr_cpus && el->rings ? &el->rings[ci] : NULL;
+	bool first;
 	int err;
 
-	if (ci >= el->nr_cpus || !el->rings ||
-	    (el->target.kind != FR_TARGET_SYSTEM && el->target.kind != FR_TARGET_CGROUP))
+	if (!cr || (el->target.kind != FR_TARGET_SYSTEM && el->target.kind != FR_TARGET_CGROUP))
 		return -EINVAL;
-	/* the rings stay: the new events write into them (SET_OUTPUT to the
-	 * old leaders, which keep the mappings), after what they held */
+	/* a CPU back online: the rings stay, the new events write into them
+	 * (SET_OUTPUT to the old leaders, which keep the mappings), after what
+	 * they held. A CPU offline at the start: its rings are mapped now, by
+	 * the first of its events, as open's were; a failure before they are
+	 * all there leaves it unopened (what was mapped is freed at delete). */
+	first = !cr->opened;
+	if (first && (cr->sample_leader >= 0 || cr->sb_leader >= 0 || cr->trig_leader >= 0))
+		return -EBUSY;   /* an earlier try failed half way: not again */
 	err = open_cpu(el, ci, -1, 0, &el->opts, &oe, &el->target);
+	if (!err && first && el->copier)
+		err = fr_copier__add_ring(el->copier, ci, cr->samples, cr->sample_leader);
 	for (size_t i = from; i < el->nr_fds && !err; i++)
 		if (ioctl(el->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			err = -errno;
+	if (!err && first)
+		__atomic_store_n(&cr->opened, true, __ATOMIC_RELEASE);
 	if (!err && el->writer && el->writer->cpu_reopened)
 		err = el->writer->cpu_reopened(el->writer_ctx, el, ci);
 	for (size_t i = from; err && i < el->nr_fds; i++)
 		ioctl(el->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);   /* none half on */
-	if (!err && el->copier)
+	if (!err && el->copier && !first)
 		fr_copier__repin(el->copier, ci);
+	if (!err)
+		el->generation++;
 	return err;
+}
+
+bool fr_evlist__cpu_opened(const struct fr_evlist *el, size_t ci)
+{
+	/* set_cpus's (no kernel): every CPU counts */
+	return ci < el->nr_cpus &&
+	       (!el->rings || __atomic_load_n(&el->rings[ci].opened, __ATOMIC_ACQUIRE));
+}
+
+unsigned fr_evlist__generation(const struct fr_evlist *el)
+{
+	return el->generation;
 }
 
 void fr_evlist__set_writer(struct fr_evlist *el, const struct fr_evlist_writer_ops *ops,

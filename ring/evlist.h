@@ -1,5 +1,6 @@
-/* ring/evlist.h: the opened event set of a recording: per online CPU one
- * backward (or forward) sample ring and one forward sideband ring.
+/* ring/evlist.h: the opened event set of a recording: per CPU one backward
+ * (or forward) sample ring and one forward sideband ring; a system-wide or
+ * cgroup target has a slot per possible CPU, without rings until it is online.
  * Library code: returns 0 or -errno, never prints, never exits.
  */
 #ifndef FR_EVLIST_H
@@ -75,7 +76,8 @@ struct fr_event *fr_evlist__event(const struct fr_evlist *el, size_t i);
 /* The sideband (dummy) event's description; valid after open. */
 const struct fr_event *fr_evlist__sideband_event(const struct fr_evlist *el);
 
-/* Open every event on every online CPU for the target, set each tracepoint's
+/* Open every event on every online CPU for the target (slots for the CPUs
+ * possible but offline: fr_evlist__reopen_cpu opens them later), set each tracepoint's
  * filter (fr_event.filter) on every fd, mmap the rings. With several events, PERF_SAMPLE_IDENTIFIER is added to all of them (they
  * share one ring per CPU). On failure fills *oe (if given) and returns -errno;
  * hardware events on a machine without a PMU give -EOPNOTSUPP. */
@@ -86,9 +88,22 @@ int fr_evlist__disable(struct fr_evlist *el);
 /* A CPU that went offline and came back (a system-wide or cgroup target):
  * the kernel took its events out for good, so they are opened again, as at
  * the start, writing into the same rings after what those held, and enabled;
- * its copy thread is pinned again, and the writer (set_writer) told.
- * -EINVAL for a per-task target. */
+ * its copy thread is pinned again, and the writer (set_writer) told. A CPU
+ * slot offline since the start (not fr_evlist__cpu_opened) is opened for the
+ * first time: its rings mapped, a copy thread started for a backward ring,
+ * then marked opened (the reader threads may use it from then on). New
+ * events get new ids (fr_evlist__ids grows). -EINVAL for a per-task target,
+ * -EBUSY for a slot whose first opening failed half way before. */
 int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci);
+/* Whether CPU index ci has its events and rings: every slot of a per-task
+ * target, a system-wide or cgroup target's CPUs online at the start and
+ * those opened since (any thread may ask); each CPU of set_cpus's. */
+bool fr_evlist__cpu_opened(const struct fr_evlist *el, size_t ci);
+/* How many CPU slots are opened (the CPUs recorded now). */
+size_t fr_evlist__nr_opened(const struct fr_evlist *el);
+/* Counts reopen_cpu's successes: a caller that keeps the pollfds sees new
+ * ones when it changes. */
+unsigned fr_evlist__generation(const struct fr_evlist *el);
 /* What writes into the events from outside the kernel's own perf paths (BPF
  * programs that output into an event, holding records back meanwhile). */
 struct fr_evlist_writer_ops {
@@ -192,8 +207,17 @@ int fr_evlist__stream(struct fr_evlist *el, struct fr_ring_stream *streams,
  * events), 0 when the kernel does not count them. */
 int fr_evlist__lost_samples(const struct fr_evlist *el, size_t cpu_idx, uint64_t *lost);
 
-/* Online CPUs from /sys/devices/system/cpu/online. Returns the count or -errno. */
+/* Online CPUs from /sys/devices/system/cpu/online, possible ones (those
+ * that may come online while the system runs) from .../possible: ascending,
+ * no CPU twice (else -EINVAL). Returns the count or -errno. */
 int fr_cpus__online(int **cpus);
+int fr_cpus__possible(int **cpus);
+/* 0 when each CPU of the list is greater than the one before, else -EINVAL. */
+int fr_cpus__ascending(const int *cpus, size_t n);
+/* Which of the n slots (ascending CPUs) the nr cpus (ascending) are:
+ * marked[i] true for those, false for the rest. -EINVAL: a list not
+ * ascending; -ENOENT: a CPU of cpus that no slot has. */
+int fr_cpus__mark(const int *slots, size_t n, const int *cpus, size_t nr, bool *marked);
 /* A CPU list "0-3,5,7-8" (each 0..65535, ranges ascending, an ending newline
  * allowed) into *out (allocated): how many, or -EINVAL, -ENOMEM. */
 int fr_cpus__parse(const char *s, int **out);

@@ -17,6 +17,10 @@ struct cpu_rings {
 	struct fr_ring *sideband;
 	struct fr_ring *trigger;
 	int sample_leader, sb_leader, trig_leader;
+	bool opened;     /* its events and rings are there (a CPU offline at the
+			  * start has none until it comes online); set with
+			  * release order, once, after the rings: the reader
+			  * threads load it (acquire) before they touch them */
 };
 
 struct fr_evlist {
@@ -30,8 +34,10 @@ struct fr_evlist {
 	size_t nr_name_tps;            /* > 0: the COMMs go into the sample rings */
 	bool names_all;                /* a per-task target's name tracepoints see
 	                                * every task (opened per CPU, pid -1) */
-	int *cpus;
+	int *cpus;       /* one slot per CPU: a system-wide or cgroup target's are
+			  * the possible CPUs, a per-task target's those online */
 	size_t nr_cpus;
+	unsigned generation;        /* CPUs opened after the start or again (reopen_cpu) */
 	struct cpu_rings *rings;
 	struct fd_info *fds;
 	size_t nr_fds, cap_fds;

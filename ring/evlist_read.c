@@ -1,7 +1,8 @@
 /* ring/evlist_read.c: reading an evlist's rings: the pollfds of the
  * sideband and trigger rings, draining them, reading forward or drained
  * sample rings (lapped reads told), streaming backward ones through the
- * copier, and the per-CPU counts the kernel keeps.
+ * copier, and the per-CPU counts the kernel keeps (and how many CPUs have
+ * rings).
  */
 #include "config.h"
 #include "ring/evlist_impl.h"
@@ -10,12 +11,28 @@
 #include <string.h>
 #include <unistd.h>
 
+size_t fr_evlist__nr_opened(const struct fr_evlist *el)
+{
+	size_t n = 0;
+
+	for (size_t ci = 0; ci < el->nr_cpus; ci++)
+		n += fr_evlist__cpu_opened(el, ci);
+	return n;
+}
+
+/* CPU index ci's rings, or NULL: none yet (offline since the start) or no
+ * such CPU. Reader threads call it while the loop's thread may open it. */
+static const struct cpu_rings *rings_of(const struct fr_evlist *el, size_t ci)
+{
+	return el->rings && fr_evlist__cpu_opened(el, ci) ? &el->rings[ci] : NULL;
+}
+
 size_t fr_evlist__sideband_pollfds(const struct fr_evlist *el, struct pollfd *fds, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t ci = 0; ci < el->nr_cpus && n < max; ci++) {
-		if (el->rings[ci].sb_leader < 0)
+		if (!rings_of(el, ci) || el->rings[ci].sb_leader < 0)
 			continue;
 		fds[n].fd = el->rings[ci].sb_leader;
 		fds[n].events = POLLIN;
@@ -30,7 +47,7 @@ size_t fr_evlist__trigger_pollfds(const struct fr_evlist *el, struct pollfd *fds
 	size_t n = 0;
 
 	for (size_t ci = 0; el->trig_event && ci < el->nr_cpus && n < max; ci++) {
-		if (el->rings[ci].trig_leader < 0)
+		if (!rings_of(el, ci) || el->rings[ci].trig_leader < 0)
 			continue;
 		fds[n].fd = el->rings[ci].trig_leader;
 		fds[n].events = POLLIN;
@@ -71,7 +88,7 @@ int fr_evlist__drain_trigger(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
 	int ret = 0;
 
 	for (size_t ci = 0; el->trig_event && ci < el->nr_cpus && !ret; ci++)
-		ret = drain_ring(el->rings[ci].trigger, ci, cb, NULL, ctx);
+		ret = rings_of(el, ci) ? drain_ring(el->rings[ci].trigger, ci, cb, NULL, ctx) : 0;
 	return ret;
 }
 
@@ -85,13 +102,16 @@ int fr_evlist__event_fd(const struct fr_evlist *el, size_t ev, size_t cpu_idx)
 
 int fr_evlist__sample_fd(const struct fr_evlist *el, size_t cpu_idx)
 {
-	return cpu_idx < el->nr_cpus ? el->rings[cpu_idx].sample_leader : -1;
+	const struct cpu_rings *cr = rings_of(el, cpu_idx);
+
+	return cr ? cr->sample_leader : -1;
 }
 
 int fr_evlist__sample_written(const struct fr_evlist *el, size_t ci, uint64_t *written,
 			      size_t *size)
 {
-	const struct fr_ring *r = ci < el->nr_cpus ? el->rings[ci].samples : NULL;
+	const struct cpu_rings *cr = rings_of(el, ci);
+	const struct fr_ring *r = cr ? cr->samples : NULL;
 	uint64_t head;
 
 	if (!r)
@@ -105,7 +125,9 @@ int fr_evlist__sample_written(const struct fr_evlist *el, size_t ci, uint64_t *w
 int fr_evlist__read_samples(struct fr_evlist *el, size_t ci, fr_sideband_cb cb,
 			    fr_lapped_cb lapped, void *ctx)
 {
-	return drain_ring(ci < el->nr_cpus ? el->rings[ci].samples : NULL, ci, cb, lapped, ctx);
+	const struct cpu_rings *cr = rings_of(el, ci);
+
+	return drain_ring(cr ? cr->samples : NULL, ci, cb, lapped, ctx);
 }
 
 int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx)
@@ -113,7 +135,8 @@ int fr_evlist__drain_sideband(struct fr_evlist *el, fr_sideband_cb cb, void *ctx
 	int ret = 0;
 
 	for (size_t ci = 0; el->rings && ci < el->nr_cpus; ci++) {   /* not opened: no rings */
-		int err = drain_ring(el->rings[ci].sideband, ci, cb, NULL, ctx);
+		const struct cpu_rings *cr = rings_of(el, ci);
+		int err = cr ? drain_ring(cr->sideband, ci, cb, NULL, ctx) : 0;
 
 		if (err && err != -EBADMSG)
 			return err;

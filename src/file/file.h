@@ -98,6 +98,9 @@ int fr_writer__fdopen(int fd, int zstd_level, struct fr_writer **out);
 /* Accumulated; written as one META chunk before the first event/records chunk
  * or at close. Keys are [a-z0-9_.-]+, values contain no newline: -EINVAL. */
 int fr_writer__meta(struct fr_writer *w, const char *key, const char *value);
+/* The pending meta written now as a META chunk (not before the next other
+ * chunk): an appender's too (a META chunk may come anywhere in a file). */
+int fr_writer__meta_flush(struct fr_writer *w);
 int fr_writer__event(struct fr_writer *w, const struct fr_file_event *ev);
 /* Records of one stream, oldest first, in chunks of at most FR_CHUNK_RAW_MAX. */
 int fr_writer__records_begin(struct fr_writer *w, uint32_t cpu, enum fr_stream_kind kind);

@@ -490,6 +490,39 @@ static int scan_chunks(struct fr_reader *r)
 	return err == -EBADMSG || err == 1 ? 0 : err;
 }
 
+/* An `event_ids` meta line, "INDEX:ID,ID...": ids of a non-sideband event
+ * opened after its EVENT chunk was written (doc/format.md). A line that does
+ * not parse, or names no such event, adds nothing. 0 or -ENOMEM. */
+static int add_event_ids(struct fr_reader *r, const char *v)
+{
+	uint64_t ids[64];
+	size_t n = 0, ev;
+	char *end;
+	unsigned long idx;
+
+	errno = 0;
+	idx = strtoul(v, &end, 10);
+	if (errno || end == v || *end != ':' || idx >= FR_EVENT_INDEX_MAX || *v == '-')
+		return 0;
+	for (ev = 0; ev < r->nr_events; ev++)
+		if (r->events[ev].index == idx && !(r->events[ev].flags & FR_EVENT_SIDEBAND))
+			break;
+	if (ev == r->nr_events)
+		return 0;
+	for (v = end + 1; n < sizeof(ids) / sizeof(ids[0]); v = end + 1) {
+		unsigned long long id;
+
+		errno = 0;
+		id = strtoull(v, &end, 10);
+		if (errno || end == v || *v == '-' || (*end && *end != ','))
+			return 0;
+		ids[n++] = id;
+		if (!*end)
+			return fr_idmap__add(r->ids, ids, n, ev) ? -ENOMEM : 0;
+	}
+	return 0;   /* more than a line of ours holds */
+}
+
 /* How records find their event: see fr_reader__for_each. */
 static int index_events(struct fr_reader *r)
 {
@@ -512,6 +545,9 @@ static int index_events(struct fr_reader *r)
 		return -ENOMEM;
 	for (i = 0; i < r->nr_events; i++)
 		if (fr_idmap__add(r->ids, r->events[i].ids, r->events[i].nr_ids, i))
+			return -ENOMEM;
+	for (i = 0; i < r->nr_meta; i++)
+		if (!strcmp(r->meta[i].key, "event_ids") && add_event_ids(r, r->meta[i].value))
 			return -ENOMEM;
 	fr_idmap__sort(r->ids);
 	return 0;

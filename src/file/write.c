@@ -208,6 +208,13 @@ static int emit_data_chunk(struct fr_writer *w, uint16_t type, uint32_t stream, 
 	return err ? err : emit_chunk(w, type, 0, stream, kind, payload, len);
 }
 
+int fr_writer__meta_flush(struct fr_writer *w)
+{
+	int err = flush_meta(w);
+
+	return err ? err : fr_writer__flush(w);
+}
+
 int fr_writer__blob(struct fr_writer *w, uint32_t kind, const void *data, size_t len)
 {
 	if (kind == 0)

@@ -94,7 +94,7 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 		fr_composer__meta(c, "machine_id", "%s", id);
 	fr_composer__meta(c, "clockid", "%d", CLOCK_MONOTONIC);
 	fr_composer__meta(c, "clock", "%s", "CLOCK_MONOTONIC");
-	fr_composer__meta(c, "nr_cpus_online", "%zu", fr_evlist__nr_cpus(s->el));
+	fr_composer__meta(c, "nr_cpus_online", "%zu", fr_evlist__nr_opened(s->el));
 	fr_composer__meta(c, "page_size", "%ld", sysconf(_SC_PAGESIZE));
 	fr_composer__meta(c, "name", "%s", s->o.name);
 	fr_composer__meta(c, "mode", "%s", s->src->ops->name);
@@ -339,22 +339,30 @@ static int open_streaming(struct fr_composer *c, size_t ncpu)
 	return c->sbw && c->sb_nr && c->sb_lost ? 0 : -ENOMEM;
 }
 
+/* CPU index ci's sideband stream in a streamed file. */
+static int begin_sideband_cpu(struct fr_composer *c, size_t ci)
+{
+	int fd = dup(c->fd), err;
+
+	if (fd < 0)
+		return -errno;
+	err = fr_writer__appender(fd, c->s->o.zstd_level, &c->sbw[ci]);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fr_writer__records_begin(c->sbw[ci], c->out.cs[ci].cpu, FR_STREAM_SIDEBAND);
+}
+
+/* The CPUs recorded now; one that comes online later gets its stream with
+ * its first record (fr_composer__sideband). */
 static int begin_sideband(struct fr_composer *c, size_t ncpu)
 {
 	int err = 0;
 
-	for (size_t ci = 0; ci < ncpu && !err; ci++) {
-		int fd = dup(c->fd);
-
-		if (fd < 0)
-			return -errno;
-		err = fr_writer__appender(fd, c->s->o.zstd_level, &c->sbw[ci]);
-		if (err) {
-			close(fd);
-			break;
-		}
-		err = fr_writer__records_begin(c->sbw[ci], c->out.cs[ci].cpu, FR_STREAM_SIDEBAND);
-	}
+	for (size_t ci = 0; ci < ncpu && !err; ci++)
+		if (fr_evlist__cpu_opened(c->s->el, ci))
+			err = begin_sideband_cpu(c, ci);
 	return err;
 }
 
@@ -402,6 +410,20 @@ int fr_composer__appender(struct fr_composer *c, struct fr_writer **app)
 	return fr_writer__appender_of(c->w, app);
 }
 
+int fr_composer__meta_now(struct fr_composer *c, const char *key, const char *value)
+{
+	struct fr_writer *app;
+	int err = fr_composer__appender(c, &app);
+
+	if (err)
+		return err;
+	err = fr_writer__meta(app, key, value);
+	if (!err)
+		err = fr_writer__meta_flush(app);
+	return err ? (fr_composer__appender_close(c, app), err)
+		   : fr_composer__appender_close(c, app);
+}
+
 int fr_composer__appender_close(struct fr_composer *c, struct fr_writer *app)
 {
 	uint64_t chunks = 0;
@@ -427,6 +449,12 @@ int fr_composer__sideband(struct fr_composer *c, size_t ci, const struct perf_ev
 			c->sb_lost[ci] += l.lost;
 	}
 	c->sb_nr[ci]++;
+	if (!c->sbw[ci]) {
+		int err = begin_sideband_cpu(c, ci);
+
+		if (err)
+			return err;
+	}
 	return fr_writer__record(c->sbw[ci], h);
 }
 
@@ -435,7 +463,7 @@ int fr_composer__flush(struct fr_composer *c)
 	int err = 0;
 
 	for (size_t ci = 0; c->sbw && ci < fr_evlist__nr_cpus(c->s->el) && !err; ci++)
-		err = fr_writer__flush(c->sbw[ci]);
+		err = c->sbw[ci] ? fr_writer__flush(c->sbw[ci]) : 0;
 	return err;
 }
 

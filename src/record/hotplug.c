@@ -1,9 +1,11 @@
-/* src/record/hotplug.c: CPUs that go offline and come back under a
- * recording. The kernel's uevents (NETLINK_KOBJECT_UEVENT) wake the loop and
- * the online list says which CPU changed; a CPU that returns gets its events
- * opened again into the same rings (the kernel drops a CPU's events when it
- * goes: nothing was recorded on it for the rest of the run before), and each
- * CPU's time offline goes into the files.
+/* src/record/hotplug.c: CPUs that go offline, come back or come online for
+ * the first time under a recording. The kernel's uevents
+ * (NETLINK_KOBJECT_UEVENT) wake the loop and the online list says which CPU
+ * changed; a CPU that returns gets its events opened again into the same
+ * rings (the kernel drops a CPU's events when it goes), one offline since
+ * the start gets its events and rings now (the evlist has a slot per
+ * possible CPU), the session and source are told, and each CPU's time
+ * offline (for a new one: from the start) goes into the files.
  */
 #include "config.h"
 
@@ -28,29 +30,33 @@ struct gap {
 };
 
 struct fr_hotplug {
+	struct fr_session *s;
 	struct fr_evlist *el;
 	int fd;                    /* the uevent socket, -1: none (polled at ticks) */
 	bool *online;              /* per CPU index of the evlist, as last seen */
 	struct gap gaps[MAX_GAPS];
 	size_t nr_gaps, first;     /* a ring of the newest MAX_GAPS */
-	int said_new[16];          /* CPUs online that the evlist lacks, said once */
+	int said_new[16];          /* CPUs online that the evlist has no slot for
+				    * (the possible list was unreadable), said once */
 	size_t nr_new;
 	uint64_t checked_ns;
 };
 
-int fr_hotplug__new(struct fr_evlist *el, struct fr_hotplug **out)
+int fr_hotplug__new(struct fr_session *s, struct fr_hotplug **out)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	struct fr_hotplug *h = calloc(1, sizeof(*h));
+	struct fr_evlist *el = s->el;
 	size_t n = fr_evlist__nr_cpus(el);
 
 	if (!h || !(h->online = calloc(n ? n : 1, sizeof(*h->online)))) {
 		free(h);
 		return -ENOMEM;
 	}
+	h->s = s;
 	h->el = el;
-	for (size_t i = 0; i < n; i++)
-		h->online[i] = true;   /* every CPU of the evlist was opened online */
+	for (size_t i = 0; i < n; i++)   /* the others: offline at the start */
+		h->online[i] = fr_evlist__cpu_opened(el, i);
 	h->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		       NETLINK_KOBJECT_UEVENT);
 	if (h->fd >= 0 && bind(h->fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -129,8 +135,40 @@ static void new_cpu(struct fr_hotplug *h, int cpu)
 			return;
 	if (h->nr_new < sizeof(h->said_new) / sizeof(h->said_new[0]))
 		h->said_new[h->nr_new++] = cpu;
-	fr_info("CPU %d came online after the recording started: it is not recorded "
-		"(a recorder started now records it)", cpu);
+	fr_info("CPU %d came online after the start, but the possible CPUs could not be "
+		"read then: it is not recorded (a recorder started now records it)", cpu);
+}
+
+/* CPU index i, offline since the start, came online: its events and rings
+ * opened for the first time; its gap is from the start until now. */
+static void came_online(struct fr_hotplug *h, size_t i, uint64_t now, bool stopped)
+{
+	int cpu = fr_evlist__cpu(h->el, i), err;
+	struct gap *g = NULL;
+
+	for (size_t k = 0; k < h->nr_gaps && !g; k++) {   /* a failed opening's, before */
+		g = &h->gaps[(h->first + k) % MAX_GAPS];
+		if (g->cpu != (uint32_t)cpu || g->from != h->s->start_ns)
+			g = NULL;
+	}
+	if (!g) {
+		add_gap(h, (uint32_t)cpu, h->s->start_ns);
+		g = &h->gaps[(h->first + h->nr_gaps - 1) % MAX_GAPS];
+	}
+	g->to = now;
+	if (stopped)
+		return;   /* the recording is ending: nothing more is recorded */
+	err = fr_evlist__reopen_cpu(h->el, i);
+	if (!err)
+		err = fr_session_cpu_opened(h->s, i, true);
+	if (err)
+		g->to = 0;   /* not recorded: the gap goes on */
+	if (err)
+		fr_err("record", "CPU %d came online after the start, but its events could not "
+		       "be opened: %s: it is not recorded", cpu, strerror(-err));
+	else
+		fr_info("CPU %d came online after the start (%.3f s in): recording it", cpu,
+			(double)(now - h->s->start_ns) / 1e9);
 }
 
 void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped)
@@ -156,15 +194,23 @@ void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped)
 		if (on == h->online[i])
 			continue;
 		h->online[i] = on;
+		if (!on && !fr_evlist__cpu_opened(h->el, i))
+			continue;   /* never recorded (its opening failed): nothing changes */
 		if (!on) {
 			add_gap(h, (uint32_t)cpu, now);
 			fr_info("CPU %d went offline: nothing is recorded on it until it returns", cpu);
+			continue;
+		}
+		if (!fr_evlist__cpu_opened(h->el, i)) {
+			came_online(h, i, now, stopped);
 			continue;
 		}
 		g = open_gap(h, (uint32_t)cpu);
 		if (g)
 			g->to = now;
 		err = stopped ? 0 : fr_evlist__reopen_cpu(h->el, i);
+		if (!err && !stopped)
+			err = fr_session_cpu_opened(h->s, i, false);
 		if (err)
 			fr_err("record", "CPU %d is back online, but its events could not be "
 			       "opened again: %s: it stays unrecorded", cpu, strerror(-err));

@@ -462,6 +462,7 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 {
 	struct fr_evlist *el = fr_session__evlist(s);
 	size_t ncpu = fr_evlist__nr_cpus(el), nsb, ntg;
+	unsigned gen = fr_evlist__generation(el);
 	struct loop l = { .s = s, .ctl = ctl, .o = o, .child = o->child, .tick_ms = -1,
 			  .fault_at = test_fault() };
 	struct pollfd *sb = calloc(ncpu, sizeof(*sb)), *tg = calloc(ncpu, sizeof(*tg));
@@ -525,6 +526,11 @@ int fr_record_loop(struct fr_session *s, struct fr_control *ctl, const struct fr
 		if ((err = tick(&l, &due))) {
 			loop_failed(&l, "draining the sideband", err);
 			break;
+		}
+		if (gen != fr_evlist__generation(el)) {   /* a CPU opened: its rings too */
+			gen = fr_evlist__generation(el);
+			nsb = fr_evlist__sideband_pollfds(el, sb, ncpu);
+			ntg = fr_evlist__trigger_pollfds(el, tg, ncpu);
 		}
 		switch_output(&l, due);
 		progress(&l, &shown_ns, &shown_bytes);

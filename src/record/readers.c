@@ -269,6 +269,37 @@ static void free_forward(struct fr_forward *f)
 	free(f);
 }
 
+/* CPU c's writer, its stream begun, and its thread. */
+static int start_cpu(struct fwd_cpu *c)
+{
+	struct fr_forward *f = c->f;
+	int err;
+
+	c->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (c->stop_fd < 0)
+		return -errno;
+	if ((err = f->sink.writer(f->sink.ctx, c->ci, &c->app)))
+		return err;
+	err = fr_writer__records_begin(c->app, c->st.cpu, FR_STREAM_SAMPLES);
+	if (!err)
+		err = -pthread_create(&c->th, NULL, reader, c);
+	c->started = !err;
+	return err;
+}
+
+int fr_forward__add_cpu(struct fr_forward *f, size_t ci)
+{
+	struct fwd_cpu *c = ci < f->ncpu ? &f->cpus[ci] : NULL;
+
+	if (!c || !fr_evlist__cpu_opened(f->el, ci))
+		return -EINVAL;
+	if (c->started)
+		return 0;
+	if (c->app || c->stop_fd >= 0)
+		return -EBUSY;   /* a start that failed before: its writer stays until stop */
+	return start_cpu(c);
+}
+
 int fr_forward__start(struct fr_evlist *el, const struct fr_forward_opts *o,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out)
 {
@@ -298,24 +329,14 @@ int fr_forward__start(struct fr_evlist *el, const struct fr_forward_opts *o,
 		f->cpus[i].stop_fd = -1;
 		pthread_mutex_init(&f->cpus[i].lock, NULL);
 	}
-	for (size_t i = 0; i < f->ncpu && !err; i++) {
-		struct fwd_cpu *c = &f->cpus[i];
-
-		c->f = f;
-		c->ci = i;
-		c->st.cpu = (uint32_t)fr_evlist__cpu(el, i);
-		c->stop_fd = eventfd(0, EFD_CLOEXEC);
-		if (c->stop_fd < 0) {
-			err = -errno;
-			break;
-		}
-		if ((err = f->sink.writer(f->sink.ctx, i, &c->app)))
-			break;
-		err = fr_writer__records_begin(c->app, c->st.cpu, FR_STREAM_SAMPLES);
-		if (!err)
-			err = -pthread_create(&c->th, NULL, reader, c);
-		c->started = !err;
+	for (size_t i = 0; i < f->ncpu; i++) {
+		f->cpus[i].f = f;
+		f->cpus[i].ci = i;
+		f->cpus[i].st.cpu = (uint32_t)fr_evlist__cpu(el, i);
 	}
+	for (size_t i = 0; i < f->ncpu && !err; i++)
+		if (fr_evlist__cpu_opened(el, i))   /* the rest: fr_forward__add_cpu */
+			err = start_cpu(&f->cpus[i]);
 	if (err) {
 		uint64_t chunks;
 

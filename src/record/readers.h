@@ -44,9 +44,16 @@ struct fr_forward_opts {
 	bool own;                   /* --reader-cpus own: each pinned to its ring's CPU */
 };
 
+/* Threads for the CPUs of el that have rings (fr_evlist__cpu_opened). */
 int fr_forward__start(struct fr_evlist *el, const struct fr_forward_opts *o,
 		      fr_record_fn record_fn, void *ctx, struct fr_forward **out);
-/* Stop the threads after a last drain; fill st[ncpu] (samples, lost, time
+/* CPU index ci got its rings since the start (a CPU that came online): its
+ * writer (the sink's) and thread, as start's. 0 if it has one already;
+ * -EINVAL: no rings; -EBUSY: an earlier start of it failed. Call from the
+ * thread that calls sync, read and stop. */
+int fr_forward__add_cpu(struct fr_forward *f, size_t ci);
+/* Stop the threads after a last drain; fill st[ncpu] (a CPU without a thread
+ * left as it was) (samples, lost, time
  * range; cpu ids) and drops[ncpu] (records of chunks a write refused); return the chunks they wrote in *chunks and the first
  * error (-errno) any thread met. Frees f. */
 int fr_forward__stop(struct fr_forward *f, struct fr_cpu_stat *st, uint64_t *drops,

@@ -29,20 +29,41 @@ uint64_t fr_session_now(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int build_id_map(struct fr_session *s)
+static struct fr_idmap *build_id_map(const struct fr_evlist *el)
 {
-	s->ids = fr_idmap__new();
-	if (!s->ids)
-		return -ENOMEM;
-	for (size_t e = 0; e < fr_evlist__nr_events(s->el); e++) {
-		size_t k;
-		const uint64_t *ids = fr_evlist__ids(s->el, e, &k);
+	struct fr_idmap *m = fr_idmap__new();
 
-		if (fr_idmap__add(s->ids, ids, k, e))
-			return -ENOMEM;
+	for (size_t e = 0; m && e < fr_evlist__nr_events(el); e++) {
+		size_t k;
+		const uint64_t *ids = fr_evlist__ids(el, e, &k);
+
+		if (fr_idmap__add(m, ids, k, e)) {
+			fr_idmap__delete(m);
+			return NULL;
+		}
 	}
-	fr_idmap__sort(s->ids);
-	return 0;
+	if (m)
+		fr_idmap__sort(m);
+	return m;
+}
+
+/* The reader threads look ids up as they read: the new map is swapped in
+ * whole, the old kept to the end (a CPU is opened rarely). */
+int fr_session_cpu_opened(struct fr_session *s, size_t ci, bool first_time)
+{
+	struct fr_idmap *m = build_id_map(s->el), **old;
+
+	if (!m)
+		return -ENOMEM;
+	old = realloc(s->old_ids, (s->nr_old_ids + 1) * sizeof(*old));
+	if (!old) {
+		fr_idmap__delete(m);
+		return -ENOMEM;
+	}
+	s->old_ids = old;
+	s->old_ids[s->nr_old_ids++] = s->ids;
+	__atomic_store_n(&s->ids, m, __ATOMIC_RELEASE);
+	return s->src->ops->cpu_opened ? s->src->ops->cpu_opened(s->src, ci, first_time) : 0;
 }
 
 /* Per CPU, with the sideband in the sample rings: the COMM, MMAP2 and task
@@ -122,7 +143,8 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	fr_clock__pair(&s->clock_start);
 	s->gc_at = 4096;
 	s->src = calloc(1, ops->size);
-	err = s->src ? build_id_map(s) : -ENOMEM;
+	s->ids = s->src ? build_id_map(el) : NULL;
+	err = s->ids ? 0 : -ENOMEM;
 	if (!err)
 		err = fr_sideband__new(fr_evlist__nr_cpus(el),
 				       fr_evlist__sideband_event(el)->attr.sample_type, o->sb_cap,
@@ -138,7 +160,7 @@ int fr_session__new(struct fr_evlist *el, const struct fr_session_opts *o,
 	fr_sideband__set_jit_budget(s->sb, o->jit_budget);
 	err = fr_names__init(&s->names, el);
 	if (!err && o->hotplug)
-		err = fr_hotplug__new(el, &s->hp);
+		err = fr_hotplug__new(s, &s->hp);
 	if (!err && fr_evlist__sideband_in_samples(el))
 		err = sbq_new(s);
 	if (!err && fr_evlist__names_all(el))   /* they see every task: keep the target's */
@@ -194,6 +216,9 @@ void fr_session__delete(struct fr_session *s)
 	fr_hotplug__delete(s->hp);
 	sbq_delete(s);
 	fr_idmap__delete(s->ids);
+	for (size_t i = 0; i < s->nr_old_ids; i++)
+		fr_idmap__delete(s->old_ids[i]);
+	free(s->old_ids);
 	for (size_t i = 0; i < s->nr_files; i++)
 		free(s->files[i]);
 	free(s->files);
@@ -211,7 +236,8 @@ const struct fr_event *fr_session_record_event(const struct fr_session *s,
 	size_t i;
 
 	if (fr_evlist__nr_events(s->el) == 1 ||
-	    fr_idmap__find(s->ids, h, ev0->attr.sample_type, &i))
+	    fr_idmap__find(__atomic_load_n(&s->ids, __ATOMIC_ACQUIRE), h, ev0->attr.sample_type,
+			   &i))
 		return ev0;
 	return fr_evlist__event(s->el, i);
 }
@@ -551,9 +577,21 @@ static int reader_record(void *ctx, size_t ci, const struct perf_event_header *h
 			 uint64_t *time)
 {
 	struct fr_session *s = ctx;
-	const struct fr_event *ev = fr_session_record_event(s, h);
+	const struct fr_event *ev = fr_evlist__event(s->el, 0);
 	struct fr_sample smp;
+	size_t i;
 
+	/* an id not in the map: an event opened for a CPU back online whose
+	 * record came before the map was remade (fr_session_cpu_opened), to be
+	 * parsed by no guess (another event's layout gives a wrong time) */
+	if (fr_evlist__nr_events(s->el) > 1) {
+		if (fr_idmap__find(__atomic_load_n(&s->ids, __ATOMIC_ACQUIRE), h,
+				   ev->attr.sample_type, &i)) {
+			*time = 0;
+			return 0;
+		}
+		ev = fr_evlist__event(s->el, i);
+	}
 	if (fr_session_own_record(s, h, ev))
 		return 1;
 	if (s->sbq && fr_record__is_process(h->type) && !sbq_take(s, ci, h, ev))

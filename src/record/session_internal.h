@@ -20,13 +20,16 @@
 
 struct fr_composer;
 
-/* CPUs that go offline and come back (hotplug.c): the uevent socket to poll
- * (-1: none, the online list is read at ticks), the check after a wake (a
- * CPU back gets its events enabled unless stopped; said on stderr), and the
- * files' META cpu_offline (CPU:FROM-TO,... CLOCK_MONOTONIC ns, TO 0 while
- * offline) and cpu_not_recorded (CPUs that came online after the start). */
+/* CPUs that go offline and come back, or come online after the start
+ * (hotplug.c): the uevent socket to poll (-1: none, the online list is read
+ * at ticks), the check after a wake (a CPU back or new gets its events
+ * opened and enabled unless stopped, the session told: fr_session_cpu_opened;
+ * said on stderr), and the files' META cpu_offline (CPU:FROM-TO,...
+ * CLOCK_MONOTONIC ns, TO 0 while offline; a new CPU's FROM the start) and
+ * cpu_not_recorded (CPUs online that have no slot: the possible list was
+ * unreadable at the start). */
 struct fr_hotplug;
-int fr_hotplug__new(struct fr_evlist *el, struct fr_hotplug **out);
+int fr_hotplug__new(struct fr_session *s, struct fr_hotplug **out);
 void fr_hotplug__delete(struct fr_hotplug *h);
 int fr_hotplug__fd(const struct fr_hotplug *h);
 void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped);
@@ -114,6 +117,10 @@ struct fr_source_ops {
 		       const struct fr_snapshot_stats *st);
 	/* Bytes written so far, every file together (may be NULL: 0). */
 	uint64_t (*bytes)(const struct fr_source *src);
+	/* CPU index ci's events were opened after the start (a CPU that came
+	 * online: first_time) or again (one back): new event ids; its readers
+	 * started, the file being written told the ids (may be NULL). */
+	int (*cpu_opened)(struct fr_source *src, size_t ci, bool first_time);
 	void (*destroy)(struct fr_source *src);
 };
 
@@ -155,7 +162,10 @@ struct fr_session {
 	uint64_t files_lost;        /* the most records lost one snapshot file counted */
 	struct fr_source *src;
 	struct fr_sideband *sb;     /* stores, synthesized stream, process table */
-	struct fr_idmap *ids;       /* which event a sample-ring record belongs to */
+	struct fr_idmap *ids;       /* which event a sample-ring record belongs to
+				     * (atomic: a CPU opened later swaps in a new one) */
+	struct fr_idmap **old_ids;  /* those swapped out (reader threads may hold them) */
+	size_t nr_old_ids;
 	unsigned seq;               /* files named so far */
 	uint64_t start_ns;
 	struct fr_clock_pair clock_start; /* CLOCK_REALTIME <-> CLOCK_MONOTONIC at start */
@@ -187,6 +197,9 @@ int fr_session_final_snapshot(struct fr_source *src, const struct fr_trigger *tr
 			      char *path, size_t len, struct fr_snapshot_stats *st);
 int fr_session_say_final(struct fr_source *src, const struct fr_trigger *tr, const char *path,
 			 int err, const struct fr_snapshot_stats *st);
+/* CPU index ci's events opened after the start or again (hotplug.c): the
+ * session's id map remade with their ids, the source told. 0 or -errno. */
+int fr_session_cpu_opened(struct fr_session *s, size_t ci, bool first_time);
 /* The event a sample-ring record belongs to. */
 const struct fr_event *fr_session_record_event(const struct fr_session *s,
 					       const struct perf_event_header *h);
@@ -238,6 +251,9 @@ void fr_composer__meta(struct fr_composer *c, const char *k, const char *fmt, ..
  * its chunks into END (a chunk it dropped fails the file). */
 int fr_composer__appender(struct fr_composer *c, struct fr_writer **app);
 int fr_composer__appender_close(struct fr_composer *c, struct fr_writer *app);
+/* One meta line into a streamed file now, as its own META chunk (through an
+ * appender: a refused write is the appender's loss, not the file's end). */
+int fr_composer__meta_now(struct fr_composer *c, const char *key, const char *value);
 /* Streaming: a drained sideband record of CPU ci, and writing the sideband
  * chunks in progress. */
 int fr_composer__sideband(struct fr_composer *c, size_t ci, const struct perf_event_header *h);

@@ -418,7 +418,11 @@ static uint64_t bw_oldest_time(struct fr_source *src)
 		return 0;
 	take_marks(b);
 	for (size_t ci = 0; ci < fr_evlist__nr_cpus(src->s->el); ci++) {
-		uint64_t t = cpu_oldest(b, ci);
+		uint64_t t;
+
+		if (!fr_evlist__cpu_opened(src->s->el, ci))
+			continue;   /* offline since the start: no ring, no window */
+		t = cpu_oldest(b, ci);
 
 		if (!t)
 			return 0;   /* this ring's window may reach back to the start */
@@ -477,7 +481,7 @@ static void bw_say_start(struct fr_source *src, const char *path, int err)
 	}
 	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB backward ring per CPU; "
 		"snapshot: flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, o->target_desc,
-		fr_evlist__nr_cpus(src->s->el), o->ring_kib,
+		fr_evlist__nr_opened(src->s->el), o->ring_kib,
 		strcmp(o->name, "default") ? " --name " : "",
 		strcmp(o->name, "default") ? o->name : "", (int)getpid());
 }

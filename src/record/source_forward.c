@@ -28,6 +28,7 @@ struct forward {
 	bool gone;                  /* the file was removed (its directory with it) */
 	uint64_t done_bytes;        /* bytes of the files completed */
 	struct fr_snapshot_stats total; /* samples, sideband, lost, bytes of every file */
+	size_t *ids_told;           /* per event: its ids the current file has (EVENT, event_ids) */
 };
 
 static struct forward *fw_of(struct fr_source *src)
@@ -52,6 +53,51 @@ static int fw_writer(void *ctx, size_t ci, struct fr_writer **w)
 	return fr_composer__appender(f->cur, w);
 }
 
+/* The current file's EVENT chunks were written now: they hold every id. */
+static void ids_written(struct forward *f)
+{
+	for (size_t e = 0; e < fr_evlist__nr_events(f->src.s->el); e++)
+		fr_evlist__ids(f->src.s->el, e, &f->ids_told[e]);
+}
+
+/* Events opened since the current file's EVENT chunks (a CPU back or new)
+ * have ids it lacks: an `event_ids` META line per event, "INDEX:ID,ID..."
+ * (doc/format.md), so that their samples are attributed. */
+static int tell_ids(struct forward *f)
+{
+	struct fr_evlist *el = f->src.s->el;
+	int err = 0;
+
+	for (size_t e = 0; e < fr_evlist__nr_events(el) && !err; e++) {
+		size_t nr, k = f->ids_told[e];
+		const uint64_t *ids = fr_evlist__ids(el, e, &nr);
+
+		while (k < nr && !err) {   /* lines under the composer's 1 KiB */
+			char buf[640];
+			int w = snprintf(buf, sizeof(buf), "%zu:", e);
+
+			for (size_t j = 0; k < nr && j < 24; j++, k++)
+				w += snprintf(buf + w, sizeof(buf) - (size_t)w, "%s%llu", j ? "," : "",
+					      (unsigned long long)ids[k]);
+			err = fr_composer__meta_now(f->cur, "event_ids", buf);
+		}
+		if (!err)
+			f->ids_told[e] = nr;
+	}
+	return err;
+}
+
+static int fw_cpu_opened(struct fr_source *src, size_t ci, bool first_time)
+{
+	struct forward *f = fw_of(src);
+	int err = f->cur ? tell_ids(f) : 0;
+
+	/* a CPU back has its reader (its ring stayed): a new one gets one */
+	if (!err && first_time && f->readers)
+		err = fr_forward__add_cpu(f->readers, ci);
+	return err;
+}
+
 static int start_readers(struct forward *f)
 {
 	struct fr_reader_sink sink = { .writer = fw_writer, .ctx = f };
@@ -67,11 +113,13 @@ static int fw_start(struct fr_source *src, char *path, size_t len)
 
 	fr_session_ksyms(s);   /* before the readers note addresses in it */
 	f->lost_base = calloc(fr_evlist__nr_cpus(s->el), sizeof(*f->lost_base));
-	if (!f->lost_base)
+	f->ids_told = calloc(fr_evlist__nr_events(s->el) + 1, sizeof(*f->ids_told));
+	if (!f->lost_base || !f->ids_told)
 		return -ENOMEM;
 	err = fr_composer__open(s, true, "stream", fr_session_now(CLOCK_MONOTONIC), &f->cur);
 	if (err)
 		return err;
+	ids_written(f);
 	snprintf(path, len, "%s", fr_composer__path(f->cur));
 	err = start_readers(f);
 	if (err) {   /* no half-made file is left behind */
@@ -155,6 +203,7 @@ static int fw_snapshot(struct fr_source *src, const struct fr_trigger *tr, char 
 			f->readers = NULL;
 		return e;
 	}
+	ids_written(f);   /* next's EVENT chunks: every id so far */
 	e = fr_composer__finish(old, tr, fr_session_now(CLOCK_MONOTONIC), path, len, st);
 	err = err ? err : e;
 	add_total(f, st);
@@ -290,6 +339,7 @@ static void fw_destroy(struct fr_source *src)
 		fr_composer__abandon(f->cur);
 	}
 	free(f->lost_base);
+	free(f->ids_told);
 }
 
 /* Forward mode's snapshot: the file completed now, the next one begun. */
@@ -319,7 +369,7 @@ static void fw_say_start(struct fr_source *src, const char *path, int err)
 	}
 	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
 		"read as it fills, streaming into %s%s%s%s", o->nr_events, o->target_desc,
-		fr_evlist__nr_cpus(src->s->el), o->ring_kib, path,
+		fr_evlist__nr_opened(src->s->el), o->ring_kib, path,
 		o->switch_spec ? " (the next file at " : "", o->switch_spec ? o->switch_spec : "",
 		o->switch_spec ? ")" : "");
 }
@@ -362,6 +412,7 @@ static const struct fr_source_ops forward_ops = {
 	.tick = fw_tick,
 	.stop = fw_stop,
 	.bytes = fw_bytes,
+	.cpu_opened = fw_cpu_opened,
 	.say = fw_say,
 	.say_start = fw_say_start,
 	.say_end = fw_say_end,

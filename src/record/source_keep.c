@@ -98,6 +98,15 @@ static int kp_start(struct fr_source *src, char *path, size_t len)
 	return fr_session_start_readers(s, &sink, &k->readers);
 }
 
+/* A CPU new since the start gets its reader (a snapshot's EVENT chunks
+ * hold every id: nothing to tell the files). */
+static int kp_cpu_opened(struct fr_source *src, size_t ci, bool first_time)
+{
+	struct keep *k = kp_of(src);
+
+	return first_time && k->readers ? fr_forward__add_cpu(k->readers, ci) : 0;
+}
+
 static void kp_meta(struct fr_source *src, struct fr_composer *c)
 {
 	fr_composer__meta(c, "keep_ns", "%llu", (unsigned long long)src->s->o.keep_ns);
@@ -244,7 +253,7 @@ static void kp_say_start(struct fr_source *src, const char *path, int err)
 	fr_info("recording %d event(s), %s, %zu CPUs, %zu KiB overwrite ring per CPU "
 		"read as it fills, keeping the last %.3f s (at most %llu MiB) in memory; snapshot: "
 		"flightrec snapshot%s%s or kill -USR2 %d", o->nr_events, o->target_desc,
-		fr_evlist__nr_cpus(src->s->el), o->ring_kib, (double)o->keep_ns / 1e9,
+		fr_evlist__nr_opened(src->s->el), o->ring_kib, (double)o->keep_ns / 1e9,
 		(unsigned long long)(o->keep_bytes >> 20), strcmp(o->name, "default") ? " --name " : "",
 		strcmp(o->name, "default") ? o->name : "", (int)getpid());
 }
@@ -261,6 +270,7 @@ static const struct fr_source_ops keep_ops = {
 	.stream_into = kp_stream_into,
 	.oldest_time = kp_oldest_time,
 	.read = kp_read,
+	.cpu_opened = kp_cpu_opened,
 	.say = kp_say,
 	.say_start = kp_say_start,
 	.stop = fr_session_final_snapshot,

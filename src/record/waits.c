@@ -1,7 +1,8 @@
 /* src/record/waits.c: loading waits.bpf.c's programs (libbpf skeleton),
  * pointing them at the offcpu event of each CPU, attaching them to the BTF
  * tracepoints sched_switch and rseq_update and to a CPU clock timer per CPU
- * (the batches' flush), and the evlist's writer hooks (a CPU back, a flush).
+ * (the batches' flush), and the evlist's writer hooks (a CPU back or new, a
+ * flush).
  */
 #include "config.h"
 #include "src/record/waits.h"
@@ -142,8 +143,9 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 	w->skel->rodata->self_tgid = (uint32_t)self;
 	if ((err = fr_waits_bpf__load(w->skel)))
 		goto fail;
-	for (size_t ci = 0; ci < w->nr_cpus; ci++)
-		if ((err = point_map(w, ci)) || (err = open_timer(w, ci)))
+	for (size_t ci = 0; ci < w->nr_cpus; ci++)   /* a CPU offline: when it comes */
+		if (fr_evlist__cpu_opened(el, ci) &&
+		    ((err = point_map(w, ci)) || (err = open_timer(w, ci))))
 			goto fail;
 	if ((err = fr_waits_bpf__attach(w->skel)))
 		goto fail;

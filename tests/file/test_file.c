@@ -619,6 +619,56 @@ static void test_identifier(void)
 	free(c.v);
 }
 
+/* Events opened after the EVENT chunks (a CPU back online, a CPU new since
+ * the start): their ids in `event_ids` META lines written later in the file,
+ * through an appender as a forward recorder does; lines that do not parse
+ * or name no sample event add nothing. */
+static void test_event_ids_meta(void)
+{
+	static const uint64_t ida[] = { 1000 }, idb[] = { 2000 };
+	static const uint64_t ids[] = { 1000, 2000, 1001, 2001, 3001, 3002, 3003, 3004, 3005 };
+	static const int want[] = { 0, 1, 0, 1, -1, -1, -1, -1, -1 };
+	const uint64_t st = ST_SAMPLE | PERF_SAMPLE_IDENTIFIER;
+	struct fr_file_event a = ev_make(0, false, st, ida, 1), b = ev_make(1, false, st, idb, 1);
+	struct fr_file_event d = ev_make(2, true, ST_SIDE, ids_side, 2);
+	struct fr_writer *w, *app;
+	uint8_t buf[256];
+	char path[256];
+	struct coll c;
+	bool trunc;
+	size_t i;
+
+	b.name = "cpu-clock";
+	w = open_writer(path, sizeof(path));
+	CU_ASSERT_EQUAL(fr_writer__event(w, &a), 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &b), 0);
+	CU_ASSERT_EQUAL(fr_writer__event(w, &d), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(w, "x", "y"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta_flush(w), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_begin(w, 3, FR_STREAM_SAMPLES), 0);
+	for (i = 0; i < 9; i++)
+		CU_ASSERT_EQUAL(fr_writer__record(w, mk_sample(buf, true, ids[i], 10 * i + 10, i, 1)), 0);
+	CU_ASSERT_EQUAL(fr_writer__records_end(w), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_writer__appender_of(w, &app), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "0:1001"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "1:2001"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "2:3001"), 0);     /* sideband */
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "7:3002"), 0);     /* no such event */
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "0:3003,x"), 0);   /* does not parse */
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "-1:3004"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta(app, "event_ids", "0:-3005"), 0);
+	CU_ASSERT_EQUAL(fr_writer__meta_flush(app), 0);
+	fr_writer__add_chunks(w, fr_writer__chunks(app));   /* END counts them (composer's way) */
+	CU_ASSERT_EQUAL(fr_writer__close(app), 0);
+	CU_ASSERT_EQUAL(fr_writer__close(w), 0);
+	CU_ASSERT_EQUAL_FATAL(read_all(path, &c, &trunc), 0);
+	CU_ASSERT_FALSE(trunc);
+	CU_ASSERT_EQUAL_FATAL(c.n, 9);
+	for (i = 0; i < 9; i++)
+		CU_ASSERT_EQUAL(c.v[i].ev, want[i]);
+	free(c.v);
+}
+
 /* ---- hand-crafted files ------------------------------------------------- */
 
 static void put_header(int fd, uint32_t version)
@@ -1287,6 +1337,7 @@ static const struct fr_test tests[] = {
 	{ "merge: 2 CPUs, sideband, synthesized, ties, no-time record", test_merge_order },
 	{ "merge: multi-chunk streams; callback stops; walk again", test_multi_chunk },
 	{ "merge: two events told apart by PERF_SAMPLE_IDENTIFIER", test_identifier },
+	{ "merge: ids of events opened later, from event_ids meta", test_event_ids_meta },
 	{ "truncated at every chunk boundary and mid-chunk", test_truncated },
 	{ "flipped byte in a compressed payload", test_flipped_byte },
 	{ "bad records: count, size, alignment", test_bad_records },

@@ -257,6 +257,40 @@ static void test_pinned(void)
 	free(k);
 }
 
+/* A CPU offline when the copier began has no ring; when it comes online
+ * its ring is added and streamed like the others. */
+static void test_add_ring(void)
+{
+	struct fring *f = fring_hooked(10);
+	int cpu = sched_getcpu();
+	struct fr_copy_ring cr = { .cpu = { cpu }, .fd = 42 };
+	struct fr_copier *c = NULL;
+	struct fr_ring_stream rs;
+	enum fr_copy_path path;
+	struct fr_copy_stats st;
+	struct seen *k = seen_new(cpu, -1);
+
+	CU_ASSERT_FATAL(f != NULL && cpu >= 0 && k != NULL);
+	CU_ASSERT_EQUAL_FATAL(fr_copier__new(&cr, 1, &c), 0);   /* no ring yet */
+	CU_ASSERT_EQUAL(fr_copier__nr_threads(c), 0);
+	CU_ASSERT_EQUAL(fr_copier__stream(c, &rs, &path, &st, collect, k), 0);
+	CU_ASSERT_EQUAL(path, FR_COPY_NONE);
+	CU_ASSERT_EQUAL(st.pinned + st.paused + st.skipped, 0);
+	CU_ASSERT_EQUAL(fr_copier__add_ring(c, 1, f->ring, 42), -EINVAL);   /* no such index */
+	CU_ASSERT_EQUAL(fr_copier__add_ring(c, 0, f->ring, 42), 0);
+	CU_ASSERT_EQUAL(fr_copier__add_ring(c, 0, f->ring, 42), -EINVAL);   /* has one */
+	CU_ASSERT_EQUAL(fr_copier__nr_threads(c), 1);
+	fr_copier__set_deadline(c, 5000000000ull);
+	seen_reset(k);
+	CU_ASSERT_EQUAL(fr_copier__stream(c, &rs, &path, &st, collect, k), 0);
+	CU_ASSERT_EQUAL(path, FR_COPY_PINNED);
+	CU_ASSERT(seen_ok(k, 0, 10));
+	CU_ASSERT_EQUAL(rs.nr, 10);
+	fr_copier__delete(c);
+	fring_delete(f);
+	free(k);
+}
+
 /* A ring of several chunks: every chunk in order; a chunk function that
  * wants no more gets no more of that ring. */
 static void test_pinned_chunks(void)
@@ -482,10 +516,36 @@ static void test_cpu_list(void)
 	CU_ASSERT_EQUAL(fr_cpus__parse("", &c), -EINVAL);
 }
 
+/* The slots of a system-wide evlist are the possible CPUs; those online at
+ * the start are opened, the rest wait (fr_cpus__mark). */
+static void test_cpu_slots(void)
+{
+	static const int possible[] = { 0, 1, 2, 4, 5 }, online[] = { 0, 2, 5 };
+	static const int stranger[] = { 0, 3 }, unsorted[] = { 2, 0 }, twice[] = { 1, 1 };
+	bool on[5];
+
+	CU_ASSERT_EQUAL(fr_cpus__mark(possible, 5, online, 3, on), 0);
+	CU_ASSERT(on[0] && !on[1] && on[2] && !on[3] && on[4]);
+	CU_ASSERT_EQUAL(fr_cpus__mark(possible, 5, possible, 5, on), 0);
+	CU_ASSERT(on[0] && on[1] && on[2] && on[3] && on[4]);
+	CU_ASSERT_EQUAL(fr_cpus__mark(possible, 5, online, 0, on), 0);
+	CU_ASSERT(!on[0] && !on[4]);
+	/* an online CPU that is not possible: the caller uses the online list */
+	CU_ASSERT_EQUAL(fr_cpus__mark(possible, 5, stranger, 2, on), -ENOENT);
+	CU_ASSERT_EQUAL(fr_cpus__mark(possible, 5, unsorted, 2, on), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__mark(twice, 2, online, 1, on), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__ascending(possible, 5), 0);
+	CU_ASSERT_EQUAL(fr_cpus__ascending(twice, 2), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__ascending(unsorted, 2), -EINVAL);
+	CU_ASSERT_EQUAL(fr_cpus__ascending(unsorted, 1), 0);
+}
+
 static const struct fr_test tests[] = {
 	{ "cpu lists", test_cpu_list },
+	{ "cpu slots: possible CPUs, those online marked", test_cpu_slots },
 	{ "cpuset: dynamic affinity set", test_cpuset },
 	{ "copier: pinned thread on this CPU", test_pinned },
+	{ "copier: a ring added for a CPU come online", test_add_ring },
 	{ "copier: a ring of several chunks, and a stop", test_pinned_chunks },
 	{ "copier: CPU we cannot run on is copied paused", test_paused },
 	{ "copier: pause refused skips the CPU", test_pause_refused },
