@@ -99,6 +99,11 @@ int fr_evlist__reopen_cpu(struct fr_evlist *el, size_t ci);
  * target, a system-wide or cgroup target's CPUs online at the start and
  * those opened since (any thread may ask); each CPU of set_cpus's. */
 bool fr_evlist__cpu_opened(const struct fr_evlist *el, size_t ci);
+/* A system-wide or cgroup target: its events are per CPU (reopen_cpu
+ * follows hotplug); a per-task target's follow its tasks, on the CPUs online
+ * at the start (they resume on a CPU that returns; one new since the start
+ * has none). */
+bool fr_evlist__follows_cpus(const struct fr_evlist *el);
 /* How many CPU slots are opened (the CPUs recorded now). */
 size_t fr_evlist__nr_opened(const struct fr_evlist *el);
 /* Counts reopen_cpu's successes: a caller that keeps the pollfds sees new

@@ -11,6 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+bool fr_evlist__follows_cpus(const struct fr_evlist *el)
+{
+	return el->target.kind == FR_TARGET_SYSTEM || el->target.kind == FR_TARGET_CGROUP;
+}
+
 size_t fr_evlist__nr_opened(const struct fr_evlist *el)
 {
 	size_t n = 0;

@@ -1,5 +1,6 @@
 /* src/record/hotplug.c: CPUs that go offline, come back or come online for
- * the first time under a recording. The kernel's uevents
+ * the first time under a recording (a per-task one: only a new CPU, which
+ * its events do not cover, is said and listed). The kernel's uevents
  * (NETLINK_KOBJECT_UEVENT) wake the loop and the online list says which CPU
  * changed; a CPU that returns gets its events opened again into the same
  * rings (the kernel drops a CPU's events when it goes), one offline since
@@ -135,8 +136,13 @@ static void new_cpu(struct fr_hotplug *h, int cpu)
 			return;
 	if (h->nr_new < sizeof(h->said_new) / sizeof(h->said_new[0]))
 		h->said_new[h->nr_new++] = cpu;
-	fr_info("CPU %d came online after the start, but the possible CPUs could not be "
-		"read then: it is not recorded (a recorder started now records it)", cpu);
+	if (!fr_evlist__follows_cpus(h->el))
+		fr_info("CPU %d came online after the start: a per-task recording (a command, -p) "
+			"has no events on it: its threads' time there is not recorded (-a and -G "
+			"record a CPU that comes online)", cpu);
+	else
+		fr_info("CPU %d came online after the start, but the possible CPUs could not be "
+			"read then: it is not recorded (a recorder started now records it)", cpu);
 }
 
 /* CPU index i, offline since the start, came online: its events and rings
@@ -183,7 +189,10 @@ void fr_hotplug__check(struct fr_hotplug *h, uint64_t now, bool stopped)
 	h->checked_ns = now;
 	if ((n = fr_cpus__online(&cpus)) < 0)
 		return;   /* unreadable: as it was */
-	ncpu = fr_evlist__nr_cpus(h->el);
+	/* a per-task target's events follow its tasks: a CPU that goes loses
+	 * nothing of them, one that returns has them again; only a new one is
+	 * said (below) */
+	ncpu = fr_evlist__follows_cpus(h->el) ? fr_evlist__nr_cpus(h->el) : 0;
 	for (size_t i = 0; i < ncpu; i++) {
 		int cpu = fr_evlist__cpu(h->el, i), err;
 		bool on = false;

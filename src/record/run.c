@@ -406,7 +406,7 @@ int fr_record__run(struct fr_record_opts *op)
 	so.name = o.name;
 	so.target_desc = desc;
 	plan_memory(&o, &so);
-	so.hotplug = t.kind == FR_TARGET_SYSTEM || t.kind == FR_TARGET_CGROUP;
+	so.hotplug = true;   /* a per-task target: a CPU new since the start said */
 	so.cmdline = o.cmdline;
 	so.zstd_level = o.level;
 	so.window_ns = o.window_ns;

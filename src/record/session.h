@@ -32,7 +32,7 @@ struct fr_session_opts {
 	uint64_t keep_ns;          /* --keep DURATION: forward rings drained into a window in memory */
 	uint64_t keep_bytes;       /* --keep ...,SIZE: the window's byte budget */
 	bool exclude_self;         /* leave out tracepoint records of the recorder's threads */
-	bool hotplug;              /* per-CPU events (-a, -G): follow CPUs going offline and back */
+	bool hotplug;              /* follow CPUs going offline and back (-a, -G), say new ones */
 	uint64_t jit_budget;       /* bytes for the JIT maps of all processes (0: no cap) */
 	const pid_t *target_pids;  /* a per-task target's first processes (the child, -p's):
 	                            * where its name tracepoints see every task, the

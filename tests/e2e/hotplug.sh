@@ -6,8 +6,9 @@
 # rings, or its first), the samples after it on CPU 1 are attributed to their
 # events (a forward file gets the new events' ids), and the file says the
 # gap (report's and dump's header, the HTML timeline's CPU row; a new CPU's
-# from the start). Runs alone, last (Makefile.am): the other tests pin work
-# to CPU 1.
+# from the start); a per-task recording says a CPU new since the start (its
+# events do not cover it) and records on a CPU that went and returned. Runs
+# alone, last (Makefile.am): the other tests pin work to CPU 1.
 . "$TESTLIB"
 ONLINE=/sys/devices/system/cpu/cpu1/online
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU: none to take offline" >&2; exit 77; }
@@ -157,4 +158,31 @@ grep -q 'CPU 1 came online after the start ([0-9.]* s in): recording it' "$T/rec
 grep -q '^# stacks of waits (record --off-cpu-thresh [0-9.]* ms): every S and D wait of [0-9.]* ms or more: [4-9] with their stack' "$T/long.txt" ||
 	fail "offcpu: oct-long's waits on CPU 1 without their stacks: $(grep '^#' "$T/long.txt" | head -20)"
 pass "offcpu: the waits on a CPU online after the start have their stacks (BPF)"
+
+# a per-task recording (a command): its events follow its tasks on the CPUs
+# online at the start; a CPU new since then has none: said on stderr and in
+# the report's header, not silent; a CPU that goes and returns says nothing
+# (its tasks' events resume there) and records the work on it
+mkdir -p "$T/pt"
+echo 0 >"$ONLINE" || fail "per-task: cannot take CPU 1 offline"
+(sleep 0.5; echo 1 >"$ONLINE") &
+up=$!
+record_fg -e cpu-clock -F 499 -o "$T/pt" -- sh -c "sleep 1; '$HELPERS/busy' 300" ||
+	fail "per-task: record exited $?: $(cat "$T/record.err")"
+wait "$up"
+grep -q "CPU 1 came online after the start: a per-task recording .* not recorded" "$T/record.err" ||
+	fail "per-task: a CPU new since the start not said: $(cat "$T/record.err")"
+"$FLIGHTREC" report "$T"/pt/*.frec >"$T/pt.txt" 2>&1 || fail "per-task: report exited $?"
+grep -q '^# CPUs 1 came online after the recording started: not recorded' "$T/pt.txt" ||
+	fail "per-task: the report's header does not say it: $(grep '^#' "$T/pt.txt" | head)"
+rm -f "$T"/pt/*.frec
+(sleep 0.3; echo 0 >"$ONLINE"; sleep 0.5; echo 1 >"$ONLINE") &
+up=$!
+record_fg -e cpu-clock -F 999 -o "$T/pt" -- sh -c "sleep 1.2; taskset -c 1 '$HELPERS/busy' 500" ||
+	fail "per-task, back: record exited $?: $(cat "$T/record.err")"
+wait "$up"
+grep -q 'CPU 1' "$T/record.err" && fail "per-task, back: said $(cat "$T/record.err")"
+n=$("$FLIGHTREC" dump "$T"/pt/*.frec | awk '$4 == "SAMPLE" && $2 == "[001]" { n++ } END { print n + 0 }')
+[ "$n" -ge 200 ] || fail "per-task, back: $n samples on CPU 1 after it returned (busy ran 0.5 s there at 999 Hz)"
+pass "per-task: a CPU new since the start said (stderr, report); one that went and returned: $n samples on it after"
 exit 0
