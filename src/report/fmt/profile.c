@@ -297,6 +297,16 @@ static int64_t exe_of(struct fr_pprof *p, struct fr_resolver *res, const struct 
 	return fr_pprof__str(p, name && name[0] != ':' ? name : "");
 }
 
+
+/* v += x, held at INT64_MAX: a file's periods are hostile (profile.proto's
+ * values are signed) */
+static void add_sat(int64_t *v, uint64_t x)
+{
+	uint64_t room = (uint64_t)INT64_MAX - (uint64_t)(*v < 0 ? 0 : *v);
+
+	*v = x >= room ? INT64_MAX : *v + (int64_t)x;
+}
+
 int fr_pprof__add_to(struct fr_pprof *p, struct fr_resolver *res, const struct fr_rsample *s,
 		     uint32_t slot, bool off_cpu)
 {
@@ -342,11 +352,11 @@ int fr_pprof__add_to(struct fr_pprof *p, struct fr_resolver *res, const struct f
 		p->occ[p->nr_occ++] = (struct occ){ (uint32_t)i, s->time, (int64_t)s->period };
 	}
 	p->off_cpu |= off_cpu;
-	p->values[VALUES * i + (off_cpu ? 2 : 0)] += !off_cpu;
-	p->values[VALUES * i + (off_cpu ? 2 : 1)] += (int64_t)s->period;
+	add_sat(&p->values[VALUES * i + (off_cpu ? 2 : 0)], !off_cpu);
+	add_sat(&p->values[VALUES * i + (off_cpu ? 2 : 1)], s->period);
 	if (!off_cpu && s->parallelism) {   /* --latency */
 		p->latency = true;
-		p->values[VALUES * i + 3] += (int64_t)fr_rsample__latency(s);
+		add_sat(&p->values[VALUES * i + 3], fr_rsample__latency(s));
 	}
 	return 0;
 }
