@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/e2e/recipes.sh: the README's recipes, taken from README.md as a user
 # copies them and run: ./server is a test workload, /var/tmp/fr a temp dir,
-# the profile store a local HTTP receiver (pprof) or OTLP receiver (push).
+# the profile store a local HTTP receiver (pprof) or OTLP receiver (push),
+# the service of the slow-call recipe a workload in a fresh cgroup.
 # The service recipe is run by service.sh (systemd may not run here).
 . "$TESTLIB"
 F=$FLIGHTREC
@@ -106,3 +107,34 @@ f=$(ls fr/*.frec 2>/dev/null | head -1)
 "$F" dump "$f" | grep -q '^# trigger: event' || fail "the snapshot is not marked as the event's"
 kill -INT $rp; wait $rp
 pass "trigger recipe: an error exit wrote $(basename "$f")"
+
+# a slow call and who kept it waiting: the service is tests/helpers/wakers in
+# a fresh cgroup (its read_pipe waits ~20 ms for write_late's nap), fsync
+# over 50 ms is a read over 15 ms
+root=$(awk '$3=="cgroup2" {print $2; exit}' /proc/self/mounts)
+[ -n "$root" ] || { echo "SKIP: the slow-call recipe: cgroup v2 is not mounted" >&2; exit 0; }
+grep -E '^flightrec (record -G|report -d /var/tmp/fr \||report --critical-path)' recipes.txt >r4.txt
+[ "$(wc -l <r4.txt)" -eq 3 ] || fail "slow-call recipe: $(cat r4.txt)"
+cg="frrecipe-$$"
+mkdir "$root/$cg" || fail "mkdir $root/$cg"
+trap 'cleanup; rmdir "$root/$cg" 2>/dev/null' EXIT
+rm -rf fr; mkdir fr
+slow() { subst | sed -e "s#system.slice/postgresql.service#$cg#" -e 's#syscall:fsync,50ms#syscall:read,15ms#'; }
+cmd=$(sed -n 1p r4.txt | slow)
+sh -c "exec $cmd --name slow" 2>"$T/slow.err" &
+rp=$!; BGPIDS="$BGPIDS $rp"
+for _ in $(seq 1 100); do [ -S "$FLIGHTREC_RUN_DIR/slow.sock" ] && break; sleep 0.1; done
+[ -S "$FLIGHTREC_RUN_DIR/slow.sock" ] || fail "the slow-call recipe's recorder did not start: $(cat "$T/slow.err")"
+sh -c "echo \$\$ >'$root/$cg/cgroup.procs' && exec '$HELPERS/wakers' 10 30 20" >/dev/null ||
+	fail "the workload in $cg exited $?"
+for _ in $(seq 1 50); do grep -q 'snapshot (latency) written' "$T/slow.err" && break; sleep 0.1; done
+cmd=$(sed -n 2p r4.txt | slow)
+sh -c "$cmd" >"$T/trig.txt" || fail "'$(sed -n 2p r4.txt)' exited $?: $(cat "$T/slow.err")"
+tid=$(sed -n 's/^# trigger: latency: thread \([0-9]*\) .*/\1/p' "$T/trig.txt")
+[ -n "$tid" ] || fail "the report's header names no slow call: $(cat "$T/trig.txt")"
+cmd=$(sed -n 3p r4.txt | slow | sed "s#--critical-path TID#--critical-path $tid#")
+sh -c "$cmd" >"$T/cp.txt" 2>"$T/cp.err" || fail "'$(sed -n 3p r4.txt)' (TID $tid) exited $?: $(cat "$T/cp.err")"
+grep -q "woken by [0-9]* wakers in .*\(write_late\|hold_lock\)" "$T/cp.txt" ||
+	fail "the critical path names no waker: $(head -20 "$T/cp.txt")"
+kill -INT $rp; wait $rp
+pass "slow-call recipe: thread $tid's slow read, its critical path through the waker: $(grep -m1 -o 'woken by [0-9]* wakers in [^<]*<- [a-z_]*' "$T/cp.txt")"

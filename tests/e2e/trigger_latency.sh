@@ -42,6 +42,10 @@ grep -q 'snapshot (latency) written' "$T/record.err" || fail "no status line: $(
 # the sleeps up to the slow one's start (its BEGIN is the last event before the trigger)
 n=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/r.txt" | head -1)
 [ -n "$n" ] && [ "$n" -gt 100 ] || fail "--time trigger-2s,trigger: ${n:-no} samples: $(head -5 "$T/r.txt")"
+# the report's header names the slow call's thread, the pair and its latency
+tid=$(trig "$F" tid)
+grep -q "^# trigger: latency: thread $tid (pid [0-9]*) took 25[0-9]\.[0-9]* ms from syscalls:sys_enter_clock_nanosleep to syscalls:sys_exit_clock_nanosleep" "$T/r.txt" ||
+	fail "the report's header does not name the slow call: $(grep '^# trigger' "$T/r.txt")"
 pass "one latency snapshot: trigger $(( (t - e) / 1000 )) us from the slow call's return, latency $((lat / 1000000)) ms"
 
 # --trigger-after: the snapshot waits

@@ -32,7 +32,9 @@ static void print_header(struct report *rp, const char *path)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = fr_reader__meta(rp->rd, keys[i]);
 
-		if (v)
+		if (!strcmp(keys[i], "trigger") && fr_input__trigger_note(rp->rd, note, sizeof(note)))
+			fprintf(rp->out, "# %s\n", note);   /* the blob says more: who, how long */
+		else if (v)
 			fprintf(rp->out, "# %s: %s\n", keys[i], v);
 	}
 	fr_walltime__header(rp->out, rp->rd);

@@ -473,6 +473,80 @@ int fr_input__trigger_each(struct fr_reader *rd, fr_trigger_cb cb, void *ctx)
 	return ret;
 }
 
+/* The trigger's keys the header's line names (values from the file: kept
+ * printable, numbers parsed whole). */
+struct trig {
+	char source[32], event[96], end_event[96];
+	uint64_t tid, pid, cpu, latency_ns;
+	bool has_tid, has_pid, has_cpu, has_latency;
+};
+
+static void copy_printable(char *dst, size_t cap, const char *v, size_t n)
+{
+	size_t k = 0;
+
+	for (; k < n && k + 1 < cap; k++)
+		dst[k] = isprint((unsigned char)v[k]) ? v[k] : '?';
+	dst[k] = '\0';
+}
+
+static void take_u64(const char *v, size_t n, uint64_t *out, bool *has)
+{
+	char num[24];
+
+	if (n == 0 || n >= sizeof(num))
+		return;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	*has = !fr_parse__u64(num, 0, UINT64_MAX, out);
+}
+
+static int trig_key_cb(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct trig *t = ctx;
+
+#define KEY(k) (klen == sizeof(k) - 1 && !memcmp(key, k, klen))
+	if (KEY("source"))
+		copy_printable(t->source, sizeof(t->source), val, vlen);
+	else if (KEY("event"))
+		copy_printable(t->event, sizeof(t->event), val, vlen);
+	else if (KEY("end_event"))
+		copy_printable(t->end_event, sizeof(t->end_event), val, vlen);
+	else if (KEY("tid"))
+		take_u64(val, vlen, &t->tid, &t->has_tid);
+	else if (KEY("pid"))
+		take_u64(val, vlen, &t->pid, &t->has_pid);
+	else if (KEY("cpu"))
+		take_u64(val, vlen, &t->cpu, &t->has_cpu);
+	else if (KEY("latency_ns"))
+		take_u64(val, vlen, &t->latency_ns, &t->has_latency);
+#undef KEY
+	return 0;
+}
+
+bool fr_input__trigger_note(struct fr_reader *rd, char *buf, size_t len)
+{
+	struct trig t = { .source = "" };
+	int w = 0;
+
+	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_input__trigger_each(rd, trig_key_cb, &t) ||
+	    !t.source[0] || !len)
+		return false;
+	if (!strcmp(t.source, "latency") && t.has_tid && t.has_latency)
+		w = snprintf(buf, len, "trigger: latency: thread %llu (pid %llu) took %.3f ms from %s "
+			     "to %s (who kept it waiting: report --critical-path %llu)",
+			     (unsigned long long)t.tid, (unsigned long long)t.pid,
+			     (double)t.latency_ns / 1e6, t.event, t.end_event,
+			     (unsigned long long)t.tid);
+	else if (!strcmp(t.source, "event") && t.event[0] && t.has_tid)
+		w = snprintf(buf, len, "trigger: event %s by thread %llu (pid %llu) on CPU %llu",
+			     t.event, (unsigned long long)t.tid, (unsigned long long)t.pid,
+			     (unsigned long long)t.cpu);
+	else
+		w = snprintf(buf, len, "trigger: %s", t.source);
+	return w > 0;
+}
+
 /* trigger_time_ns's value into *(uint64_t *)ctx: 1 (found), else 0 */
 static int trigger_time_cb(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
 {
