@@ -542,9 +542,7 @@ bool fr_input__trigger_note(struct fr_reader *rd, char *buf, size_t len)
 		w = snprintf(buf, len, "trigger: event %s by thread %llu (pid %llu) on CPU %llu",
 			     t.event, (unsigned long long)t.tid, (unsigned long long)t.pid,
 			     (unsigned long long)t.cpu);
-	else
-		w = snprintf(buf, len, "trigger: %s", t.source);
-	return w > 0;
+	return w > 0;   /* other sources: nothing more than META trigger says */
 }
 
 /* trigger_time_ns's value into *(uint64_t *)ctx: 1 (found), else 0 */

@@ -215,9 +215,10 @@ int fr_input__content_verdict(struct fr_reader *rd, const char *path, struct fr_
 			      uint64_t lost);
 int fr_input__verdict(struct fr_reader *rd, const char *path, int walk_err,
 		      struct fr_tpdecode *tp, uint64_t lost, const char *did);
-/* The file's trigger in one line (the text header's): its source; for an
- * event, the event, thread and CPU; for a latency pair, the thread, the pair
- * and its latency. false: no trigger. Values from the file kept printable. */
+/* The file's trigger in one line (the text header's): for an event, the
+ * event, thread and CPU; for a latency pair, the thread, the pair and its
+ * latency. false: no trigger, or one of another source (META trigger says
+ * it). Values from the file kept printable. */
 bool fr_input__trigger_note(struct fr_reader *rd, char *buf, size_t len);
 /* trigger_time_ns of the file's first TRIGGER blob: false when none. */
 bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns);
