@@ -20,6 +20,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+. "$here/rounds.sh"
 rounds=9 ops=2000000 out="" configs="none floor latency forward perf"
 fr=$top/src/flightrec rl=$top/bench/workloads/read_loop
 while [ $# -gt 0 ]; do
@@ -63,13 +64,8 @@ cpu_s() {   # the recorder's CPU seconds so far (children: none)
 stop() { [ -n "$rec" ] && kill -INT "$rec" 2>/dev/null && wait "$rec" 2>/dev/null; rec=""; }
 results=${out:+$out/latency-cost-runs.txt}
 [ -n "$out" ] && mkdir -p "$out" && : >"$results"
-set -- $configs
-n=$#
 for r in $(seq 1 "$rounds"); do
-	i=0
-	for _ in $configs; do
-		c=$(echo $configs | cut -d' ' -f$(( (i + r - 1) % n + 1 )))
-		i=$((i + 1))
+	for c in $(bench_order "$r" $configs); do
 		start "$c"
 		c0=$(cpu_s)
 		v=$(taskset -c 1 "$rl" -n "$ops" -r 1 2>/dev/null | tail -1)

@@ -23,6 +23,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+. "$here/rounds.sh"
 rounds=9 configs="none thresh switches offcpu perf-nostack" out="" stats=0 old=""
 fr=$top/src/flightrec rl=$top/bench/workloads/read_loop
 while [ $# -gt 0 ]; do
@@ -65,13 +66,8 @@ start() {
 stop() { [ -n "$rec" ] && kill -INT "$rec" 2>/dev/null && wait "$rec" 2>/dev/null; rec=""; }
 results=${out:+$out/offcpu-cost-runs.txt}
 [ -n "$out" ] && mkdir -p "$out" && : >"$results"
-set -- $configs
-n=$#
 for r in $(seq 1 "$rounds"); do
-	i=0
-	for _ in $configs; do
-		c=$(echo $configs | cut -d' ' -f$(( (i + r - 1) % n + 1 )))
-		i=$((i + 1))
+	for c in $(bench_order "$r" $configs); do
 		start "$c"
 		p=$(taskset -c 1 perf bench sched pipe -l 100000 2>/dev/null | awk '/usecs\/op/{print $1}')
 		v=$(taskset -c 1 "$rl" -n 1000000 -r 1 2>/dev/null | tail -1)

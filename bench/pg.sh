@@ -27,6 +27,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+. "$here/rounds.sh"
 rounds=7 secs=10 configs="baseline service offcpu perf perf-nostack" workloads="tpcb select"
 fr=$top/src/flightrec out="" stats=0 pgopts=""
 while [ $# -gt 0 ]; do
@@ -87,19 +88,10 @@ stop_rec() {
 	rec=""
 }
 
-set -- $configs
-nconf=$#
 results=${out:+$out/pg-runs.txt}
 [ -n "$out" ] && mkdir -p "$out" && : >"$results"
 for r in $(seq 1 "$rounds"); do
-	# rotate the order each round: no configuration always follows another
-	order=""
-	i=0
-	for c in $configs; do
-		order="$order $(echo $configs | cut -d' ' -f$(( (i + r - 1) % nconf + 1 )))"
-		i=$((i + 1))
-	done
-	for c in $order; do
+	for c in $(bench_order "$r" $configs); do
 		start_rec "$c"
 		for w in $workloads; do
 			case "$w" in tpcb) a="" ;; select) a="-S" ;; *) echo "pg.sh: workload $w?" >&2; exit 64 ;; esac

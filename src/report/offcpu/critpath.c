@@ -31,7 +31,6 @@ struct fr_critpath {
 enum iv_kind { IV_WAIT, IV_UNKNOWN };
 
 struct iv {                  /* a thread's wait or unknown time, in tid then time order */
-	uint32_t tid;
 	enum iv_kind kind;
 	const struct fr_wait *w;
 };
@@ -110,23 +109,9 @@ static int by_tid_time(const void *x, const void *y)
 	return a->time < b->time ? -1 : a->time > b->time;
 }
 
-static uint64_t iv_start(const struct iv *v)
-{
-	return v->w->start;
-}
-
 static int by_iv(const void *x, const void *y)
 {
-	const struct iv *a = x, *b = y;
-
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return iv_start(a) < iv_start(b) ? -1 : iv_start(a) > iv_start(b);
-}
-
-static int by_thr(const void *x, const void *y)
-{
-	const struct fr_thread_time *a = x, *b = y;
+	const struct fr_wait *a = ((const struct iv *)x)->w, *b = ((const struct iv *)y)->w;
 
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
@@ -191,28 +176,10 @@ static int add_seg(struct path *p, const struct seg *sg)
 	return 0;
 }
 
-/* The first of tid's lives that began after time (p->thr is in tid, start
- * order): its index, or where it would be. */
-static size_t after(const struct path *p, uint32_t tid, uint64_t time)
-{
-	size_t lo = 0, hi = p->nr_thr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->thr[mid].tid < tid || (p->thr[mid].tid == tid && p->thr[mid].start <= time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* tid's life in the window that holds time, or NULL. */
 static const struct fr_thread_time *life(const struct path *p, uint32_t tid, uint64_t time)
 {
-	size_t i = after(p, tid, time);
-	const struct fr_thread_time *t = i && p->thr[i - 1].tid == tid ? &p->thr[i - 1] : NULL;
+	const struct fr_thread_time *t = fr_thread_times__at(p->thr, p->nr_thr, tid, time);
 
 	return t && time <= t->end ? t : NULL;
 }
@@ -303,14 +270,14 @@ static int walk(struct path *p, uint32_t tid, uint64_t a, uint64_t b, unsigned d
 	while (lo < hi) {   /* the first of tid that starts at or after a */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->iv[mid].tid < tid || (p->iv[mid].tid == tid && iv_start(&p->iv[mid]) < a))
+		if (p->iv[mid].w->tid < tid || (p->iv[mid].w->tid == tid && p->iv[mid].w->start < a))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && p->iv[lo - 1].tid == tid && p->iv[lo - 1].w->end > a)
+	if (lo && p->iv[lo - 1].w->tid == tid && p->iv[lo - 1].w->end > a)
 		lo--;   /* one begun before a, still going on at a */
-	for (size_t i = lo; i < p->nr_iv && p->iv[i].tid == tid && !err; i++) {
+	for (size_t i = lo; i < p->nr_iv && p->iv[i].w->tid == tid && !err; i++) {
 		const struct iv *v = &p->iv[i];
 		uint64_t s = v->w->start > t ? v->w->start : t, e = v->w->end < b ? v->w->end : b;
 
@@ -334,22 +301,19 @@ static int walk(struct path *p, uint32_t tid, uint64_t a, uint64_t b, unsigned d
 
 static int collect(struct path *p)
 {
-	size_t nw, nu, nt = fr_offcpu__nr_threads(p->oc);
+	size_t nw, nu;
 	const struct fr_wait *w = fr_offcpu__waits(p->oc, &nw), *u = fr_offcpu__unknowns(p->oc, &nu);
 
 	if (!(p->iv = calloc(nw + nu + 1, sizeof(*p->iv))) ||
-	    !(p->thr = calloc(nt + 1, sizeof(*p->thr))))
+	    !(p->thr = fr_offcpu__by_off(p->oc, &p->nr_thr)))
 		return -ENOMEM;
 	for (size_t i = 0; i < nw; i++)
-		p->iv[p->nr_iv++] = (struct iv){ w[i].tid, IV_WAIT, &w[i] };
+		p->iv[p->nr_iv++] = (struct iv){ IV_WAIT, &w[i] };
 	for (size_t i = 0; i < nu; i++)
-		p->iv[p->nr_iv++] = (struct iv){ u[i].tid, IV_UNKNOWN, &u[i] };
+		p->iv[p->nr_iv++] = (struct iv){ IV_UNKNOWN, &u[i] };
 	if (p->nr_iv)
 		qsort(p->iv, p->nr_iv, sizeof(*p->iv), by_iv);
-	for (size_t i = 0; i < nt; i++)
-		fr_offcpu__thread(p->oc, i, &p->thr[p->nr_thr++]);
-	if (p->nr_thr)
-		qsort(p->thr, p->nr_thr, sizeof(*p->thr), by_thr);
+	fr_thread_times__sort(p->thr, p->nr_thr);
 	if (!p->cp->sorted && p->cp->nr_smp)
 		qsort(p->cp->smp, p->cp->nr_smp, sizeof(*p->cp->smp), by_tid_time);
 	p->cp->sorted = true;
@@ -404,16 +368,11 @@ void fr_wait__where(char *buf, size_t len, const struct fr_sym *const *s, size_t
 
 static const char *comm_of(const struct path *p, uint32_t tid, uint64_t time)
 {
-	const struct fr_thread_time *t = life(p, tid, time);
-	size_t i;
+	/* its life begun by then (alive or not), else (born later) its newest */
+	const struct fr_thread_time *t = fr_thread_times__at(p->thr, p->nr_thr, tid, time);
 
-	if (!t) {   /* not alive then: its first life's name, else the one before time */
-		i = after(p, tid, 0);
-		t = i < p->nr_thr && p->thr[i].tid == tid ? &p->thr[i]
-		    : i && p->thr[i - 1].tid == tid ? &p->thr[i - 1] : NULL;
-		if (!t && (i = after(p, tid, time)) && p->thr[i - 1].tid == tid)
-			t = &p->thr[i - 1];
-	}
+	if (!t)
+		t = fr_thread_times__at(p->thr, p->nr_thr, tid, UINT64_MAX);
 	return t && t->comm ? t->comm : "[unknown]";
 }
 

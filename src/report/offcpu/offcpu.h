@@ -142,6 +142,11 @@ void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_ti
 /* The threads shown, the most off-CPU first (then by pid, tid and start):
  * *n of them, malloc'd, or NULL (no memory). */
 struct fr_thread_time *fr_offcpu__by_off(const struct fr_offcpu *oc, size_t *n);
+/* Thread lives (fr_offcpu__by_off's) sorted by tid, then start; the last
+ * life of tid begun by time in such an array (alive then or not), or NULL. */
+void fr_thread_times__sort(struct fr_thread_time *v, size_t n);
+const struct fr_thread_time *fr_thread_times__at(const struct fr_thread_time *v, size_t n,
+						 uint32_t tid, uint64_t time);
 /* The off-CPU stacks (leaf first, outermost a "[off-cpu: ...]" state frame),
  * weights in ns. */
 struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc);

@@ -102,65 +102,32 @@ static void draw_row(const struct draw *d, size_t ti)
 	}
 }
 
-struct tref {                   /* a thread's life, its row, by tid then start */
-	uint32_t tid;
-	uint64_t start, end;
-	size_t row;                 /* SIZE_MAX: not drawn */
-	const char *comm;
-};
-
-static int by_tref(const void *x, const void *y)
-{
-	const struct tref *a = x, *b = y;
-
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-/* The life of tid that holds time (its newest begun by then), or NULL. */
-static const struct tref *find_tref(const struct tref *r, size_t n, uint32_t tid, uint64_t time)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {   /* past the last of tid begun by time */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r[mid].tid < tid || (r[mid].tid == tid && r[mid].start <= time))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && r[lo - 1].tid == tid ? &r[lo - 1] : NULL;
-}
-
 /* Each wait of a drawn row a pixel or wider whose waker is known: a clear
  * rect over it, titled with its stack and its waker's (hovered, it names
  * who ended the wait). */
 static int waker_titles(const struct draw *d, struct fr_offcpu *oc, size_t nt)
 {
 	const struct fr_wakers *wk = fr_offcpu__wakers(oc);
-	struct tref *r;
+	struct fr_thread_time *r;   /* the threads by tid, then start */
 	const struct fr_wait *w;
 	size_t nw, titled = 0, more = 0;
 
 	if (!wk)
 		return 0;
-	if (!(r = calloc(nt + 1, sizeof(*r))))
+	if (!(r = malloc((nt + 1) * sizeof(*r))))
 		return -ENOMEM;
-	for (size_t i = 0; i < nt; i++)
-		r[i] = (struct tref){ d->ord[i].tid, d->ord[i].start, d->ord[i].end,
-				      d->row[d->ord[i].index], d->ord[i].comm };
 	if (nt)
-		qsort(r, nt, sizeof(*r), by_tref);
+		memcpy(r, d->ord, nt * sizeof(*r));
+	fr_thread_times__sort(r, nt);
 	w = fr_offcpu__waits(oc, &nw);
 	for (size_t i = 0; i < nw; i++) {
-		const struct tref *t = find_tref(r, nt, w[i].tid, w[i].start), *k;
+		const struct fr_thread_time *t = fr_thread_times__at(r, nt, w[i].tid, w[i].start), *k;
 		double x0 = xpos(d, w[i].start), x1 = xpos(d, w[i].end);
 		char a[160] = "", b[160] = "", line[480];
 		struct fr_waker_join j;
+		size_t row = t ? d->row[t->index] : SIZE_MAX;
 
-		if (!w[i].waker_tid || !w[i].wake || !t || t->row == SIZE_MAX || x1 - x0 < 1)
+		if (!w[i].waker_tid || !w[i].wake || row == SIZE_MAX || x1 - x0 < 1)
 			continue;
 		if (titled == MAX_TITLED) {
 			more++;
@@ -171,14 +138,14 @@ static int waker_titles(const struct draw *d, struct fr_offcpu *oc, size_t nt)
 			fr_wait__where(a, sizeof(a), j.w, j.wn);
 			fr_wait__where(b, sizeof(b), j.k, j.kn);
 		}
-		k = find_tref(r, nt, w[i].waker_tid, w[i].wake);
+		k = fr_thread_times__at(r, nt, w[i].waker_tid, w[i].wake);
 		snprintf(line, sizeof(line), "%u: %s %.3f ms in %s, woken by %u %s in %s", w[i].tid,
 			 w[i].state == FR_WAIT_D ? "blocked" : "sleeping",
 			 (double)(w[i].end - w[i].start) / 1e6, a[0] ? a : "[no stack]",
 			 w[i].waker_tid, k && k->comm ? k->comm : "[unknown]", b[0] ? b : "[no stack]");
 		fprintf(d->f, "<rect class=\"woken\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
 			"height=\"%d\" fill=\"transparent\"><title>", x0,
-			24 + (double)t->row * ROW_H, x1 - x0, ROW_H - 2);
+			24 + (double)row * ROW_H, x1 - x0, ROW_H - 2);
 		fr_xml__string(d->f, line);
 		fputs("</title></rect>\n", d->f);
 	}

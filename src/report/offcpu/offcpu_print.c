@@ -172,6 +172,37 @@ struct fr_thread_time *fr_offcpu__by_off(const struct fr_offcpu *oc, size_t *n)
 	return v;
 }
 
+static int by_thr(const void *x, const void *y)
+{
+	const struct fr_thread_time *a = x, *b = y;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+void fr_thread_times__sort(struct fr_thread_time *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), by_thr);
+}
+
+const struct fr_thread_time *fr_thread_times__at(const struct fr_thread_time *v, size_t n,
+						 uint32_t tid, uint64_t time)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {   /* past the last of tid begun by time */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].start <= time))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && v[lo - 1].tid == tid ? &v[lo - 1] : NULL;
+}
+
 static int print_threads(struct fr_offcpu *oc, FILE *f)
 {
 	size_t n;

@@ -529,9 +529,8 @@ bool fr_input__trigger_note(struct fr_reader *rd, char *buf, size_t len)
 	struct trig t = { .source = "" };
 	int w = 0;
 
-	if (!fr_reader__nr_blobs(rd, FR_BLOB_TRIGGER) || fr_input__trigger_each(rd, trig_key_cb, &t) ||
-	    !t.source[0] || !len)
-		return false;
+	if (fr_input__trigger_each(rd, trig_key_cb, &t) || !t.source[0] || !len)
+		return false;   /* no trigger (or an empty one) */
 	if (!strcmp(t.source, "latency") && t.has_tid && t.has_latency)
 		w = snprintf(buf, len, "trigger: latency: thread %llu (pid %llu) took %.3f ms from %s "
 			     "to %s (who kept it waiting: report --critical-path %llu)",
