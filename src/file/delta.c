@@ -1,6 +1,7 @@
-/* src/file/delta.c: the record coding of version-2 RECORDS chunks
- * (doc/format.md §4 "Record coding"): headers XORed with the previous
- * record's, bodies as u64 differences from the last record of the same header.
+/* src/file/delta.c: the record coding of RECORDS chunks (doc/format.md §4
+ * "Record coding"): headers XORed with the previous record's, the first
+ * `words` body words as u64 differences from the last record of the same
+ * header, the rest as written.
  */
 #include "config.h"
 
@@ -35,7 +36,13 @@ static uint16_t hdr_size(uint64_t hdr)
 	return (uint16_t)(hdr >> 48);
 }
 
-int fr_delta__encode(const uint8_t *in, uint8_t *out, size_t len)
+/* the end of a record's coded words: its body's first `words`, within size */
+static size_t coded_end(uint64_t size, size_t words)
+{
+	return words < (size - 8) / 8 ? 8 + words * 8 : size;
+}
+
+int fr_delta__encode(const uint8_t *in, uint8_t *out, size_t len, size_t words)
 {
 	size_t last[SLOTS];
 	uint64_t prev = 0;
@@ -58,8 +65,11 @@ int fr_delta__encode(const uint8_t *in, uint8_t *out, size_t len)
 		k = slot_of(hdr);
 		p = last[k];
 		if (p != SIZE_MAX && get64(in + p) == hdr) {
-			for (size_t w = 8; w < size; w += 8)
+			size_t end = coded_end(size, words);
+
+			for (size_t w = 8; w < end; w += 8)
 				put64(out + off + w, get64(in + off + w) - get64(in + p + w));
+			memcpy(out + off + end, in + off + end, size - end);
 		} else {
 			memcpy(out + off + 8, in + off + 8, size - 8);
 		}
@@ -69,7 +79,7 @@ int fr_delta__encode(const uint8_t *in, uint8_t *out, size_t len)
 	return 0;
 }
 
-int fr_delta__decode(uint8_t *buf, size_t len, uint64_t *nr)
+int fr_delta__decode(uint8_t *buf, size_t len, size_t words, uint64_t *nr)
 {
 	size_t last[SLOTS];
 	uint64_t prev = 0, n = 0;
@@ -92,7 +102,7 @@ int fr_delta__decode(uint8_t *buf, size_t len, uint64_t *nr)
 		k = slot_of(hdr);
 		p = last[k];
 		if (p != SIZE_MAX && get64(buf + p) == hdr)
-			for (size_t w = 8; w < size; w += 8)
+			for (size_t w = 8, end = coded_end(size, words); w < end; w += 8)
 				put64(buf + off + w, get64(buf + off + w) + get64(buf + p + w));
 		last[k] = off;
 		off += size;

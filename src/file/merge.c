@@ -78,8 +78,9 @@ static int load_chunk(struct fr_reader *r, struct stream *s, const struct chunk_
 	if (fr_get32(s->buf) != s->cpu || fr_get32(s->buf + 4) != s->kind)
 		return -EBADMSG;
 	nr_records = fr_get64(s->buf + 8);
-	if (ref->coded) {   /* version 2: decoding checks every record's size */
-		if (fr_delta__decode(s->buf + FR_RECORDS_HDR_SIZE, ref->raw - FR_RECORDS_HDR_SIZE, &nr))
+	if (ref->coded) {   /* version 2 and later: decoding checks every record's size */
+		if (fr_delta__decode(s->buf + FR_RECORDS_HDR_SIZE, ref->raw - FR_RECORDS_HDR_SIZE,
+				     fr_delta__words(r->version), &nr))
 			return -EBADMSG;
 	} else {
 		for (off = FR_RECORDS_HDR_SIZE; off < ref->raw; nr++) {

@@ -17,7 +17,7 @@ struct chunk_ref {
 	uint64_t comp, raw;
 	uint64_t no;            /* chunk number in the file */
 	bool damaged;           /* already recorded as damage */
-	bool coded;             /* RECORDS: FR_CHUNK_F_CODED (version 2) */
+	bool coded;             /* RECORDS: FR_CHUNK_F_CODED (version 2 and later) */
 };
 
 /* The proportion budget (doc/format.md §6, read.c charge()): the decoded
@@ -63,7 +63,7 @@ struct fr_reader {
 	size_t nr_blobs, cap_blobs;
 	int fd;
 	uint64_t size;
-	uint32_t version;           /* the file header's: 1 or 2 */
+	uint32_t version;           /* the file header's: 1 to FR_FILE_VERSION */
 	bool truncated;
 	ZSTD_DCtx *dctx;
 	uint8_t *cbuf;

@@ -537,12 +537,12 @@ static int flush_records(struct fr_writer *w)
 	fr_put32(w->raw, w->cpu);
 	fr_put32(w->raw + 4, w->kind);
 	fr_put64(w->raw + 8, w->nr_records);
-	/* version 2: the records coded (delta.h), so zstd sees the repetition */
+	/* the records coded (delta.h), so zstd sees the repetition */
 	if (!w->coded && !(w->coded = malloc(FR_RECORDS_PAYLOAD_MAX)))
 		err = -ENOMEM;
 	else
 		err = fr_delta__encode(w->raw + FR_RECORDS_HDR_SIZE, w->coded + FR_RECORDS_HDR_SIZE,
-				       w->raw_len - FR_RECORDS_HDR_SIZE);
+				       w->raw_len - FR_RECORDS_HDR_SIZE, fr_delta__words(FR_FILE_VERSION));
 	if (!err) {
 		memcpy(w->coded, w->raw, FR_RECORDS_HDR_SIZE);
 		err = flush_meta(w);

@@ -50,7 +50,7 @@ record_fg --switch-output 32K -e syscalls:sys_enter_read -o "$T/size" -- \
 	"$HELPERS/numbered_reads" $N 20000 50 || fail "record --switch-output 32K exited $?: $(cat "$T/record.err")"
 ls "$T"/size/*.part 2>/dev/null && fail "a .part file is left: $(ls "$T/size")"
 set -- "$T"/size/*.frec
-[ $# -ge 3 ] || fail "--switch-output 32K: $# files for ~250 KB (version-2 files, ~1.3 B/read): $(cat "$T/record.err")"
+[ $# -ge 3 ] || fail "--switch-output 32K: $# files for ~250 KB (coded files, ~1.3 B/read): $(cat "$T/record.err")"
 n=$(grep -c 'file complete (size)' "$T/record.err")
 [ "$n" -eq $(($# - 1)) ] || fail "$n size switches said for $# files: $(cat "$T/record.err")"
 i=0

@@ -1,7 +1,8 @@
-/* tests/file/test_delta.c: CUnit suite for the record coding of version-2
- * RECORDS chunks (src/file/delta.c): round trips of fixture streams, the
- * prediction at work (repeated records code to zeros and time deltas), and
- * the decoder's refusal of layouts it cannot trust.
+/* tests/file/test_delta.c: CUnit suite for the record coding of RECORDS
+ * chunks (src/file/delta.c), every body word (version 2) and the first
+ * FR_DELTA_HEAD_WORDS (version 3): round trips of fixture streams, the
+ * prediction at work (repeated records code to zeros and time deltas, a long
+ * body's tail as written), and the decoder's refusal of layouts it cannot trust.
  */
 #include "src/file/delta.h"
 
@@ -46,16 +47,22 @@ static void sample(struct buf *b, uint64_t t, uint64_t fd)
 	put(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 56, w);
 }
 
+/* both codings: versions 2 and 3 */
+static const size_t word_counts[] = { SIZE_MAX, FR_DELTA_HEAD_WORDS, 0, 1 };
+
 static void round_trip(const struct buf *b)
 {
 	uint8_t *coded = malloc(b->len ? b->len : 1);
-	uint64_t nr = 0;
 
 	CU_ASSERT_FATAL(coded != NULL);
-	CU_ASSERT_EQUAL(fr_delta__encode(b->p, coded, b->len), 0);
-	CU_ASSERT_EQUAL(fr_delta__decode(coded, b->len, &nr), 0);
-	CU_ASSERT_EQUAL(nr, b->nr);
-	CU_ASSERT(memcmp(coded, b->p, b->len) == 0);
+	for (size_t i = 0; i < sizeof(word_counts) / sizeof(word_counts[0]); i++) {
+		uint64_t nr = 0;
+
+		CU_ASSERT_EQUAL(fr_delta__encode(b->p, coded, b->len, word_counts[i]), 0);
+		CU_ASSERT_EQUAL(fr_delta__decode(coded, b->len, word_counts[i], &nr), 0);
+		CU_ASSERT_EQUAL(nr, b->nr);
+		CU_ASSERT(memcmp(coded, b->p, b->len) == 0);
+	}
 	free(coded);
 }
 
@@ -86,8 +93,8 @@ static void test_round_trip_empty_and_one(void)
 	uint64_t nr = 99;
 	uint8_t x;
 
-	CU_ASSERT_EQUAL(fr_delta__encode(NULL, &x, 0), 0);
-	CU_ASSERT_EQUAL(fr_delta__decode(&x, 0, &nr), 0);
+	CU_ASSERT_EQUAL(fr_delta__encode(NULL, &x, 0, SIZE_MAX), 0);
+	CU_ASSERT_EQUAL(fr_delta__decode(&x, 0, SIZE_MAX, &nr), 0);
 	CU_ASSERT_EQUAL(nr, 0);
 	sample(&b, 5, 1);
 	round_trip(&b);
@@ -106,7 +113,7 @@ static void test_prediction(void)
 		sample(&b, t += 250, 3);
 	coded = malloc(b.len);
 	CU_ASSERT_FATAL(coded != NULL);
-	CU_ASSERT_EQUAL_FATAL(fr_delta__encode(b.p, coded, b.len), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_delta__encode(b.p, coded, b.len, fr_delta__words(2)), 0);
 	CU_ASSERT(memcmp(coded, b.p, 56) == 0);   /* the first: nothing to predict from */
 	for (size_t off = 56; off < b.len; off += 56) {
 		uint64_t w[7];
@@ -122,6 +129,52 @@ static void test_prediction(void)
 	free(b.p);
 }
 
+/* Version 3: a long body's first FR_DELTA_HEAD_WORDS words are coded as
+ * version 2 codes them, the rest is as written. */
+static void test_head_words(void)
+{
+	struct buf b = { 0 };
+	uint64_t w[20], t = 5000, nr = 0;
+	uint8_t *coded;
+
+	CU_ASSERT_EQUAL(fr_delta__words(1), SIZE_MAX);
+	CU_ASSERT_EQUAL(fr_delta__words(2), SIZE_MAX);
+	CU_ASSERT_EQUAL(fr_delta__words(3), FR_DELTA_HEAD_WORDS);
+	CU_ASSERT_EQUAL(FR_DELTA_HEAD_WORDS, 4);
+	for (int i = 0; i < 10; i++) {
+		for (int k = 0; k < 20; k++)
+			w[k] = (uint64_t)(k + 1) * 1000003u + (uint64_t)i * 7u;
+		w[2] = t += 100;
+		put(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 168, w);
+	}
+	sample(&b, 1, 2);   /* a short record between: its own slot */
+	coded = malloc(b.len);
+	CU_ASSERT_FATAL(coded != NULL);
+	CU_ASSERT_EQUAL_FATAL(fr_delta__encode(b.p, coded, b.len, fr_delta__words(3)), 0);
+	CU_ASSERT(memcmp(coded + 8, b.p + 8, 160) == 0);   /* the first: as written */
+	for (size_t off = 168; off < 10 * 168; off += 168) {
+		uint64_t c[21], in[21];
+
+		memcpy(c, coded + off, sizeof(c));
+		memcpy(in, b.p + off, sizeof(in));
+		CU_ASSERT_EQUAL(c[0], 0);
+		CU_ASSERT_EQUAL(c[1], 7);      /* coded: the difference */
+		CU_ASSERT_EQUAL(c[3], 100);    /* the time */
+		CU_ASSERT_EQUAL(c[4], 7);      /* the fourth and last coded word */
+		for (int k = 5; k < 21; k++)   /* the rest: as written */
+			CU_ASSERT_EQUAL(c[k], in[k]);
+	}
+	CU_ASSERT_EQUAL(fr_delta__decode(coded, b.len, fr_delta__words(3), &nr), 0);
+	CU_ASSERT_EQUAL(nr, 11);
+	CU_ASSERT(memcmp(coded, b.p, b.len) == 0);
+	/* decoded as version 2 it is not the records: the two codings differ */
+	CU_ASSERT_EQUAL_FATAL(fr_delta__encode(b.p, coded, b.len, fr_delta__words(3)), 0);
+	CU_ASSERT_EQUAL(fr_delta__decode(coded, b.len, fr_delta__words(2), &nr), 0);
+	CU_ASSERT(memcmp(coded, b.p, b.len) != 0);
+	free(coded);
+	free(b.p);
+}
+
 /* Coded bytes the decoder must refuse, each in a buffer of exactly its size
  * (ASan catches a read or write past it). */
 static void bad(const void *hdr_words, size_t len)
@@ -130,7 +183,9 @@ static void bad(const void *hdr_words, size_t len)
 	uint64_t nr = 0;
 
 	memcpy(p, hdr_words, len);
-	CU_ASSERT_EQUAL(fr_delta__decode(p, len, &nr), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_delta__decode(p, len, SIZE_MAX, &nr), -EBADMSG);
+	memcpy(p, hdr_words, len);
+	CU_ASSERT_EQUAL(fr_delta__decode(p, len, FR_DELTA_HEAD_WORDS, &nr), -EBADMSG);
 	free(p);
 }
 
@@ -161,16 +216,17 @@ static void test_encode_refuses(void)
 	uint8_t in[24] = { 0 }, out[24];
 
 	memcpy(in, &h, sizeof(h));
-	CU_ASSERT_EQUAL(fr_delta__encode(in, out, sizeof(in)), -EINVAL);
+	CU_ASSERT_EQUAL(fr_delta__encode(in, out, sizeof(in), SIZE_MAX), -EINVAL);
 	h.size = 32;
 	memcpy(in, &h, sizeof(h));
-	CU_ASSERT_EQUAL(fr_delta__encode(in, out, sizeof(in)), -EINVAL);
+	CU_ASSERT_EQUAL(fr_delta__encode(in, out, sizeof(in), FR_DELTA_HEAD_WORDS), -EINVAL);
 }
 
 static const struct fr_test tests[] = {
 	{ "round trip: mixed records, colliding slots", test_round_trip_mixed },
 	{ "round trip: empty, one record", test_round_trip_empty_and_one },
 	{ "repeated samples code to zeros and the time delta", test_prediction },
+	{ "version 3 codes a body's first words, the rest as written", test_head_words },
 	{ "decode refuses sizes it cannot trust", test_decode_refuses },
 	{ "encode refuses bad layouts", test_encode_refuses },
 	{ NULL, NULL },

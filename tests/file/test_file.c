@@ -407,12 +407,13 @@ static size_t scan(const char *path, struct chunk_info *ci, size_t max)
 				  (ssize_t)c->ch.comp_size);
 			CU_ASSERT(ZSTD_decompress(raw, FR_RECORDS_PAYLOAD_MAX, comp, c->ch.comp_size) ==
 				  c->ch.raw_size);
-			/* version 2: every RECORDS chunk the writer makes is coded */
+			/* version 2 and later: every RECORDS chunk the writer makes is coded */
 			CU_ASSERT_EQUAL(c->ch.flags, FR_CHUNK_F_CODED);
 			if (c->ch.flags == FR_CHUNK_F_CODED) {
 				uint64_t nr = 0;
 
-				CU_ASSERT_EQUAL_FATAL(fr_delta__decode(raw + 16, c->ch.raw_size - 16, &nr), 0);
+				CU_ASSERT_EQUAL_FATAL(fr_delta__decode(raw + 16, c->ch.raw_size - 16,
+									fr_delta__words(FR_FILE_VERSION), &nr), 0);
 				CU_ASSERT_EQUAL(nr, fr_get64(raw + 8));
 			}
 			for (pos = 16; pos < c->ch.raw_size; pos += ((struct perf_event_header *)(raw + pos))->size)
@@ -755,7 +756,8 @@ static void put_coded(int fd, uint16_t flags, uint16_t bad_size)
 	mk_comm(p + 64, 2, 2);
 	h = mk_comm(p + 112, 3, 3);
 	memcpy(q, p, sizeof(q));
-	CU_ASSERT_EQUAL(fr_delta__encode(p + 16, q + 16, sizeof(p) - 16), 0);
+	CU_ASSERT_EQUAL(fr_delta__encode(p + 16, q + 16, sizeof(p) - 16, fr_delta__words(FR_FILE_VERSION)),
+			0);
 	if (bad_size) {   /* code the third header so that it decodes to bad_size */
 		struct perf_event_header b = *h;
 		uint64_t want, prev, coded;
@@ -883,11 +885,16 @@ static void test_bad_header(void)
 	CU_ASSERT_EQUAL(fr_reader__open(path, &r), 0);
 	CU_ASSERT_FALSE(r && fr_reader__truncated(r));
 	fr_reader__close(r);
-	v = 3;
+	v = FR_FILE_VERSION + 1;
 	patch(path, 8, &v, 4);
 	CU_ASSERT_EQUAL(fr_reader__open(path, &r), -EPROTONOSUPPORT);
 	CU_ASSERT_PTR_NULL(r);
-	v = 1;   /* version 1 still reads */
+	v = 2;   /* versions 2 and 1 still read */
+	patch(path, 8, &v, 4);
+	CU_ASSERT_EQUAL(fr_reader__open(path, &r), 0);
+	fr_reader__close(r);
+	r = NULL;
+	v = 1;
 	patch(path, 8, &v, 4);
 	CU_ASSERT_EQUAL(fr_reader__open(path, &r), 0);
 	fr_reader__close(r);
@@ -1342,7 +1349,7 @@ static const struct fr_test tests[] = {
 	{ "flipped byte in a compressed payload", test_flipped_byte },
 	{ "bad records: count, size, alignment", test_bad_records },
 	{ "event with a shorter or longer attr", test_attr_size },
-	{ "bad magic, version 3, version 1, missing file", test_bad_header },
+	{ "bad magic, a version too new, versions 2 and 1, missing file", test_bad_header },
 	{ "chunk flags by version: coded records, unknown flags, bad coding", test_chunk_flags },
 	{ "writer: mode 0600, O_EXCL, EINVAL, abort unlinks", test_mode_excl_abort },
 	{ "writer: /dev/full gives ENOSPC, sticky", test_enospc },

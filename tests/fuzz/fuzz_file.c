@@ -109,7 +109,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	static uint8_t raw[FR_RECORDS_PAYLOAD_MAX + 4096];
 	static uint8_t comp[FR_CHUNK_COMP_MAX + 4096];
 	static uint8_t coded_buf[FR_RECORDS_PAYLOAD_MAX + 4096];
-	size_t off[256], n, o, rawn, compn, tail;
+	size_t off[256], n, o, rawn, compn, tail, words;
 	uint64_t nr;
 	bool coded;
 	struct fr_disk_chunk ch;
@@ -125,16 +125,17 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 			       ch.comp_size);
 	if (ZSTD_isError(rawn))
 		return LLVMFuzzerMutate(data, size, max_size);
-	/* a coded RECORDS chunk (version 2): mutate the records, not their
-	 * coding, half of the time (a decoded chunk that no longer codes is
-	 * left coded as mutated) */
+	/* a coded RECORDS chunk (version 2 and later, coded as the header's
+	 * version says): mutate the records, not their coding, half of the time
+	 * (a decoded chunk that no longer codes is left coded as mutated) */
+	words = fr_delta__words(size >= FR_HEADER_SIZE ? fr_get32(data + 8) : FR_FILE_VERSION);
 	coded = ch.type == FR_CHUNK_RECORDS && (ch.flags & FR_CHUNK_F_CODED) &&
 		rawn >= FR_RECORDS_HDR_SIZE && rand() % 2 &&
-		!fr_delta__decode(raw + FR_RECORDS_HDR_SIZE, rawn - FR_RECORDS_HDR_SIZE, &nr);
+		!fr_delta__decode(raw + FR_RECORDS_HDR_SIZE, rawn - FR_RECORDS_HDR_SIZE, words, &nr);
 	rawn = LLVMFuzzerMutate(raw, rawn, rawn + 64 < sizeof(raw) ? rawn + 64 : rawn);
 	if (coded && rawn >= FR_RECORDS_HDR_SIZE &&
 	    !fr_delta__encode(raw + FR_RECORDS_HDR_SIZE, coded_buf + FR_RECORDS_HDR_SIZE,
-			      rawn - FR_RECORDS_HDR_SIZE))
+			      rawn - FR_RECORDS_HDR_SIZE, words))
 		memcpy(raw + FR_RECORDS_HDR_SIZE, coded_buf + FR_RECORDS_HDR_SIZE,
 		       rawn - FR_RECORDS_HDR_SIZE);
 	cc = ZSTD_createCCtx();

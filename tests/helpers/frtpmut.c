@@ -146,6 +146,7 @@ int main(int argc, char **argv)
 	size_t len, fmt_len = 0, hn = 0, o = FR_HEADER_SIZE, wo = FR_HEADER_SIZE;
 	long off = -1, newsize = -1;
 	uint8_t *in, *res;
+	size_t words;
 	bool print = !strcmp(mode, "print");
 	ZSTD_CCtx *cc = NULL;
 	FILE *f;
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
 	if (!(res = malloc(2 * len + (1 << 20))) || len < FR_HEADER_SIZE)
 		die("bad input");
 	memcpy(res, in, FR_HEADER_SIZE);
+	words = fr_delta__words(get32(in + 8));   /* the file's version codes so many */
 	while (o + FR_CHUNK_HDR_SIZE <= len) {
 		struct fr_disk_chunk ch;
 		size_t rn, cn;
@@ -192,11 +194,11 @@ int main(int argc, char **argv)
 			size_t body = rn - FR_RECORDS_HDR_SIZE;
 
 			if ((ch.flags & FR_CHUNK_F_CODED) &&
-			    fr_delta__decode(raw + FR_RECORDS_HDR_SIZE, body, &nr))
+			    fr_delta__decode(raw + FR_RECORDS_HDR_SIZE, body, words, &nr))
 				die("bad coding");
 			records(raw + FR_RECORDS_HDR_SIZE, body, name, off, hex, hn, newsize);
 			if (ch.flags & FR_CHUNK_F_CODED) {
-				if (fr_delta__encode(raw + FR_RECORDS_HDR_SIZE, coded, body))
+				if (fr_delta__encode(raw + FR_RECORDS_HDR_SIZE, coded, body, words))
 					die("cannot code");
 				memcpy(raw + FR_RECORDS_HDR_SIZE, coded, body);
 			}
