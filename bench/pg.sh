@@ -47,9 +47,7 @@ while [ $# -gt 0 ]; do
 done
 . "$here/pglib.sh"
 pg_find pg.sh
-# the service's defaults, as data/flightrec.default has them
-svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
-svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
+. "$here/pgrec.sh"
 
 pg_tmp pg
 cleanup() {
@@ -60,39 +58,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 pg_start "$pgopts"
 
-start_rec() {
-	rm -rf "$tmp/rec"/*
-	case "$1" in
-	baseline) rec=""; return 0 ;;
-	# shellcheck disable=SC2086
-	service) "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name pgb & rec=$! ;;
-	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
-	service-bw) "$fr" record -q -a $svc_events -m 16M -o "$tmp/rec" --name pgb & rec=$! ;;
-	bw-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
-		-m 16M -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
-	keep-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
-		--keep 60s -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
-	perf) perf record -q -a -g -e cpu-clock/freq=99/ -e sched:sched_switch -o "$tmp/rec/perf.data" \
-		>/dev/null 2>&1 & rec=$! ;;
-	perf-nostack) perf record -q -a -e cpu-clock/freq=99,call-graph=fp/ \
-		-e sched:sched_switch/call-graph=no/ -e sched:sched_wakeup/call-graph=no/ \
-		-o "$tmp/rec/perf.data" >/dev/null 2>&1 & rec=$! ;;
-	*) echo "pg.sh: unknown configuration $1" >&2; exit 64 ;;
-	esac
-	sleep 2   # started, rings mapped, BPF attached
-}
-stop_rec() {
-	[ -n "$rec" ] || return 0
-	kill -INT "$rec" 2>/dev/null
-	wait "$rec" 2>/dev/null
-	rec=""
-}
-
 results=${out:+$out/pg-runs.txt}
 [ -n "$out" ] && mkdir -p "$out" && : >"$results"
 for r in $(seq 1 "$rounds"); do
 	for c in $(bench_order "$r" $configs); do
 		start_rec "$c"
+		[ -n "$rec" ] && sleep 2   # started, rings mapped, BPF attached
 		for w in $workloads; do
 			case "$w" in tpcb) a="" ;; select) a="-S" ;; *) echo "pg.sh: workload $w?" >&2; exit 64 ;; esac
 			tps=$(pgb -c 4 -j 2 -T "$secs" $a 2>/dev/null | awk '/^tps = /{print $3; exit}')

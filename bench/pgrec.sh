@@ -1,0 +1,42 @@
+# shellcheck shell=bash disable=SC2034,SC2154  # fr, top, tmp: the caller's; rec_configs: for it
+# bench/pgrec.sh: the recorder configurations of the real-server throughput
+# benches (pg.sh, pg_switch.sh), each started as a user starts it (no
+# taskset, its defaults); sourced after `set -u`, with fr (the flightrec
+# binary) and top (the source tree) set; tmp (pglib.sh's pg_tmp) by the time
+# start_rec runs:
+#   start_rec CONFIG  the configuration's recorder in the background, its pid
+#                     in rec ("" for baseline); returns at once (the caller
+#                     waits for it to have started: rings mapped, BPF attached)
+#   stop_rec          the recorder stopped (SIGINT) and waited for; rec=""
+#   rec_configs       the configurations start_rec knows (see pg.sh's header)
+rec="" rec_configs="baseline service offcpu perf perf-nostack service-bw bw-nostack keep-nostack"
+# the service's defaults, as data/flightrec.default has them
+svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
+svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
+
+start_rec() {
+	rm -rf "$tmp/rec"/*
+	# shellcheck disable=SC2086
+	case "$1" in
+	baseline) rec=""; return 0 ;;
+	service) "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name pgb & rec=$! ;;
+	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
+	service-bw) "$fr" record -q -a $svc_events -m 16M -o "$tmp/rec" --name pgb & rec=$! ;;
+	bw-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
+		-m 16M -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
+	keep-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
+		--keep 60s -o "$tmp/rec" --name pgb 2>/dev/null & rec=$! ;;
+	perf) perf record -q -a -g -e cpu-clock/freq=99/ -e sched:sched_switch -o "$tmp/rec/perf.data" \
+		>/dev/null 2>&1 & rec=$! ;;
+	perf-nostack) perf record -q -a -e cpu-clock/freq=99,call-graph=fp/ \
+		-e sched:sched_switch/call-graph=no/ -e sched:sched_wakeup/call-graph=no/ \
+		-o "$tmp/rec/perf.data" >/dev/null 2>&1 & rec=$! ;;
+	*) echo "${0##*/}: unknown configuration $1" >&2; exit 64 ;;
+	esac
+}
+stop_rec() {
+	[ -n "$rec" ] || return 0
+	kill -INT "$rec" 2>/dev/null
+	wait "$rec" 2>/dev/null
+	rec=""
+}
