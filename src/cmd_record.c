@@ -112,7 +112,7 @@ static const struct argp_option record_options[] = {
 	  "or $FLIGHTREC_RUN_DIR)", 0 },
 	{ "no-final-snapshot", OPT_NO_FINAL, NULL, 0, "do not write a snapshot when stopped by "
 	  "SIGINT/SIGTERM (a recorded command's exit always writes one)", 0 },
-	{ "compression-level", 'z', "N", 0, "zstd level 1..19 (default 1)", 0 },
+	{ "compression-level", 'z', "N", 0, "zstd level 1..19, or -7..-1: zstd's faster levels, larger output (default 1)", 0 },
 	{ "quiet", 'q', NULL, 0, "no status lines", 0 },
 	{ "filter", OPT_FILTER, "EXPR", 0, "tracefs filter for the preceding -e tracepoint, e.g. "
 	  "'count == 7' (the kernel's filter syntax)", 0 },
@@ -337,11 +337,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 	case OPT_NAME: o->name = arg; break;
 	case OPT_RUN_DIR: o->run_dir = arg; break;
 	case OPT_NO_FINAL: o->no_final = true; break;
-	case 'z':
-		if (fr_parse__u64(arg, 1, 19, &v))
-			usage_error(st, o, "-z", "expected a zstd level 1..19");
+	case 'z':   /* zstd's levels, and its fast ones -1..-7 */
+		if (arg[0] == '-' ? fr_parse__u64(arg + 1, 1, 7, &v) : fr_parse__u64(arg, 1, 19, &v))
+			usage_error(st, o, "-z", "expected a zstd level -7..-1 or 1..19");
 		else
-			o->level = (int)v;
+			o->level = arg[0] == '-' ? -(int)v : (int)v;
 		break;
 	case 'q': fr_quiet = o->quiet = true; break;
 	case OPT_FILTER:
