@@ -16,10 +16,14 @@
 # Root (tracepoints, BPF).
 #   bench/pg_switch.sh [--rounds N] [--block S] [--settle S] [--configs "baseline service ..."]
 #                      [--workloads "select tpcb"] [--flightrec BIN] [--no-sync-commit]
-#                      [--out DIR] [--stats]
+#                      [--pin] [--out DIR] [--stats]
 # Defaults: --rounds 20 --block 8 --settle 3 --configs "baseline service perf
 # perf-nostack" --workloads "select tpcb" (about 12 s a block: 16 min each).
 # --no-sync-commit: the server with synchronous_commit=off (see bench/pg.sh).
+# --pin: a pinned view, never the headline: the server on the last CPU,
+# pgbench on the others (taskset), the recorder still where the scheduler
+# puts it; the server's CPU is then the bottleneck, and what the programs
+# cost there shows with far less of the scheduler's noise.
 # --out DIR writes pg-switch-runs.txt (the lines printed), pg-switch-cpu.txt
 # ("WORKLOAD ROUND CONFIG CPU%": the recorder's utime+stime over the block,
 # from /proc/PID/stat, in % of all CPUs; 0 for baseline), pg-switch-windows.txt
@@ -32,7 +36,7 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=rounds.sh
 . "$here/rounds.sh"
 rounds=20 block=8 settle=3 configs="baseline service perf perf-nostack" workloads="select tpcb"
-fr=$top/src/flightrec out="" stats=0 pgopts=""
+fr=$top/src/flightrec out="" stats=0 pgopts="" pin=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift ;;
@@ -42,9 +46,10 @@ while [ $# -gt 0 ]; do
 	--workloads) workloads=$2; shift ;;
 	--flightrec) fr=$2; shift ;;
 	--no-sync-commit) pgopts="-c synchronous_commit=off" ;;
+	--pin) pin=1 ;;
 	--out) out=$2; shift ;;
 	--stats) stats=1 ;;
-	-h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
 	*) echo "pg_switch.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 	shift
@@ -71,6 +76,11 @@ for w in $workloads; do
 	case "$w" in tpcb|select) ;; *) usage "workload $w?" ;; esac
 done
 hz=$(getconf CLK_TCK) ncpu=$(getconf _NPROCESSORS_ONLN)
+if [ "$pin" = 1 ]; then
+	[ "$ncpu" -ge 2 ] || usage "--pin needs 2 CPUs or more"
+	# shellcheck disable=SC2034  # read by pglib.sh
+	pg_pin="taskset -c $((ncpu - 1))" pgb_pin="taskset -c 0-$((ncpu - 2))"
+fi
 # pgbench outlives the loop: each block's settle, block and gap, 5 s for the
 # recorder's start and stop, and a margin; it is stopped when the loop ends
 total=$(awk -v n=$((rounds * nconf)) -v s="$settle" -v b="$block" \
@@ -79,15 +89,16 @@ total=$(awk -v n=$((rounds * nconf)) -v s="$settle" -v b="$block" \
 pg_tmp pgsw
 pb=""
 # pb is the subshell running pgb, runuser under it, pgbench under that:
-# SIGINT to pgbench itself (runuser, signalled, waits 2 s before it exits),
-# then the subshell waited for (it ends with them; its note "Interrupt" ends
-# the progress file)
+# SIGTERM to pgbench itself (runuser, signalled, waits 2 s before it exits;
+# a background job of a non-interactive shell ignores SIGINT, so pgbench
+# would run out its -T), then the subshell waited for (it ends with them; its
+# note "Terminated" may end the progress file)
 stop_pgbench() {
 	local p kids
 	[ -n "$pb" ] || return 0
 	p=$pb
 	while kids=$(pgrep -P "$p"); do p=${kids%%[!0-9]*}; done
-	[ "$p" != "$pb" ] && kill -INT "$p" 2>/dev/null
+	[ "$p" != "$pb" ] && kill -TERM "$p" 2>/dev/null
 	wait "$pb" 2>/dev/null
 	pb=""
 }

@@ -6,13 +6,16 @@
 #                    (OPTS: more server -c settings), pgbench -i -s 10
 #   pg_stop          the server stopped, tmp removed
 #   as_pg CMD...     CMD as the postgres user; pgb ARGS... pgbench against the cluster
+#   pg_pin, pgb_pin  (optional) a command prefix for the server and for pgbench,
+#                    e.g. "taskset -c 1" (bench/pg_switch.sh --pin)
 pg_find() {
 	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 	[ -x "$pgbin/initdb" ] || { echo "$1: PostgreSQL not installed (apt-get install postgresql postgresql-contrib)" >&2; exit 77; }
 	[ "$(id -u)" = 0 ] || { echo "$1: needs root (system-wide recording)" >&2; exit 77; }
 }
 as_pg() { runuser -u postgres -- "$@"; }
-pgb() { as_pg "$pgbin/pgbench" -h "$tmp/sock" -p "$port" "$@" postgres; }
+# shellcheck disable=SC2086
+pgb() { ${pgb_pin:-} runuser -u postgres -- "$pgbin/pgbench" -h "$tmp/sock" -p "$port" "$@" postgres; }
 pg_tmp() {
 	tmp=$(mktemp -d "/tmp/fr$1.XXXXXX")
 	chmod 755 "$tmp"
@@ -22,7 +25,8 @@ pg_tmp() {
 }
 pg_start() {
 	as_pg "$pgbin/initdb" -D "$tmp/data" -A trust >/dev/null || exit 1
-	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -l "$tmp/data/log" -w \
+	# shellcheck disable=SC2086
+	${pg_pin:-} runuser -u postgres -- "$pgbin/pg_ctl" -D "$tmp/data" -l "$tmp/data/log" -w \
 		-o "-p $port -k $tmp/sock -c listen_addresses= -c shared_buffers=128MB ${1:-}" start >/dev/null || exit 1
 	pgb -i -s 10 -q >/dev/null 2>&1 || { echo "pgbench -i failed" >&2; exit 1; }
 }
