@@ -9,22 +9,20 @@
 F=$FLIGHTREC
 FIX=$(cd "$(dirname "$TESTLIB")/../fixtures" && pwd)
 
-# version 1: byte 8 of the header is the version
-[ "$(od -An -tu4 -j8 -N4 "$FIX/v1.frec" | tr -d ' ')" = 1 ] || fail "v1.frec is not version 1"
-"$F" dump --no-header -i "$FIX/v1.frec" >"$T/v1.dump" || fail "dump of a version-1 file: rc $?"
-diff -u "$FIX/v1.dump" "$T/v1.dump" >&2 || fail "dump of the version-1 file changed"
-TZ=UTC0 "$F" report -i "$FIX/v1.frec" | tail -n +2 >"$T/v1.report" || fail "report of a version-1 file"
-diff -u "$FIX/v1.report" "$T/v1.report" >&2 || fail "report of the version-1 file changed"
-pass "version 1 reads as it did"
-
+# reads_as_before V: tests/fixtures/vV.frec is version V (byte 8 of the
+# header) and dumps and reports as its version's reader printed it
+reads_as_before() {
+	[ "$(od -An -tu4 -j8 -N4 "$FIX/v$1.frec" | tr -d ' ')" = "$1" ] || fail "v$1.frec is not version $1"
+	"$F" dump --no-header -i "$FIX/v$1.frec" >"$T/v$1.dump" || fail "dump of a version-$1 file: rc $?"
+	diff -u "$FIX/v$1.dump" "$T/v$1.dump" >&2 || fail "dump of the version-$1 file changed"
+	TZ=UTC0 "$F" report -i "$FIX/v$1.frec" | tail -n +2 >"$T/v$1.report" || fail "report of a version-$1 file"
+	diff -u "$FIX/v$1.report" "$T/v$1.report" >&2 || fail "report of the version-$1 file changed"
+	pass "version $1 reads as it did"
+}
+reads_as_before 1
 # version 2: its records' bodies coded whole (a version-3 reading of them
 # would change the raw fields)
-[ "$(od -An -tu4 -j8 -N4 "$FIX/v2.frec" | tr -d ' ')" = 2 ] || fail "v2.frec is not version 2"
-"$F" dump --no-header -i "$FIX/v2.frec" >"$T/v2.dump" || fail "dump of a version-2 file: rc $?"
-diff -u "$FIX/v2.dump" "$T/v2.dump" >&2 || fail "dump of the version-2 file changed"
-TZ=UTC0 "$F" report -i "$FIX/v2.frec" | tail -n +2 >"$T/v2.report" || fail "report of a version-2 file"
-diff -u "$FIX/v2.report" "$T/v2.report" >&2 || fail "report of the version-2 file changed"
-pass "version 2 reads as it did"
+reads_as_before 2
 
 # version 3: a new file, coded chunks, every read back
 mkdir -p "$T/out"
