@@ -48,12 +48,13 @@ pass "report -o with room replaces the previous output, mode and owner kept, no 
 
 # 2. report -o cut by a signal mid-write: killed by it, the previous output
 # whole, its temporary file gone. (A background job's SIGINT is ignored by
-# the shell: env gives the report the default back.)
+# the shell, and SIGHUP by everything under nohup: env gives the report the
+# defaults back.)
 cut_by() {  # SIGNAL NUMBER FORMAT
 	d="$T/cut-$1"
 	mkdir -p "$d"
 	printf '%s\n' "$PREV" >"$d/out"
-	env --default-signal=INT "$F" report -q --format="$3" -o "$d/out" "$big" 2>"$T/cut.err" &
+	env --default-signal=INT,HUP "$F" report -q --format="$3" -o "$d/out" "$big" 2>"$T/cut.err" &
 	rp=$!
 	i=0
 	until ls -A "$d" | grep -q '\.tmp$'; do
