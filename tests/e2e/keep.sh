@@ -22,6 +22,12 @@ expect_error 64 'expected DURATION\[,SIZE\]' "$FLIGHTREC" record --keep 5s,12Q -
 cpu=1
 [ "$(nproc)" -ge 2 ] || cpu=0
 record_bg kp --keep 5s -a -e syscalls:sys_enter_read -o "$T/out"
+# the status line comes once the readers start, just after the socket
+# appears (record_bg's cue): a loaded machine can put seconds between them
+for _ in $(seq 1 100); do
+	grep -q 'keeping the last 5.000 s' "$T/record-kp.err" && break
+	sleep 0.1
+done
 grep -q 'keeping the last 5.000 s' "$T/record-kp.err" || fail "no keep status line: $(cat "$T/record-kp.err")"
 taskset -c $cpu "$HELPERS/read_loop" 2000000000 0 0 200000 & LP=$!
 BGPIDS="$BGPIDS $LP"
