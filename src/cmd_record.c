@@ -337,12 +337,15 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 	case OPT_NAME: o->name = arg; break;
 	case OPT_RUN_DIR: o->run_dir = arg; break;
 	case OPT_NO_FINAL: o->no_final = true; break;
-	case 'z':   /* zstd's levels, and its fast ones -1..-7 */
-		if (arg[0] == '-' ? fr_parse__u64(arg + 1, 1, 7, &v) : fr_parse__u64(arg, 1, 19, &v))
+	case 'z': {   /* zstd's levels, and its fast ones -1..-7 */
+		bool fast = arg[0] == '-';
+
+		if (fr_parse__u64(arg + fast, 1, fast ? 7 : 19, &v))
 			usage_error(st, o, "-z", "expected a zstd level -7..-1 or 1..19");
 		else
-			o->level = arg[0] == '-' ? -(int)v : (int)v;
+			o->level = fast ? -(int)v : (int)v;
 		break;
+	}
 	case 'q': fr_quiet = o->quiet = true; break;
 	case OPT_FILTER:
 		if (!o->nr_events)

@@ -490,6 +490,7 @@ static void copy_printable(char *dst, size_t cap, const char *v, size_t n)
 	dst[k] = '\0';
 }
 
+/* a value's whole text as a number into *out; *has says whether it was one */
 static void take_u64(const char *v, size_t n, uint64_t *out, bool *has)
 {
 	char num[24];
@@ -548,13 +549,11 @@ bool fr_input__trigger_note(struct fr_reader *rd, char *buf, size_t len)
 static int trigger_time_cb(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
 {
 	static const char k[] = "trigger_time_ns";
-	char num[24];
+	bool has = false;
 
-	if (klen != sizeof(k) - 1 || memcmp(key, k, klen) || !vlen || vlen >= sizeof(num))
-		return 0;
-	memcpy(num, val, vlen);
-	num[vlen] = '\0';
-	return !fr_parse__u64(num, 0, UINT64_MAX, ctx);
+	if (klen == sizeof(k) - 1 && !memcmp(key, k, klen))
+		take_u64(val, vlen, ctx, &has);
+	return has;
 }
 
 bool fr_input__trigger_time(struct fr_reader *rd, uint64_t *ns)
