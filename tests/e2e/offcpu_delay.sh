@@ -1,0 +1,37 @@
+#!/bin/sh
+# tests/e2e/offcpu_delay.sh: the service's default events (data/flightrec.default:
+# --off-cpu-thresh, the switches from BPF) give a thread's scheduler delay
+# as the kernel counts it. The workload (tests/helpers/runq.c) wakes a
+# nice-5 thread 150 times on a CPU two burners keep busy; its own
+# /proc/self/task/TID/schedstat run_delay at the end is the reference. The
+# per-thread table's delay column must come within 5% (and 2 ms) of it
+# (the delay before its first switch-out, of its first run, is on no wait).
+. "$TESTLIB"
+
+DEF=${DATADIR:-$(dirname "$0")/../../data}/flightrec.default
+events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$DEF")
+window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$DEF")
+mkdir -p "$T/out"
+# shellcheck disable=SC2086
+record_bg svc -a $events $window -o "$T/out"
+grep -q 'BPF programs could not be loaded' "$T/record-svc.err" &&
+	fail "the BPF programs were refused: $(cat "$T/record-svc.err")"
+"$HELPERS/runq" >"$T/work" || fail "the workload exited $?"
+"$FLIGHTREC" snapshot --name svc >/dev/null || fail "snapshot exited $?"
+kill -INT "$RECPID"; wait "$RECPID"
+set -- "$T"/out/*.frec
+F=$1
+[ -f "$F" ] || fail "no snapshot file: $(ls "$T/out")"
+tid=$(awk '$1 == "rq-wait" {print $2}' "$T/work")
+ref=$(awk '$1 == "rq-wait" {printf "%.3f", $3 / 1e6}' "$T/work")
+[ -n "$tid" ] || fail "the workload printed no rq-wait line: $(cat "$T/work")"
+
+"$FLIGHTREC" report --off-cpu --tid "$tid" -i "$F" >"$T/r.txt" 2>"$T/r.err" ||
+	fail "report --off-cpu --tid $tid exited $?: $(cat "$T/r.err")"
+# rows: pid tid comm window on off S D R delay waits unknown
+got=$(awk -v t="$tid" '/^# per thread/ { on = 1; getline; next } on && /^#/ { exit }
+	on && NF == 12 && $2 == t { print $10 }' "$T/r.txt")
+[ -n "$got" ] || fail "no per-thread row for $tid: $(sed -n '/^# per thread/,/^# [a-z]/p' "$T/r.txt" | head -20)"
+awk -v g="$got" -v r="$ref" 'BEGIN { d = g - r; if (d < 0) d = -d; exit !(r > 20 && d <= r * 0.05 + 2) }' ||
+	fail "thread $tid's delay: the report says $got ms, the kernel counted $ref ms: $(sed -n '/^# per thread/,/^# [a-z]/p' "$T/r.txt" | head -8)"
+pass "a nice-5 thread on a busy CPU: delay $got ms in the report, $ref ms by the kernel's schedstat"
