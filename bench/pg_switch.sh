@@ -16,7 +16,7 @@
 # Root (tracepoints, BPF).
 #   bench/pg_switch.sh [--rounds N] [--block S] [--settle S] [--configs "baseline service ..."]
 #                      [--workloads "select tpcb"] [--flightrec BIN] [--no-sync-commit]
-#                      [--pin] [--out DIR] [--stats]
+#                      [--pin] [--old BIN] [--out DIR] [--stats]
 # Defaults: --rounds 20 --block 8 --settle 3 --configs "baseline service perf
 # perf-nostack" --workloads "select tpcb" (about 12 s a block: 16 min each).
 # --no-sync-commit: the server with synchronous_commit=off (see bench/pg.sh).
@@ -24,6 +24,8 @@
 # pgbench on the others (taskset), the recorder still where the scheduler
 # puts it; the server's CPU is then the bottleneck, and what the programs
 # cost there shows with far less of the scheduler's noise.
+# --old BIN: the build the service-old configuration runs (the service's
+# defaults, as this tree's data/flightrec.default has them).
 # --out DIR writes pg-switch-runs.txt (the lines printed), pg-switch-cpu.txt
 # ("WORKLOAD ROUND CONFIG CPU%": the recorder's utime+stime over the block,
 # from /proc/PID/stat, in % of all CPUs; 0 for baseline), pg-switch-windows.txt
@@ -36,7 +38,7 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=rounds.sh
 . "$here/rounds.sh"
 rounds=20 block=8 settle=3 configs="baseline service perf perf-nostack" workloads="select tpcb"
-fr=$top/src/flightrec out="" stats=0 pgopts="" pin=0
+fr=$top/src/flightrec out="" stats=0 pgopts="" pin=0 fr_old=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift ;;
@@ -47,9 +49,10 @@ while [ $# -gt 0 ]; do
 	--flightrec) fr=$2; shift ;;
 	--no-sync-commit) pgopts="-c synchronous_commit=off" ;;
 	--pin) pin=1 ;;
+	--old) fr_old=$2; shift ;;
 	--out) out=$2; shift ;;
 	--stats) stats=1 ;;
-	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,34p' "$0"; exit 0 ;;
 	*) echo "pg_switch.sh: unknown option $1" >&2; exit 64 ;;
 	esac
 	shift

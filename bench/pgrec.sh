@@ -2,14 +2,15 @@
 # bench/pgrec.sh: the recorder configurations of the real-server throughput
 # benches (pg.sh, pg_switch.sh), each started as a user starts it (no
 # taskset, its defaults); sourced after `set -u`, with fr (the flightrec
-# binary) and top (the source tree) set; tmp (pglib.sh's pg_tmp) by the time
+# binary) and top (the source tree) set, fr_old (another build, for
+# service-old) where the caller has one; tmp (pglib.sh's pg_tmp) by the time
 # start_rec runs:
 #   start_rec CONFIG  the configuration's recorder in the background, its pid
 #                     in rec ("" for baseline); returns at once (the caller
 #                     waits for it to have started: rings mapped, BPF attached)
 #   stop_rec          the recorder stopped (SIGINT) and waited for; rec=""
 #   rec_configs       the configurations start_rec knows (see pg.sh's header)
-rec="" rec_configs="baseline service offcpu perf perf-nostack service-bw bw-nostack keep-nostack"
+rec="" rec_configs="baseline service service-old offcpu perf perf-nostack service-bw bw-nostack keep-nostack"
 # the service's defaults, as data/flightrec.default has them
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
@@ -20,6 +21,8 @@ start_rec() {
 	case "$1" in
 	baseline) rec=""; return 0 ;;
 	service) "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name pgb & rec=$! ;;
+	service-old) "${fr_old:?no --old build given}" record -q -a $svc_events $svc_window -o "$tmp/rec" \
+		--name pgb & rec=$! ;;
 	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
 	service-bw) "$fr" record -q -a $svc_events -m 16M -o "$tmp/rec" --name pgb & rec=$! ;;
 	bw-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
