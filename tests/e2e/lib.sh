@@ -52,6 +52,27 @@ record_bg() {
 	fail "recorder $name never opened its socket"
 }
 
+# The service's defaults (data/flightrec.default's events, with
+# --off-cpu-thresh, and window) recording system-wide while CMD runs (its
+# stdout into $T/work), then a snapshot and a stop; F: the snapshot file.
+# Usage: service_run CMD ARGS...
+service_run() {
+	def=${DATADIR:-$(dirname "$TESTLIB")/../../data}/flightrec.default
+	events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$def")
+	window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$def")
+	case "$events" in *--off-cpu-thresh*) ;; *) fail "the service's events lack --off-cpu-thresh: $events" ;; esac
+	mkdir -p "$T/out"
+	# shellcheck disable=SC2086
+	record_bg svc -a $events $window -o "$T/out"
+	grep -q 'BPF programs could not be loaded' "$T/record-svc.err" &&
+		fail "the BPF programs were refused: $(cat "$T/record-svc.err")"
+	"$@" >"$T/work" || fail "the workload $1 exited $?"
+	"$FLIGHTREC" snapshot --name svc >/dev/null || fail "snapshot exited $?"
+	kill -INT "$RECPID"; wait "$RECPID"
+	F=$(ls "$T"/out/*.frec 2>/dev/null | head -n 1)
+	[ -f "$F" ] || fail "no snapshot file: $(ls "$T/out")"
+}
+
 # One-line error check: the command fails with the given exit code and says
 # exactly one line "flightrec: ...". Usage: expect_error CODE PATTERN CMD...
 expect_error() {

@@ -8,20 +8,7 @@
 # (the delay before its first switch-out, of its first run, is on no wait).
 . "$TESTLIB"
 
-DEF=${DATADIR:-$(dirname "$0")/../../data}/flightrec.default
-events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$DEF")
-window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$DEF")
-mkdir -p "$T/out"
-# shellcheck disable=SC2086
-record_bg svc -a $events $window -o "$T/out"
-grep -q 'BPF programs could not be loaded' "$T/record-svc.err" &&
-	fail "the BPF programs were refused: $(cat "$T/record-svc.err")"
-"$HELPERS/runq" >"$T/work" || fail "the workload exited $?"
-"$FLIGHTREC" snapshot --name svc >/dev/null || fail "snapshot exited $?"
-kill -INT "$RECPID"; wait "$RECPID"
-set -- "$T"/out/*.frec
-F=$1
-[ -f "$F" ] || fail "no snapshot file: $(ls "$T/out")"
+service_run "$HELPERS/runq"
 tid=$(awk '$1 == "rq-wait" {print $2}' "$T/work")
 ref=$(awk '$1 == "rq-wait" {printf "%.3f", $3 / 1e6}' "$T/work")
 [ -n "$tid" ] || fail "the workload printed no rq-wait line: $(cat "$T/work")"

@@ -10,22 +10,7 @@
 # from the switches; the stated counts add up.
 . "$TESTLIB"
 
-PROG="$HELPERS/offcpu_thresh"
-DEF=${DATADIR:-$(dirname "$0")/../../data}/flightrec.default
-events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$DEF")
-window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$DEF")
-case "$events" in *--off-cpu-thresh*) ;; *) fail "the service's events lack --off-cpu-thresh: $events" ;; esac
-mkdir -p "$T/out"
-# shellcheck disable=SC2086
-record_bg svc -a $events $window -o "$T/out"
-grep -q 'BPF programs could not be loaded' "$T/record-svc.err" &&
-	fail "the BPF programs were refused: $(cat "$T/record-svc.err")"
-"$PROG" >"$T/work" || fail "the workload exited $?"
-"$FLIGHTREC" snapshot --name svc >/dev/null || fail "snapshot exited $?"
-kill -INT "$RECPID"; wait "$RECPID"
-set -- "$T"/out/*.frec
-F=$1
-[ -f "$F" ] || fail "no snapshot file: $(ls "$T/out")"
+service_run "$HELPERS/offcpu_thresh"
 long_ms=$(awk '$1=="oct-long" {print $3 / 1e6}' "$T/work")
 short_tid=$(awk '$1=="oct-short" {print $2}' "$T/work")
 
