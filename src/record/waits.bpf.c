@@ -172,17 +172,14 @@ static __always_inline void flush(void *ctx, struct batch *b)
 	b->nr = 0;
 }
 
-/* This CPU's rq clock (prev ran here), or 0 where the kernel cannot give it. */
+/* This CPU's rq clock (prev ran here), or 0 where the kernel cannot give it
+ * (a NULL on the way reads 0: BTF pointer loads fault to 0). */
 static __always_inline __u64 rq_clock(struct task_struct *prev)
 {
-	struct cfs_rq *c;
-	struct rq *rq;
-
-	if (!bpf_core_field_exists(prev->se.cfs_rq) || !bpf_core_field_exists(c->rq))
+	if (!bpf_core_field_exists(prev->se.cfs_rq) ||
+	    !bpf_core_field_exists(((struct cfs_rq *)0)->rq))
 		return 0;
-	c = prev->se.cfs_rq;
-	rq = c ? c->rq : 0;
-	return rq ? rq->clock : 0;
+	return prev->se.cfs_rq->rq->clock;
 }
 
 /* The switch's time on CLOCK_MONOTONIC: the rq clock is a load where

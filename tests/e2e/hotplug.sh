@@ -138,8 +138,7 @@ fi
 
 # the service's events (--off-cpu-thresh: BPF writes each CPU's waits into
 # its event): a CPU online after the start gets its BPF part too
-DEF=${DATADIR:-$(dirname "$0")/../../data}/flightrec.default
-events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$DEF")
+service_defaults
 rm -f "$T"/out/*.frec
 echo 0 >"$ONLINE" || fail "offcpu: cannot take CPU 1 offline"
 # shellcheck disable=SC2086

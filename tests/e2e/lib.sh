@@ -52,15 +52,20 @@ record_bg() {
 	fail "recorder $name never opened its socket"
 }
 
-# The service's defaults (data/flightrec.default's events, with
-# --off-cpu-thresh, and window) recording system-wide while CMD runs (its
-# stdout into $T/work), then a snapshot and a stop; F: the snapshot file.
-# Usage: service_run CMD ARGS...
-service_run() {
+# The service's defaults: events and window, data/flightrec.default's
+# FLIGHTREC_EVENTS (with --off-cpu-thresh) and FLIGHTREC_WINDOW.
+service_defaults() {
 	def=${DATADIR:-$(dirname "$TESTLIB")/../../data}/flightrec.default
 	events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$def")
 	window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$def")
 	case "$events" in *--off-cpu-thresh*) ;; *) fail "the service's events lack --off-cpu-thresh: $events" ;; esac
+}
+
+# The service's defaults recording system-wide while CMD runs (its stdout
+# into $T/work), then a snapshot and a stop; F: the snapshot file.
+# Usage: service_run CMD ARGS...
+service_run() {
+	service_defaults
 	mkdir -p "$T/out"
 	# shellcheck disable=SC2086
 	record_bg svc -a $events $window -o "$T/out"
@@ -72,6 +77,10 @@ service_run() {
 	F=$(ls "$T"/out/*.frec 2>/dev/null | head -n 1)
 	[ -f "$F" ] || fail "no snapshot file: $(ls "$T/out")"
 }
+
+# The rows of a report's off-CPU per-thread table (12 fields: pid tid comm
+# window on off S D R delay waits unknown). Usage: thread_rows FILE
+thread_rows() { awk '/^# per thread/ { on = 1; getline; next } on && /^#/ { exit } on && NF == 12' "$1"; }
 
 # One-line error check: the command fails with the given exit code and says
 # exactly one line "flightrec: ...". Usage: expect_error CODE PATTERN CMD...

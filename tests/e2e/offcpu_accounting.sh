@@ -22,12 +22,10 @@ set -- "$T"/out/*.frec
 F=$1
 [ -f "$F" ] || fail "no file: $(cat "$T/record-acc.err")"
 
-# rows: pid tid comm window on off S D R delay waits unknown
-rows() { awk '/^# per thread/ { on = 1; getline; next } on && /^#/ { exit } on && NF == 12' "$1"; }
 
 "$FLIGHTREC" report "$F" >"$T/all.txt" 2>"$T/all.err"
 [ $? -le 1 ] || fail "report exited $?: $(cat "$T/all.err")"
-rows "$T/all.txt" >"$T/rows"
+thread_rows "$T/all.txt" >"$T/rows"
 [ -s "$T/rows" ] || fail "no per-thread rows: $(head -60 "$T/all.txt")"
 # the recorder's threads: whole (nothing unknown), mostly asleep
 awk -v p="$RECPID" '$1 == p' "$T/rows" >"$T/self"
@@ -48,7 +46,7 @@ ex=$("$FLIGHTREC" dump "$F" 2>/dev/null | awk -v p="$bp" '$4 == "EXIT" && $2 ~ /
 from=$(awk -v t="$ex" 'BEGIN { printf "%.9f", t + 0.05 }')
 "$FLIGHTREC" report --time "$from," "$F" >"$T/after.txt" 2>"$T/after.err"
 [ $? -le 1 ] || fail "report --time $from, exited $?: $(cat "$T/after.err")"
-rows "$T/after.txt" >"$T/rows2"
+thread_rows "$T/after.txt" >"$T/rows2"
 awk -v p="$bp" '$1 == p || $2 == p' "$T/rows2" | grep -q . &&
 	fail "the burner (exited at $ex) has a row in --time $from,: $(awk -v p="$bp" '$1 == p' "$T/rows2")"
 pass "--time $from, (after the burner's exit at $ex): no row for it"

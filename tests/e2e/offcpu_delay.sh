@@ -15,9 +15,7 @@ ref=$(awk '$1 == "rq-wait" {printf "%.3f", $3 / 1e6}' "$T/work")
 
 "$FLIGHTREC" report --off-cpu --tid "$tid" -i "$F" >"$T/r.txt" 2>"$T/r.err" ||
 	fail "report --off-cpu --tid $tid exited $?: $(cat "$T/r.err")"
-# rows: pid tid comm window on off S D R delay waits unknown
-got=$(awk -v t="$tid" '/^# per thread/ { on = 1; getline; next } on && /^#/ { exit }
-	on && NF == 12 && $2 == t { print $10 }' "$T/r.txt")
+got=$(thread_rows "$T/r.txt" | awk -v t="$tid" '$2 == t { print $10 }')   # its delay
 [ -n "$got" ] || fail "no per-thread row for $tid: $(sed -n '/^# per thread/,/^# [a-z]/p' "$T/r.txt" | head -20)"
 awk -v g="$got" -v r="$ref" 'BEGIN { d = g - r; if (d < 0) d = -d; exit !(r > 20 && d <= r * 0.05 + 2) }' ||
 	fail "thread $tid's delay: the report says $got ms, the kernel counted $ref ms: $(sed -n '/^# per thread/,/^# [a-z]/p' "$T/r.txt" | head -8)"
