@@ -122,10 +122,11 @@ static const struct argp_option record_options[] = {
 	  "(sched:sched_switch; a task's own switch-in per -p or command) and every wakeup with "
 	  "the waker's stack (sched:sched_waking), for off-CPU time, scheduler delay and who "
 	  "ended each wait (report --off-cpu, --wakers)", 0 },
-	{ "off-cpu-thresh", OPT_OFF_CPU_THRESH, "DURATION", 0, "system-wide, from BPF: every "
-	  "context switch (state, scheduler delay) without a stack, and the stack of every wait "
-	  "of DURATION or more (10ms: the service's default), shorter waits' stacks sampled in "
-	  "proportion to their length (at most 4s)", 0 },
+	{ "off-cpu-thresh", OPT_OFF_CPU_THRESH, "DURATION[,RATE]", 0, "system-wide, from "
+	  "BPF: every context switch (state, scheduler delay) without a stack, and the stack of "
+	  "every wait of DURATION or more (10ms: the service's default; at most 4s), shorter "
+	  "waits' stacks sampled in proportion to their length, about RATE a second per CPU at "
+	  "most (default 50)", 0 },
 	{ "include-self", OPT_INCLUDE_SELF, NULL, 0, "keep the recorder's own threads in "
 	  "system-wide tracepoints (left out by default)", 0 },
 	{ "exec-on-snapshot", OPT_EXEC_ON_SNAPSHOT, "CMD", 0, "after each snapshot file (forward: each completed file) is "
@@ -218,6 +219,27 @@ static int parse_keep(const char *arg, struct fr_record_opts *o)
 	o->keep_bytes = 0;
 	if (comma && (fr_parse__size(comma + 1, &o->keep_bytes) || o->keep_bytes < (1u << 20)))
 		return -EINVAL;
+	return 0;
+}
+
+/* --off-cpu-thresh DURATION[,RATE] into o. */
+static int parse_thresh(const char *arg, struct fr_record_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	char dur[64];
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t rate = 0;
+
+	if (n >= sizeof(dur))
+		return -EINVAL;
+	memcpy(dur, arg, n);
+	dur[n] = '\0';
+	if (fr_parse__duration(dur, &o->off_cpu_thresh_ns) || o->off_cpu_thresh_ns < 1000 ||
+	    o->off_cpu_thresh_ns > FR_RECORD_MAX_THRESH_NS)
+		return -EINVAL;
+	if (comma && fr_parse__u64(comma + 1, 1, FR_RECORD_MAX_STACK_RATE, &rate))
+		return -EINVAL;
+	o->off_cpu_stack_rate = (uint32_t)rate;
 	return 0;
 }
 
@@ -359,9 +381,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *st)
 	case OPT_INCLUDE_SELF: o->include_self = true; break;
 	case OPT_OFF_CPU: o->off_cpu = true; break;
 	case OPT_OFF_CPU_THRESH:
-		if (fr_parse__duration(arg, &o->off_cpu_thresh_ns) || o->off_cpu_thresh_ns < 1000 ||
-		    o->off_cpu_thresh_ns > 4000000000ull)
-			usage_error(st, o, "--off-cpu-thresh", "expected a duration from 1us to 4s, like 10ms");
+		if (parse_thresh(arg, o))
+			usage_error(st, o, "--off-cpu-thresh", "expected DURATION[,RATE] like 10ms or "
+				    "10ms,200 (DURATION from 1us to 4s; RATE from 1 to 1000000 stacks a "
+				    "second per CPU)");
 		break;
 	case OPT_EXEC_ON_SNAPSHOT: o->exec_on_snapshot = arg; break;
 	case OPT_PUSH: push->url = arg; break;

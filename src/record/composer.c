@@ -104,9 +104,11 @@ static void write_meta(struct fr_composer *c, const char *trigger)
 	fr_composer__meta(c, "target", "%s", s->o.target_desc ? s->o.target_desc : "");
 	fr_composer__meta(c, "cmdline", "%s", s->o.cmdline ? s->o.cmdline : "");
 	fr_composer__meta(c, "trigger", "%s", trigger);
-	if (s->o.offcpu_thresh_ns)
+	if (s->o.offcpu_thresh_ns) {
 		fr_composer__meta(c, "offcpu_thresh_ns", "%llu",
 				  (unsigned long long)s->o.offcpu_thresh_ns);
+		fr_composer__meta(c, "offcpu_stack_rate", "%u", s->o.offcpu_stack_rate);
+	}
 	fr_composer__meta(c, "record_start_ns", "%llu", (unsigned long long)s->start_ns);
 	fr_composer__meta(c, "recorder_pid", "%d", (int)getpid());
 	fr_composer__meta(c, "snapshot_time_ns", "%llu", (unsigned long long)c->t0);

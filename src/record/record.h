@@ -40,6 +40,13 @@
 
 enum fr_callgraph { CG_NONE, CG_FP, CG_DWARF };
 
+/* --off-cpu-thresh DURATION[,RATE]: DURATION at most this (ns: the BPF
+ * sampling's 32-bit product); RATE, short waits' stacks a second per CPU,
+ * by default and at most */
+#define FR_RECORD_MAX_THRESH_NS 4000000000ull
+#define FR_RECORD_STACK_RATE 50u
+#define FR_RECORD_MAX_STACK_RATE 1000000u
+
 /* What `flightrec record` was asked for (src/cmd_record.c fills and checks it). */
 struct fr_record_opts {
 	const char *events[FR_RECORD_MAX_EVENTS];
@@ -80,6 +87,8 @@ struct fr_record_opts {
 	bool off_cpu;            /* --off-cpu: sched_switch (+ its task's switches) and sched_waking */
 	uint64_t off_cpu_thresh_ns; /* --off-cpu-thresh: the switches without stacks, the stacks of
 	                          * waits this long (shorter ones sampled) from BPF (0: off) */
+	uint32_t off_cpu_stack_rate; /* ... and at most about this many short waits' stacks a
+	                          * second on each CPU (its ,RATE; 0: FR_RECORD_STACK_RATE) */
 	bool quiet;              /* -q: no status lines (a loss is still said: exit 1 needs a why) */
 	const char *exec_on_snapshot; /* --exec-on-snapshot CMD */
 	int push_pid;            /* --push: the pusher's pid (src/cmd_push.c), 0: none */

@@ -392,7 +392,9 @@ int fr_record__run(struct fr_record_opts *op)
 		goto out;
 	}
 	if (o.off_cpu_thresh_ns) {
-		err = fr_waits__open(el, o.off_cpu_thresh_ns, (int)getpid(), &waits);
+		so.offcpu_stack_rate = o.off_cpu_stack_rate ? o.off_cpu_stack_rate : FR_RECORD_STACK_RATE;
+		err = fr_waits__open(el, o.off_cpu_thresh_ns, so.offcpu_stack_rate, (int)getpid(),
+				     &waits);
 		if (err) {
 			fr_err("--off-cpu-thresh", "the BPF programs could not be loaded: %s (they need "
 			       "CAP_BPF and CAP_PERFMON, a kernel with BTF; --off-cpu records the "

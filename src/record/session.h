@@ -39,6 +39,7 @@ struct fr_session_opts {
 	                            * execs of other processes are dropped */
 	size_t nr_target_pids;
 	uint64_t offcpu_thresh_ns; /* the offcpu event's BPF programs run with it (0: none) */
+	uint32_t offcpu_stack_rate; /* ... and this budget of short waits' stacks (a second, a CPU) */
 	/* for the start and end lines */
 	int nr_events;             /* the events asked for */
 	size_t ring_kib;           /* each sample ring's size */

@@ -3,8 +3,9 @@
  * runnable before that run, who came in) appended to its CPU's batch, which
  * goes out as one sample of the offcpu event when full, before a wait's
  * stack, and at each tick of a CPU clock timer (fr_flush); for a sleep of
- * thresh_ns or more (a shorter one of d ns with probability d / thresh_ns)
- * its kernel stack at the switch-in and, as the thread returns to user space
+ * thresh_ns or more (a shorter one of d ns with probability d / scale, the
+ * CPU's scale following a budget of such stacks: waits_rate.h) its kernel
+ * stack at the switch-in and, as the thread returns to user space
  * in its own context (rseq_update), its user stack: one more sample with both
  * (doc/format.md "The offcpu event", doc/design-notes.md "Off-CPU time always
  * on").
@@ -16,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "src/record/waits_clock.h"
+#include "src/record/waits_rate.h"
 
 #define TASK_UNINTERRUPTIBLE 0x2
 #define TASK_DEAD 0x80        /* __state of a task's last switch */
@@ -97,6 +99,7 @@ struct batch {
 	struct switch_rec recs[BATCH];
 	/* not written out: */
 	struct fr_wclock clk;   /* this CPU's rq clock on CLOCK_MONOTONIC */
+	struct fr_wrate rate;   /* this CPU's sampling of short waits */
 };
 
 struct {
@@ -111,7 +114,8 @@ struct wait_rec {
 	__u32 kind;        /* KIND_STACK */
 	__u32 flags;
 	__u64 off_ns;      /* switch-out to switch-in, as measured here */
-	__u64 thresh_ns;   /* waits under it were kept with probability off_ns / thresh_ns */
+	__u64 thresh_ns;   /* off_ns under it: kept with probability off_ns / thresh_ns (the
+	                    * CPU's scale then); else thresh_ns, and always kept */
 	__u32 tid, pid;
 	__u32 nr_kernel, nr_user;
 	__u64 kernel[MAX_FRAMES];
@@ -136,6 +140,7 @@ struct {
 } samples SEC(".maps");
 
 const volatile __u64 thresh_ns = 10000000;   /* at most 2^32 ns: see the sampling */
+const volatile __u32 stack_target = 12;      /* short waits' stacks a CPU keeps a period */
 /* waits in pending: while none (most of the time), a return to user space
  * costs one load; it may drift upwards (a task gone with one), which only
  * costs that load's shortcut */
@@ -213,19 +218,20 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	__u8 state = state_of(preempt, prev_state);
 	struct switch_rec *sr;
 	struct batch *b = bpf_map_lookup_elem(&batches, &key);
-	__u64 now, d = 0, out = 0;
+	__u64 now, d = 0, out = 0, scale;
 	struct wait_rec *r;
 	struct wait *w = 0, *nw;
 	long n;
 
 	if (!b)
 		return 0;
-	/* prev: a wait that ended without its call returning goes now, without
-	 * its user stack, after the switches before it */
+	/* prev: a wait whose thread sleeps again (or dies) before its call
+	 * returned goes now, without its user stack, after the switches before
+	 * it; a preempted one keeps it pending for its return to user space */
 	if (tid) {
 		w = bpf_task_storage_get(&waits, prev, 0, state == ST_DEAD ? 0 :
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (w && w->pending) {
+		if (w && w->pending && state != ST_R) {
 			flush(ctx, b);
 			if ((r = bpf_map_lookup_elem(&pending, &tid)))
 				emit_stack(ctx, r);
@@ -275,14 +281,16 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	if (!out || (__u32)next->tgid == self_tgid)
 		return 0;
 	d = now > out ? now - out : 1;
-	if (d < thresh_ns && (((__u64)bpf_get_prandom_u32() * thresh_ns) >> 32) >= d)
+	scale = fr_wrate__keep(&b->rate, d, thresh_ns, d < thresh_ns ? bpf_get_prandom_u32() : 0,
+			       stack_target);
+	if (!scale)
 		return 0;
 	if (bpf_map_update_elem(&pending, &ntid, &zero, BPF_ANY) ||
 	    !(r = bpf_map_lookup_elem(&pending, &ntid)))
 		return 0;
 	r->kind = KIND_STACK;
 	r->off_ns = d;
-	r->thresh_ns = thresh_ns;
+	r->thresh_ns = scale;
 	r->tid = ntid;
 	r->pid = (__u32)next->tgid;
 	n = bpf_get_task_stack(next, r->kernel, sizeof(r->kernel), 0);
@@ -339,14 +347,18 @@ int BPF_PROG(fr_resume, struct task_struct *task)
 }
 
 /* A CPU clock timer on each CPU (waits.c): the batch out, so that no switch
- * waits in it longer than a tick; the tick noted for the recorder. */
+ * waits in it longer than a tick; the tick noted for the recorder; the
+ * short waits' scale set anew each period. */
 SEC("perf_event")
 int fr_flush(void *ctx)
 {
 	__u32 key = 0, cpu = bpf_get_smp_processor_id();
 	struct batch *b = bpf_map_lookup_elem(&batches, &key);
 
-	if (!b || b->busy)
+	if (!b)
+		return 0;
+	fr_wrate__tick(&b->rate, thresh_ns, stack_target);
+	if (b->busy)
 		return 0;
 	flush(ctx, b);
 	if (cpu < MAX_CPUS)

@@ -22,6 +22,7 @@
 
 #include "src/record/session_internal.h"
 #include "src/record/waits.skel.h"
+#include "src/record/waits_rate.h"
 
 #define MAX_CPUS 1024          /* waits.bpf.c's ticks[] */
 #define FLUSH_WAIT_NS (5 * FR_WAITS_TICK_NS)
@@ -114,13 +115,17 @@ static int find_event(const struct fr_evlist *el, size_t *ev)
 	return -ENOENT;
 }
 
-int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr_waits **out)
+int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, uint32_t rate, int self,
+		   struct fr_waits **out)
 {
+	/* the stacks a period: rate a second, rounded, at least 1 */
+	uint64_t target = ((uint64_t)rate * FR_WRATE_PERIOD_TICKS * FR_WAITS_TICK_NS + 500000000) /
+			  1000000000;
 	struct fr_waits *w;
 	size_t ev;
 	int err;
 
-	if (!thresh_ns || thresh_ns > FR_WAITS_MAX_THRESH_NS)
+	if (!thresh_ns || thresh_ns > FR_WAITS_MAX_THRESH_NS || !rate || rate > FR_RECORD_MAX_STACK_RATE)
 		return -EINVAL;
 	if ((err = find_event(el, &ev)))
 		return err;
@@ -140,6 +145,7 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self, struct fr
 		goto fail;
 	}
 	w->skel->rodata->thresh_ns = thresh_ns;
+	w->skel->rodata->stack_target = target ? (uint32_t)target : 1;
 	w->skel->rodata->self_tgid = (uint32_t)self;
 	if ((err = fr_waits_bpf__load(w->skel)))
 		goto fail;

@@ -9,21 +9,23 @@
 
 #include "ring/evlist.h"
 #include "src/file/waitstack.h"
+#include "src/record/record.h"
 
 #define FR_WAITS_EVENT FR_OFFCPU_EVENT
-#define FR_WAITS_MAX_THRESH_NS (4000000000ull)   /* the sampling's 32-bit product */
+#define FR_WAITS_MAX_THRESH_NS FR_RECORD_MAX_THRESH_NS   /* the sampling's 32-bit product */
 #define FR_WAITS_TICK_NS 10000000ull   /* a switch waits in its CPU's batch at most this long */
 
 struct fr_waits;
 
 /* Load and attach the programs, writing into el's FR_WAITS_EVENT (opened
  * per CPU, system-wide): every context switch, and the stacks of every wait
- * of thresh_ns or more, of a shorter one of d ns with probability
- * d / thresh_ns; no stacks of process self's threads.
+ * of thresh_ns or more, of a shorter one of d ns with probability d / scale,
+ * each CPU's scale (>= thresh_ns) set every 250 ms to keep about rate such
+ * stacks a second (waits_rate.h); no stacks of process self's threads.
  * Returns 0; -ENOENT (el has no such event), -EPERM/-EACCES (BPF not
  * allowed), -EINVAL, -ENOMEM, or what the kernel or libbpf said (a kernel
  * without BTF or BPF trampolines). Nothing is printed. */
-int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, int self,
+int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, uint32_t rate, int self,
 		   struct fr_waits **out);
 /* Each CPU's batch of switches written out: returns once every CPU's timer
  * ticked since the call (a few ticks at most). The evlist's writer flush. */

@@ -318,7 +318,7 @@ static void print_header(struct fr_reader *rd, const char *path)
 				      "clock", "nr_cpus_online", "name", "target", "trigger",
 				      "snapshot_time_ns", "realtime_offset_ns", FR_META_CLOCK_START,
 				      FR_META_CLOCK_SNAPSHOT, "pinned_copy", "mode", "comms",
-				      "window_time_ns" };
+				      "window_time_ns", "offcpu_thresh_ns", "offcpu_stack_rate" };
 
 	fputs("# file: ", stdout);
 	fr_text__put_escaped(stdout, path);

@@ -62,13 +62,15 @@ service_defaults() {
 }
 
 # The service's defaults recording system-wide while CMD runs (its stdout
-# into $T/work), then a snapshot and a stop; F: the snapshot file.
+# into $T/work), then a snapshot and a stop; F: the snapshot file (in a
+# fresh $T/out). $SERVICE_EXTRA: record options after the defaults'.
 # Usage: service_run CMD ARGS...
 service_run() {
 	service_defaults
+	rm -rf "$T/out"
 	mkdir -p "$T/out"
 	# shellcheck disable=SC2086
-	record_bg svc -a $events $window -o "$T/out"
+	record_bg svc -a $events $window ${SERVICE_EXTRA:-} -o "$T/out"
 	grep -q 'BPF programs could not be loaded' "$T/record-svc.err" &&
 		fail "the BPF programs were refused: $(cat "$T/record-svc.err")"
 	"$@" >"$T/work" || fail "the workload $1 exited $?"

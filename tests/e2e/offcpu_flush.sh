@@ -43,7 +43,9 @@ for mode in backward keep; do
 		t=$(ls "$T/$mode"/*.frec | sort | awk -v f="$f" 'seen {print} $0 == f {seen = 1}' |
 			while read -r g; do grep -h -m1 "switch prev=$p/$p state=X" "$g.txt"; done |
 			awk 'NR == 1 {print $1}')
-		[ -n "$t" ] || fail "$mode: the last switch of $p is in no snapshot"
+		[ -n "$t" ] || fail "$mode: the last switch of $p is in no snapshot; its switches: \
+$(grep -h "switch prev=$p/$p\|next=$p/$p" "$T/$mode"/*.frec.txt | tail -n 3); the files' CPUs: \
+$(grep -h '^# cpu [0-9]*:' "$T/$mode"/*.frec.txt | sort | uniq -c | sort -rn | head -n 4)"
 		[ "$(ns "$t")" -ge "$trig" ] ||
 			fail "$mode: the last switch of $p, at $t, before $(basename "$f")'s trigger ($trig ns), is not in it"
 		after=$((after + 1))

@@ -574,6 +574,46 @@ static void test_thresh(void)
 	fr_offcpu__delete(oc);
 }
 
+/* Short waits sampled at a CPU's scale above the threshold (the record
+ * says it): each weighs its scale; a wait between the threshold and a
+ * scale is a long one (always kept, at its length); the scales' range is
+ * kept for the error the report states. */
+static void test_thresh_scaled(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_offcpu_totals t;
+	struct fold_names f = { 0 };
+	struct fr_rsample stack = out_sample(15);
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	fr_offcpu__set_thresh(oc, 10 * MS);
+	/* short, sampled at 40 ms: 2 ms stands for 40 */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 100 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 102 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 40 * MS, &stack), 0);
+	/* 15 ms: long, at the threshold */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 215 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 15 * MS, 10 * MS, &stack), 0);
+	/* short, sampled at 20 ms: 5 ms stands for 20 */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 300 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 305 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 5 * MS, 20 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 400 * MS, FR_WAIT_R, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 401 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.long_stacks, 1);
+	CU_ASSERT_EQUAL(t.short_sampled, 2);
+	CU_ASSERT_EQUAL(t.short_ns, 7 * MS);
+	CU_ASSERT_EQUAL(t.short_weight_ns, 60 * MS);
+	CU_ASSERT_EQUAL(t.short_scale_min, 20 * MS);
+	CU_ASSERT_EQUAL(t.short_scale_max, 40 * MS);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_names_cb, &f), 0);
+	CU_ASSERT_EQUAL(f.sleep_ns, 75 * MS);     /* 40 + 15 + 20 */
+	fr_offcpu__delete(oc);
+}
+
 static const struct fr_test tests[] = {
 	{ "prev_state to S, D, R or dead", test_state },
 	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
@@ -585,6 +625,7 @@ static const struct fr_test tests[] = {
 	{ "a selection keeps its threads' waits, stacks and rows", test_select },
 	{ "the section and the folded lines (golden)", test_golden },
 	{ "--off-cpu-thresh: stacks after the switch-in, short waits sampled", test_thresh },
+	{ "--off-cpu-thresh: short waits at a scale above the threshold", test_thresh_scaled },
 	{ NULL, NULL },
 };
 

@@ -529,8 +529,9 @@ int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 	t->done_open = false;
 	if (!t->done_sel)
 		return 0;
-	/* kept with probability min(1, off_ns / thresh_ns): its part of the
-	 * window weighs ns / that (Horvitz-Thompson), unbiased per stack */
+	/* kept with probability min(1, off_ns / thresh_ns) (a short wait's
+	 * thresh_ns: the scale its CPU sampled at then): its part of the window
+	 * weighs ns / that (Horvitz-Thompson), unbiased per stack */
 	weight = ns;
 	if (off_ns < thresh_ns) {
 		weight = off_ns ? (uint64_t)((double)ns * (double)thresh_ns / (double)off_ns)
@@ -539,6 +540,10 @@ int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 		oc->tot.short_ns += ns;
 		oc->tot.short_sampled++;
 		oc->tot.short_weight_ns += weight;
+		if (!oc->tot.short_scale_min || thresh_ns < oc->tot.short_scale_min)
+			oc->tot.short_scale_min = thresh_ns;
+		if (thresh_ns > oc->tot.short_scale_max)
+			oc->tot.short_scale_max = thresh_ns;
 	} else {
 		oc->tot.long_stacks++;
 	}

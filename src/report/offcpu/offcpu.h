@@ -39,8 +39,10 @@ struct fr_offcpu_totals {
 	uint64_t unknown_ns;   /* neither: a thread switched in again with no switch-out seen */
 	/* the stacks of waits apart (fr_offcpu__set_thresh): long waits with a
 	 * stack, long ones whose stack was lost; short (S and D) waits, their
-	 * time, how many of them were sampled, and what those stand for */
+	 * time, how many of them were sampled, and what those stand for; the
+	 * least and most scale they were sampled at (probability length / scale) */
 	uint64_t long_stacks, long_lost, short_waits, short_ns, short_sampled, short_weight_ns;
+	uint64_t short_scale_min, short_scale_max;
 };
 
 struct fr_offcpu;

@@ -270,19 +270,27 @@ static void print_stack(FILE *f, const struct st *s)
 }
 
 /* record --off-cpu-thresh: which waits have their stack, and the error of
- * the short waits' estimate (each sampled one stands for thresh: a stack's
- * time S from short waits has variance at most thresh * S). */
+ * the short waits' estimate (each sampled one stands for its scale, thresh
+ * or more: a stack's time S from short waits has variance at most
+ * scale * S, the largest scale bounding it). */
 static void print_sampling(const struct fr_offcpu *oc, const struct fr_offcpu_totals *t, FILE *f)
 {
 	double th = ms(fr_offcpu__thresh(oc));
+	double lo = t->short_scale_min ? ms(t->short_scale_min) : th;
+	double hi = t->short_scale_max ? ms(t->short_scale_max) : th;
 
 	fprintf(f, "# stacks of waits (record --off-cpu-thresh %.3f ms): every S and D wait of %.3f "
 		"ms or more: %llu with their stack, %llu whose stack was not recorded\n", th, th,
 		(unsigned long long)t->long_stacks, (unsigned long long)t->long_lost);
-	fprintf(f, "# shorter waits: %llu, %.3f ms; %llu sampled (probability length / %.3f ms), "
-		"standing for %.3f ms: a stack's time S from them is within +-1.96*sqrt(%.3f ms * S) "
-		"at 95%%\n", (unsigned long long)t->short_waits, ms(t->short_ns),
-		(unsigned long long)t->short_sampled, th, ms(t->short_weight_ns), th);
+	fprintf(f, "# shorter waits: %llu, %.3f ms; %llu sampled (probability length / ",
+		(unsigned long long)t->short_waits, ms(t->short_ns),
+		(unsigned long long)t->short_sampled);
+	if (lo == hi)
+		fprintf(f, "%.3f ms)", hi);
+	else
+		fprintf(f, "scale, %.3f to %.3f ms by CPU and time)", lo, hi);
+	fprintf(f, ", standing for %.3f ms: a stack's time S from them is within "
+		"+-1.96*sqrt(%.3f ms * S) at 95%%\n", ms(t->short_weight_ns), hi);
 }
 
 int fr_offcpu__summary(struct fr_offcpu *oc, size_t top, FILE *f)
