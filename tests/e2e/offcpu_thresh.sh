@@ -20,6 +20,16 @@ for bad in 0 5s 10ms,0 10ms,x 10ms,1000001 10ms, ; do
 	expect_error 64 'expected DURATION\[,RATE\]' "$FLIGHTREC" record -a --off-cpu-thresh "$bad" -o "$T"
 done
 
+# long_diag: oct-long's switches, stack samples and the file's losses, for a
+# failure's message
+long_diag() {
+	lt=$(awk '$1=="oct-long" {print $2}' "$T/work")
+	"$FLIGHTREC" dump -i "$F" 2>/dev/null | awk -v t="/$lt " -v n="next=[0-9]*/$lt " -v lt="$lt" '
+		/^# cpu [0-9]*:/ { print; next }
+		index($0, "stack tid=") && index($0, t) { print; next }
+		($0 ~ "prev=[0-9]*/" lt " " || $0 ~ n) { print }' | tail -n 40
+}
+
 service_run "$HELPERS/offcpu_thresh"
 "$FLIGHTREC" dump -i "$F" 2>/dev/null | grep -q '^# offcpu_stack_rate: 50$' ||
 	fail "the file's META lacks offcpu_stack_rate 50 (the default budget): $("$FLIGHTREC" dump -i "$F" 2>/dev/null | grep '^# offcpu')"
@@ -38,7 +48,7 @@ awk -v us="$us" -v ms="$long_ms" 'BEGIN {d = us / 1000 - ms; if (d < 0) d = -d; 
 grep -q ';run;long_wait;clock_nanosleep;.*hrtimer_nanosleep' "$T/long.folded" ||
 	fail "long_wait's stack lacks its caller run and the kernel's nanosleep: $(cat "$T/long.folded")"
 grep -q '^# stacks of waits (record --off-cpu-thresh 10.000 ms): every S and D wait of 10.000 ms or more: [4-9] with their stack, 0 whose' "$T/long.txt" ||
-	fail "the stacks line: $(grep '^# stacks' "$T/long.txt")"
+	fail "the stacks line: $(grep '^# stacks' "$T/long.txt"); oct-long in the file: $(long_diag)"
 pass "long_wait: $us us in its stack (kernel and user), measured $long_ms ms"
 
 # short_est LABEL: oct-short's exact S time (the switches) against its
@@ -75,7 +85,7 @@ SERVICE_EXTRA="--off-cpu-thresh 10ms,5" service_run "$HELPERS/offcpu_thresh"
 "$FLIGHTREC" report --off-cpu --comm oct-long -i "$F" >"$T/bl.txt" ||
 	fail "report --off-cpu --comm oct-long (budget 5) exited $?"
 grep -q '^# stacks of waits (record --off-cpu-thresh 10.000 ms): every S and D wait of 10.000 ms or more: [4-9] with their stack, 0 whose' "$T/bl.txt" ||
-	fail "budget 5: not every long wait has its stack: $(grep '^# stacks' "$T/bl.txt")"
+	fail "budget 5: not every long wait has its stack: $(grep '^# stacks' "$T/bl.txt"); oct-long in the file: $(long_diag)"
 short_est budget
 # ~5 a second on each of the CPUs the thread ran on, and the ramp before the scale rose
 [ "$sampled" -le 30 ] || fail "budget 5: $sampled short waits sampled: $line"

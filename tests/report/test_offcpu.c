@@ -574,6 +574,43 @@ static void test_thresh(void)
 	fr_offcpu__delete(oc);
 }
 
+/* A stack read before the switch-in that ends its wait (the switch's stamp,
+ * from the scheduler's clock, ran late): kept for that close, matched by
+ * length, and not given to the short wait before it that had no stack. */
+static void test_thresh_early(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_offcpu_totals t;
+	struct fold_names f = { 0 };
+	struct fr_rsample stack = out_sample(15);
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	fr_offcpu__set_thresh(oc, 10 * MS);
+	/* short, not sampled: 2 ms, its stack never comes */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 98 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 100 * MS), 0);
+	/* long: 50 ms, its stack read 20 us before the switch-in's stamp */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 101 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 151 * MS), 0);
+	/* a stack of a length no wait had: dropped at the close */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 7 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 230 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 300 * MS, FR_WAIT_R, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 301 * MS), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.long_stacks, 1);
+	CU_ASSERT_EQUAL(t.long_lost, 1);      /* the 30 ms one: its stack did not come */
+	CU_ASSERT_EQUAL(t.short_waits, 1);
+	CU_ASSERT_EQUAL(t.short_sampled, 0);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_names_cb, &f), 0);
+	CU_ASSERT_EQUAL(f.sleep_ns, 50 * MS);
+	CU_ASSERT_EQUAL(f.nostack_ns, 31 * MS);   /* the lost 30, the preemption's 1 */
+	fr_offcpu__delete(oc);
+}
+
 /* Short waits sampled at a CPU's scale above the threshold (the record
  * says it): each weighs its scale; a wait between the threshold and a
  * scale is a long one (always kept, at its length); the scales' range is
@@ -626,6 +663,7 @@ static const struct fr_test tests[] = {
 	{ "the section and the folded lines (golden)", test_golden },
 	{ "--off-cpu-thresh: stacks after the switch-in, short waits sampled", test_thresh },
 	{ "--off-cpu-thresh: short waits at a scale above the threshold", test_thresh_scaled },
+	{ "--off-cpu-thresh: a stack read before its switch-in", test_thresh_early },
 	{ NULL, NULL },
 };
 

@@ -53,6 +53,9 @@ struct thr {
 	struct fr_wait w;                 /* the open wait (T_OFF) */
 	struct fr_wait done;              /* thresh: the last wait closed without a stack, */
 	bool done_open, done_sel;         /* waiting for its offcpu-stack sample */
+	struct fr_frame *early;           /* thresh: a stack read before the switch-in that */
+	size_t nr_early, cap_early;       /* ends the open wait (its stamp ran late): kept */
+	uint64_t early_off, early_thresh; /* for that close; early_off 0: none */
 	struct fr_wait last;              /* the last wait closed, for a delay told later */
 	bool last_open, last_sel;
 	size_t last_idx;                  /* its place in waits (keep), else SIZE_MAX */
@@ -117,8 +120,10 @@ void fr_offcpu__delete(struct fr_offcpu *oc)
 {
 	if (!oc)
 		return;
-	for (size_t i = 0; i < oc->nr_thr; i++)
+	for (size_t i = 0; i < oc->nr_thr; i++) {
 		free(oc->thr[i].frames);
+		free(oc->thr[i].early);
+	}
 	free(oc->thr);
 	free(oc->shown);
 	free(oc->waits);
@@ -286,6 +291,43 @@ static int fold(struct fr_offcpu *oc, struct thr *t, const struct fr_wait *w,
 	return err;
 }
 
+/* A wait's stack and the wait it belongs to have the same length, from
+ * the same two stamps (the program measured it; allow for rounding). */
+static bool same_wait(uint64_t ns, uint64_t off_ns)
+{
+	return ns > off_ns ? ns - off_ns <= 1000 : off_ns - ns <= 1000;
+}
+
+/* t's closed wait, done, gets the stack sampled at thresh_ns (or none). */
+static int take_stack(struct fr_offcpu *oc, struct thr *t, uint64_t off_ns, uint64_t thresh_ns,
+		      const struct fr_frame *frames, size_t nr)
+{
+	struct fr_wait *w = &t->done;
+	uint64_t ns = w->end - w->start, weight = ns;
+
+	t->done_open = false;
+	if (!t->done_sel)
+		return 0;
+	/* kept with probability min(1, off_ns / thresh_ns) (a short wait's
+	 * thresh_ns: the scale its CPU sampled at then): its part of the window
+	 * weighs ns / that (Horvitz-Thompson), unbiased per stack */
+	if (off_ns < thresh_ns) {
+		weight = off_ns ? (uint64_t)((double)ns * (double)thresh_ns / (double)off_ns)
+				: thresh_ns;
+		oc->tot.short_waits++;
+		oc->tot.short_ns += ns;
+		oc->tot.short_sampled++;
+		oc->tot.short_weight_ns += weight;
+		if (!oc->tot.short_scale_min || thresh_ns < oc->tot.short_scale_min)
+			oc->tot.short_scale_min = thresh_ns;
+		if (thresh_ns > oc->tot.short_scale_max)
+			oc->tot.short_scale_max = thresh_ns;
+	} else {
+		oc->tot.long_stacks++;
+	}
+	return fold(oc, t, w, nr ? NULL : &nostack_sym, frames, nr, weight);
+}
+
 /* The last closed wait of t that no offcpu-stack sample came for: a long
  * one's stack was lost (its time goes under "[stack not recorded]"); a
  * short one was not sampled (its time is the sampled ones' to stand for). */
@@ -355,6 +397,9 @@ static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 		t->done = *w;
 		t->done_open = true;
 		t->done_sel = sel;
+		if (!err && t->early_off && same_wait(ns, t->early_off))
+			err = take_stack(oc, t, t->early_off, t->early_thresh, t->early, t->nr_early);
+		t->early_off = 0;
 		return err;
 	}
 	return sel ? fold(oc, t, w, t->leaf, t->frames, t->nr_frames, ns) : 0;
@@ -518,37 +563,28 @@ uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc)
 int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 			  uint64_t thresh_ns, const struct fr_rsample *s)
 {
+	size_t nr = s ? s->nr_frames : 0;
 	struct thr *t;
-	struct fr_wait *w;
-	uint64_t ns, weight;
 
-	if (oc->finished || !oc->thresh || !(t = find(oc, tid)) || !t->done_open)
+	if (oc->finished || !oc->thresh || !(t = find(oc, tid)))
 		return 0;
-	w = &t->done;
-	ns = w->end - w->start;
-	t->done_open = false;
-	if (!t->done_sel)
+	/* its wait still open, and no closed one of its length: the switch-in
+	 * that ends it comes later in time order (a switch's stamp, from the
+	 * scheduler's clock, can run tens of us late): kept for that close */
+	if (t->st == T_OFF && off_ns &&
+	    !(t->done_open && same_wait(t->done.end - t->done.start, off_ns))) {
+		if (fr_grow(&t->early, &t->cap_early, nr ? nr : 1, sizeof(*t->early), 16))
+			return -ENOMEM;
+		if (nr)
+			memcpy(t->early, s->frames, nr * sizeof(*t->early));
+		t->nr_early = nr;
+		t->early_off = off_ns;
+		t->early_thresh = thresh_ns;
 		return 0;
-	/* kept with probability min(1, off_ns / thresh_ns) (a short wait's
-	 * thresh_ns: the scale its CPU sampled at then): its part of the window
-	 * weighs ns / that (Horvitz-Thompson), unbiased per stack */
-	weight = ns;
-	if (off_ns < thresh_ns) {
-		weight = off_ns ? (uint64_t)((double)ns * (double)thresh_ns / (double)off_ns)
-				: thresh_ns;
-		oc->tot.short_waits++;
-		oc->tot.short_ns += ns;
-		oc->tot.short_sampled++;
-		oc->tot.short_weight_ns += weight;
-		if (!oc->tot.short_scale_min || thresh_ns < oc->tot.short_scale_min)
-			oc->tot.short_scale_min = thresh_ns;
-		if (thresh_ns > oc->tot.short_scale_max)
-			oc->tot.short_scale_max = thresh_ns;
-	} else {
-		oc->tot.long_stacks++;
 	}
-	return fold(oc, t, w, s && s->nr_frames ? NULL : &nostack_sym, s ? s->frames : NULL,
-		    s ? s->nr_frames : 0, weight);
+	if (!t->done_open)
+		return 0;
+	return take_stack(oc, t, off_ns, thresh_ns, s ? s->frames : NULL, nr);
 }
 
 int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns)
