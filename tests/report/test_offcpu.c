@@ -574,6 +574,13 @@ static void test_thresh(void)
 	fr_offcpu__delete(oc);
 }
 
+/* tid 15 out (state st) at T0 + from ms and in at T0 + to ms */
+static void wait_ms(struct fr_offcpu *oc, uint64_t from, uint64_t to, enum fr_wait_state st)
+{
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + from * MS, st, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + to * MS), 0);
+}
+
 /* A stack read before the switch-in that ends its wait (the switch's stamp,
  * from the scheduler's clock, ran late): kept for that close, matched by
  * length, and not given to the short wait before it that had no stack. */
@@ -587,8 +594,7 @@ static void test_thresh_early(void)
 	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
 	fr_offcpu__set_thresh(oc, 10 * MS);
 	/* short, not sampled: 2 ms, its stack never comes */
-	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 98 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 100 * MS), 0);
+	wait_ms(oc, 98, 100, FR_WAIT_S);
 	/* long: 50 ms, its stack read 20 us before the switch-in's stamp */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 101 * MS, FR_WAIT_S, NULL), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, &stack), 0);
@@ -597,8 +603,7 @@ static void test_thresh_early(void)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 7 * MS, 10 * MS, &stack), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 230 * MS), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 300 * MS, FR_WAIT_R, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 301 * MS), 0);
+	wait_ms(oc, 300, 301, FR_WAIT_R);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
 	fr_offcpu__totals(oc, &t);
 	CU_ASSERT_EQUAL(t.long_stacks, 1);
@@ -625,19 +630,15 @@ static void test_thresh_scaled(void)
 	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
 	fr_offcpu__set_thresh(oc, 10 * MS);
 	/* short, sampled at 40 ms: 2 ms stands for 40 */
-	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 100 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 102 * MS), 0);
+	wait_ms(oc, 100, 102, FR_WAIT_S);
 	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 40 * MS, &stack), 0);
 	/* 15 ms: long, at the threshold */
-	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 215 * MS), 0);
+	wait_ms(oc, 200, 215, FR_WAIT_S);
 	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 15 * MS, 10 * MS, &stack), 0);
 	/* short, sampled at 20 ms: 5 ms stands for 20 */
-	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 300 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 305 * MS), 0);
+	wait_ms(oc, 300, 305, FR_WAIT_S);
 	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 5 * MS, 20 * MS, &stack), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 400 * MS, FR_WAIT_R, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 401 * MS), 0);
+	wait_ms(oc, 400, 401, FR_WAIT_R);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
 	fr_offcpu__totals(oc, &t);
 	CU_ASSERT_EQUAL(t.long_stacks, 1);
