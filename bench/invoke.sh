@@ -11,7 +11,8 @@
 #            sched_switch and rseq_update (the hooks of waits.bpf.c)
 #   service  flightrec record -a with the service's defaults
 #            (data/flightrec.default), started as a user starts it
-#   old      the same with --old BIN
+#   old      the same with --old BIN (bench/pgrec.sh's service and
+#            service-old start both)
 # Prints "ROUND CONFIG NS_PER_SWITCH" lines, then each configuration's
 # median and its paired difference from none (median, and mean +- Student's
 # t 95% by bench/frstat -p); then one counting pass with bpf_stats on: the
@@ -24,12 +25,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=rounds.sh
 . "$here/rounds.sh"
-rounds=9 loops=200000 old=""
+rounds=9 loops=200000 fr_old=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rounds) rounds=$2; shift ;;
 	--loops) loops=$2; shift ;;
-	--old) old=$2; shift ;;
+	--old) fr_old=$2; shift ;;
 	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
 	*) echo "invoke.sh: unknown option $1" >&2; exit 64 ;;
 	esac
@@ -37,47 +38,47 @@ while [ $# -gt 0 ]; do
 done
 case "$rounds" in ''|*[!0-9]*|0) echo "invoke.sh: --rounds: a whole number, not '$rounds'" >&2; exit 64 ;; esac
 case "$loops" in ''|*[!0-9]*|0) echo "invoke.sh: --loops: a whole number, not '$loops'" >&2; exit 64 ;; esac
-[ -z "$old" ] || [ -x "$old" ] || { echo "invoke.sh: --old: $old is not executable" >&2; exit 64; }
+[ -z "$fr_old" ] || [ -x "$fr_old" ] || { echo "invoke.sh: --old: $fr_old is not executable" >&2; exit 64; }
 fr=$top/src/flightrec
 [ -x "$fr" ] || { echo "invoke.sh: build flightrec first ($fr)" >&2; exit 1; }
 [ -x "$top/bench/frstat" ] || make -C "$top" bench/frstat >/dev/null || exit 1
 tmp=$(mktemp -d /tmp/invoke.XXXXXX)
+mkdir -p "$tmp/rec"
+# shellcheck source=pgrec.sh
+. "$here/pgrec.sh"
 p=""
-cleanup() { [ -n "$p" ] && kill -INT "$p" 2>/dev/null && wait "$p" 2>/dev/null; sysctl -qw kernel.bpf_stats_enabled=0; rm -rf "$tmp"; }
+cleanup() { stop; sysctl -qw kernel.bpf_stats_enabled=0; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$here/bpf/empty.bpf.c" \
 	-o "$tmp/empty.bpf.o" || exit 1
 gcc -O2 -o "$tmp/empty" "$here/bpf/empty.c" -lbpf || exit 1
-events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
-window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
 
-# start CONFIG: its programs attached (p: the process holding them)
+# start CONFIG: its programs attached (p: the empty programs' loader; the
+# recorders are pgrec.sh's)
 start() {
 	p=""
-	mkdir -p "$tmp/rec"
-	# shellcheck disable=SC2086  # the service's options split at whitespace
 	case "$1" in
 	none) return 0 ;;
 	empty) "$tmp/empty" "$tmp/empty.bpf.o" >"$tmp/empty.out" & p=$! ;;
-	service) "$fr" record -q -a $events $window -o "$tmp/rec" --name invoke & p=$! ;;
-	old) "$old" record -q -a $events $window -o "$tmp/rec" --name invoke & p=$! ;;
+	service) start_rec service ;;
+	old) start_rec service-old ;;
 	esac
 	sleep 1.5
 }
 stop() {
+	stop_rec
 	[ -n "$p" ] || return 0
 	kill -INT "$p" 2>/dev/null
 	wait "$p" 2>/dev/null
 	p=""
-	rm -rf "$tmp/rec"
 }
 # ns per switch of a round trip on CPU 1 (two switches a round trip)
 pingpong() {
 	taskset -c 1 perf bench sched pipe -l "$loops" 2>/dev/null |
 		awk '/usecs\/op/ { printf "%.1f\n", $1 * 1000 / 2 }'
 }
-configs="none empty service"; [ -n "$old" ] && configs="$configs old"
+configs="none empty service"; [ -n "$fr_old" ] && configs="$configs old"
 : >"$tmp/runs"
 for r in $(seq 1 "$rounds"); do
 	# shellcheck disable=SC2086

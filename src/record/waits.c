@@ -125,7 +125,8 @@ int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, uint32_t rate, int 
 	size_t ev;
 	int err;
 
-	if (!thresh_ns || thresh_ns > FR_WAITS_MAX_THRESH_NS || !rate || rate > FR_RECORD_MAX_STACK_RATE)
+	_Static_assert(FR_RECORD_MAX_THRESH_NS <= FR_WRATE_MAX_SCALE, "a long wait's scale fits the sampling");
+	if (!thresh_ns || thresh_ns > FR_RECORD_MAX_THRESH_NS || !rate || rate > FR_RECORD_MAX_STACK_RATE)
 		return -EINVAL;
 	if ((err = find_event(el, &ev)))
 		return err;

@@ -12,7 +12,6 @@
 #include "src/record/record.h"
 
 #define FR_WAITS_EVENT FR_OFFCPU_EVENT
-#define FR_WAITS_MAX_THRESH_NS FR_RECORD_MAX_THRESH_NS   /* the sampling's 32-bit product */
 #define FR_WAITS_TICK_NS 10000000ull   /* a switch waits in its CPU's batch at most this long */
 
 struct fr_waits;

@@ -15,7 +15,7 @@
 #endif
 
 /* The scale is at most this (ns): the keep test multiplies it by a 32-bit
- * random number (waits.h's FR_WAITS_MAX_THRESH_NS is below it). */
+ * random number (record.h's FR_RECORD_MAX_THRESH_NS is not above it). */
 #define FR_WRATE_MAX_SCALE 4000000000ull
 /* The CPU's timer ticks (FR_WAITS_TICK_NS each) between two settings of
  * the scale: 250 ms. */

@@ -573,10 +573,11 @@ int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 	 * scheduler's clock, can run tens of us late): kept for that close */
 	if (t->st == T_OFF && off_ns &&
 	    !(t->done_open && same_wait(t->done.end - t->done.start, off_ns))) {
-		if (fr_grow(&t->early, &t->cap_early, nr ? nr : 1, sizeof(*t->early), 16))
-			return -ENOMEM;
-		if (nr)
+		if (nr) {
+			if (fr_grow(&t->early, &t->cap_early, nr, sizeof(*t->early), 16))
+				return -ENOMEM;
 			memcpy(t->early, s->frames, nr * sizeof(*t->early));
+		}
 		t->nr_early = nr;
 		t->early_off = off_ns;
 		t->early_thresh = thresh_ns;
