@@ -60,14 +60,18 @@ tracepoint:sched:sched_switch
 		delete(@st[args->next_pid]);
 	}
 }
-END { clear(@start); clear(@st); clear(@gone); }
+tracepoint:sched:sched_process_exec /comm == "bt_print"/
+{
+	print(@off); clear(@off); printf("printed\n");
+}
+END { clear(@start); clear(@st); clear(@gone); clear(@off); }
 EOF
 # bt_start SCRIPT: bpftrace SCRIPT into $T/bt.out, attached on return
 bt_start() {
 	bpftrace "$1" >"$T/bt.out" 2>"$T/bt.err" &
 	BT=$!
 	BGPIDS="$BGPIDS $BT"
-	# BEGIN runs once every probe is attached (and bpftrace's SIGINT handler set)
+	# BEGIN runs once every probe is attached
 	for _ in $(seq 1 300); do
 		grep -q '^ready' "$T/bt.out" 2>/dev/null && break
 		if ! kill -0 "$BT" 2>/dev/null; then
@@ -78,14 +82,28 @@ bt_start() {
 	done
 	grep -q '^ready' "$T/bt.out" || fail "bpftrace never attached: $(cat "$T/bt.err")"
 }
-# bt_stop: SIGINT, bpftrace prints its maps (naming the stacks) and ends;
-# under make check's load that took over 10 s
+# bt_stop: bpftrace prints @off (naming the stacks) when bt_print runs, while
+# its probes are still attached and the threads it names still there; then
+# it is killed, so that nothing depends on how long its exit takes (END, the
+# probes' detach). If it has not printed in 120 s, what it is waiting on.
 bt_stop() {
-	kill -INT "$BT"
-	for _ in $(seq 1 600); do kill -0 "$BT" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$BT" 2>/dev/null && fail "bpftrace did not end on SIGINT"
-	wait "$BT"
+	"$T/bt_print" || fail "cannot run $T/bt_print"
+	for _ in $(seq 1 1200); do
+		grep -q '^printed' "$T/bt.out" 2>/dev/null && break
+		kill -0 "$BT" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q '^printed' "$T/bt.out" 2>/dev/null; then
+		diag="bt.err: $(tr '\n' ' ' <"$T/bt.err"); bt.out: $(wc -l <"$T/bt.out") lines"
+		for t in /proc/"$BT"/task/*; do
+			diag="$diag; ${t##*/} $(awk '{print $3}' "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null) $(tr '\n' ' ' <"$t/stack" 2>/dev/null)"
+		done
+		fail "bpftrace did not print in 120 s after bt_print ran: $diag"
+	fi
+	kill -KILL "$BT"
+	wait "$BT" 2>/dev/null
 }
+cp /bin/true "$T/bt_print" || fail "cannot copy true"
 bt_start "$T/off.bt"
 
 mkdir -p "$T/out"
@@ -143,7 +161,11 @@ tracepoint:sched:sched_switch
 		delete(@cm[args->next_pid]);
 	}
 }
-END { clear(@start); clear(@us); clear(@ks); clear(@cm); clear(@gone); }
+tracepoint:sched:sched_process_exec /comm == "bt_print"/
+{
+	print(@off); clear(@off); printf("printed\n");
+}
+END { clear(@start); clear(@us); clear(@ks); clear(@cm); clear(@gone); clear(@off); }
 BT
 bt_start "$T/stk.bt"
 mkdir -p "$T/stk"
