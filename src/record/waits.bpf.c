@@ -26,7 +26,7 @@
 #define MAX_FRAMES 64
 
 enum { KIND_SWITCH = 1, KIND_STACK = 2, KIND_BATCH = 3 };
-#define BATCH 64              /* switches per batch sample */
+#define BATCH 255             /* switches per batch sample (nr is a byte) */
 #define DT_MAX (1u << 30)     /* a batch spans less than this (ns): dt and state share a u32 */
 #define MAX_CPUS 1024         /* ticks[] (a CPU past it is flushed, not told) */
 enum { ST_R, ST_S, ST_D, ST_DEAD };
