@@ -1,6 +1,7 @@
 /* src/record/keep.c: record --keep's in-memory window (keep.h): per-CPU
  * FIFO rings of compressed chunks under one lock, evicted by age and by a
- * shared byte budget; views for snapshots that defer frees while held.
+ * shared byte budget; views for snapshots that defer frees while held; the
+ * last big chunks evicted kept to hold the next ones added.
  */
 #include "config.h"
 #include "src/record/keep.h"
@@ -12,6 +13,7 @@
 
 struct kchunk {
 	struct kchunk *next;
+	size_t cap;                 /* data[]'s size: len rounded up to SPARE_ROUND */
 	struct fr_keep_chunk c;
 	uint8_t data[];
 };
@@ -20,6 +22,15 @@ struct kcpu {
 	struct kchunk *head, *tail;
 	struct fr_keep_cpu st;
 };
+
+/* A chunk of SPARE_MIN or more (the recorder takes such buffers from mmap:
+ * cmd_record.c) has its length rounded up to SPARE_ROUND, and the last
+ * NR_SPARE such evicted (spares) hold the next ones added that need no more
+ * and would waste at most a quarter: a fresh buffer costs a page fault per
+ * 4 KiB written. Smaller ones come from the heap, exact. */
+#define SPARE_MIN (256u << 10)
+#define SPARE_ROUND (64u << 10)
+#define NR_SPARE 4
 
 struct fr_keep {
 	pthread_mutex_t lock;
@@ -30,6 +41,8 @@ struct fr_keep {
 	bool evicted;               /* some chunk was dropped */
 	unsigned views;             /* snapshot views held */
 	struct kchunk *deferred;    /* evicted while a view is held */
+	struct kchunk *spare[NR_SPARE];   /* evicted, kept (outside max_bytes), or NULL */
+	unsigned next_spare;        /* the slot the next one evicted takes */
 	struct kcpu *cpus;
 };
 
@@ -78,6 +91,8 @@ void fr_keep__delete(struct fr_keep *k)
 	for (size_t i = 0; i < k->ncpu; i++)
 		free_list(k->cpus[i].head);
 	free_list(k->deferred);
+	for (unsigned i = 0; i < NR_SPARE; i++)
+		free(k->spare[i]);
 	pthread_mutex_destroy(&k->lock);
 	free(k->cpus);
 	free(k);
@@ -105,6 +120,11 @@ static void evict(struct fr_keep *k, size_t ci)
 	if (k->views) {
 		c->next = k->deferred;
 		k->deferred = c;
+	} else if (c->cap >= SPARE_MIN) {
+		struct kchunk **slot = &k->spare[k->next_spare++ % NR_SPARE];
+
+		free(*slot);
+		*slot = c;
 	} else {
 		free(c);
 	}
@@ -139,16 +159,44 @@ static void evict_all(struct fr_keep *k, const struct kchunk *added)
 	}
 }
 
+/* The spare that holds len with the least waste, if one may. Lock held. */
+static struct kchunk *take_spare(struct fr_keep *k, size_t len)
+{
+	struct kchunk *n = NULL;
+	unsigned best = 0;
+
+	for (unsigned i = 0; i < NR_SPARE; i++) {
+		struct kchunk *s = k->spare[i];
+
+		if (s && s->cap >= len && s->cap - len <= len / 4 && (!n || s->cap < n->cap)) {
+			n = s;
+			best = i;
+		}
+	}
+	if (n)
+		k->spare[best] = NULL;
+	return n;
+}
+
 int fr_keep__add(struct fr_keep *k, size_t ci, const struct fr_keep_chunk *c)
 {
 	struct kchunk *n;
 	struct kcpu *kc;
 
-	if (ci >= k->ncpu || !c->len)
+	if (ci >= k->ncpu || !c->len || c->len > SIZE_MAX - sizeof(*n) - SPARE_ROUND)
 		return -EINVAL;
-	n = malloc(sizeof(*n) + c->len);
-	if (!n)
-		return -ENOMEM;
+	pthread_mutex_lock(&k->lock);
+	n = take_spare(k, c->len);
+	pthread_mutex_unlock(&k->lock);
+	if (!n) {
+		size_t cap = c->len < SPARE_MIN ? c->len :
+			     (c->len + SPARE_ROUND - 1) / SPARE_ROUND * SPARE_ROUND;
+
+		n = malloc(sizeof(*n) + cap);
+		if (!n)
+			return -ENOMEM;
+		n->cap = cap;
+	}
 	n->next = NULL;
 	n->c = *c;
 	memcpy(n->data, c->data, c->len);

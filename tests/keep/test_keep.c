@@ -417,12 +417,66 @@ static void test_small_chunks_order(void)
 	rmdir(dir);
 }
 
+/* A big chunk and its data's address (as a number, kept past its free). */
+static uintptr_t add_big(struct fr_keep *k, uint8_t tag, size_t len, uint64_t t)
+{
+	uint8_t *buf = malloc(len);
+	struct fr_keep_chunk c = { .data = buf, .len = len, .first_ns = t, .last_ns = t,
+				   .nr_records = 1 };
+	struct fr_keep_view *v;
+	uintptr_t at = 0;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	memset(buf, tag, len);
+	CU_ASSERT(fr_keep__add(k, 0, &c) == 0);
+	free(buf);
+	CU_ASSERT_FATAL(fr_keep__view(k, &v) == 0);
+	for (size_t i = 0; i < fr_keep_view__nr(v, 0); i++) {
+		const struct fr_keep_chunk *ch = fr_keep_view__chunk(v, 0, i);
+
+		if (ch->first_ns == t) {
+			at = (uintptr_t)ch->data;
+			CU_ASSERT(ch->len == len && ((const uint8_t *)ch->data)[len - 1] == tag);
+		}
+	}
+	fr_keep_view__release(k, v);
+	return at;
+}
+
+/* Evicted chunks of 256 KiB or more hold the next ones added that need no
+ * more and waste at most a quarter; a smaller one, or one that would waste
+ * more, gets a buffer of its own. Contents and counts as ever. */
+static void test_spare(void)
+{
+	struct fr_keep *k;
+	struct fr_keep_cpu st;
+	uintptr_t a, b, c, d, e;
+
+	CU_ASSERT_FATAL(fr_keep__new(1, 0, 400u << 10, &k) == 0);   /* one chunk at a time */
+	a = add_big(k, 1, 300u << 10, 1);
+	b = add_big(k, 2, 310u << 10, 2);   /* evicts a: the spare */
+	CU_ASSERT(a && b && b != a);
+	c = add_big(k, 3, 290u << 10, 3);   /* a's buffer (320 KiB) */
+	CU_ASSERT_EQUAL(c, a);
+	d = add_big(k, 4, 150u << 10, 4);   /* b's 320 KiB would waste over a quarter */
+	CU_ASSERT(d && d != b);             /* evicts c: a spare beside b */
+	e = add_big(k, 5, 300u << 10, 5);   /* the first spare that fits: b's (d, small, is freed) */
+	CU_ASSERT_EQUAL(e, b);
+	fr_keep__cpu(k, 0, &st);
+	CU_ASSERT_EQUAL(st.chunks, 1);
+	CU_ASSERT_EQUAL(st.bytes, 300u << 10);
+	CU_ASSERT_EQUAL(st.evicted_chunks, 4);
+	CU_ASSERT_EQUAL(fr_keep__bytes(k), 300u << 10);
+	fr_keep__delete(k);
+}
+
 static const struct fr_test tests[] = {
 	{ "age: chunks older than newest - duration go, counted", test_age },
 	{ "age: the newest time of any CPU ages every CPU", test_age_across_cpus },
 	{ "size: the oldest chunk across CPUs goes; order kept", test_size },
 	{ "size: the chunk just added stays", test_newest_stays },
 	{ "view: chunks outlive their eviction until released", test_view_defers },
+	{ "spare: an evicted big chunk holds the next one that fits", test_spare },
 	{ "bad arguments", test_bad_args },
 	{ "sink writer -> window -> file as is, gap-free", test_sink_to_file },
 	{ "small raw chunks: staged, in order around meta and an appender", test_small_chunks_order },
