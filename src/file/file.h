@@ -21,7 +21,7 @@
 #include <linux/perf_event.h>
 
 #define FR_FILE_MAGIC "FLIGHTRC"       /* 8 bytes, no NUL in the file */
-#define FR_FILE_VERSION 3
+#define FR_FILE_VERSION 4
 #define FR_CHUNK_MAGIC 0x4b434652u     /* "FRCK" little-endian */
 #define FR_CHUNK_RAW_MAX (1u << 20)    /* a records chunk holds at most 1 MiB of records */
 #define FR_CHUNK_COMP_MAX (FR_CHUNK_RAW_MAX + (1u << 16))

@@ -1,7 +1,8 @@
-/* src/file/waitstack.c: reading the raw data of an offcpu sample: a batch
- * of switches (a 24-byte header, then 16 bytes each), a single switch (24
- * bytes, files before batches), or a wait's stacks (a 40-byte header, 64
- * kernel frame slots, then nr_user user frames).
+/* src/file/waitstack.c: the raw data of an offcpu sample: a batch of
+ * switches (a 24-byte header, then 16 bytes each, or packed: LEB128 fields),
+ * a single switch (24 bytes, files before batches), or a wait's stacks (a
+ * 40-byte header, 64 kernel frame slots, then nr_user user frames); read
+ * with checks, and a batch packed.
  */
 #include "config.h"
 #include "src/file/waitstack.h"
@@ -16,6 +17,8 @@
 #define BATCH_HEAD 24   /* kind, nr, padding, first prev_tid and prev_pid, padding, base */
 #define BATCH_REC 16    /* dt_state, next_tid, next_pid, delay_ns */
 #define DT_MASK ((1u << 30) - 1)
+#define PACKED_MAX 20   /* bytes a packed switch takes at most: four 5-byte fields */
+#define PID_DIFFERS 1u  /* packed first field: next_pid follows (it is not next_tid) */
 
 enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size)
 {
@@ -27,6 +30,8 @@ enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size)
 		return FR_OFFCPU_SWITCH;
 	if (p[0] == FR_OFFCPU_BATCH)
 		return FR_OFFCPU_BATCH;
+	if (p[0] == FR_OFFCPU_PACKED)
+		return FR_OFFCPU_PACKED;
 	return raw_size >= HEAD && fr_get32(p) == FR_OFFCPU_STACK ? FR_OFFCPU_STACK : 0;
 }
 
@@ -45,19 +50,78 @@ int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_s
 	return 0;
 }
 
+/* One LEB128 value of at most 35 bits at *p, before end: 0, or -EBADMSG. */
+static int get_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned shift = 0; shift < 35; shift += 7) {
+		uint8_t c;
+
+		if (*p >= end)
+			return -EBADMSG;
+		c = *(*p)++;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -EBADMSG;
+}
+
+static uint8_t *put_uleb(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A packed switch at *p (advanced past it); its dt is *dt plus the delta. */
+static int unpack(const uint8_t **p, const uint8_t *end, uint32_t *dt, struct fr_offcpu_switch *sw)
+{
+	uint64_t first, tid, pid, delay;
+
+	if (get_uleb(p, end, &first) || get_uleb(p, end, &tid) || tid > UINT32_MAX)
+		return -EBADMSG;
+	pid = tid;
+	if ((first & PID_DIFFERS) && (get_uleb(p, end, &pid) || pid > UINT32_MAX))
+		return -EBADMSG;
+	if (get_uleb(p, end, &delay) || delay > UINT32_MAX || (first >> 3) > DT_MASK - *dt)
+		return -EBADMSG;
+	*dt += (uint32_t)(first >> 3);
+	sw->state = (enum fr_switch_state)((first >> 1) & 3);
+	sw->next_tid = (uint32_t)tid;
+	sw->next_pid = (uint32_t)pid;
+	sw->delay_ns = (uint32_t)delay;
+	return 0;
+}
+
 int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_batch *b)
 {
-	const uint8_t *p = raw;
+	const uint8_t *p = raw, *q;
+	enum fr_offcpu_kind kind = fr_offcpu__kind(raw, raw_size);
+	struct fr_offcpu_switch sw;
 
-	if (fr_offcpu__kind(raw, raw_size) != FR_OFFCPU_BATCH || !p[1] ||
-	    raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC)
+	if ((kind != FR_OFFCPU_BATCH && kind != FR_OFFCPU_PACKED) || !p[1] ||
+	    (kind == FR_OFFCPU_BATCH && raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC))
 		return -EBADMSG;
 	b->nr = p[1];
 	b->at = 0;
+	b->dt = 0;
+	b->packed = kind == FR_OFFCPU_PACKED;
 	b->prev_tid = fr_get32(p + 4);
 	b->prev_pid = fr_get32(p + 8);
 	b->base = fr_get64(p + 16);
 	b->recs = p + BATCH_HEAD;
+	/* a packed batch is checked whole here, so that next cannot fail */
+	q = b->recs;
+	for (uint32_t i = 0, dt = 0; b->packed && i < b->nr; i++)
+		if (unpack(&q, p + raw_size, &dt, &sw))
+			return -EBADMSG;
 	return 0;
 }
 
@@ -69,17 +133,58 @@ int fr_offcpu_batch__next(struct fr_offcpu_batch *b, struct fr_offcpu_switch *sw
 
 	if (b->at >= b->nr)
 		return -ENOENT;
-	p = b->recs + (size_t)b->at++ * BATCH_REC;
-	ds = fr_get32(p);
-	*time = b->base + (ds & DT_MASK);
-	sw->state = (enum fr_switch_state)(ds >> 30);
+	b->at++;
+	if (b->packed) {
+		/* checked by parse: within the record */
+		if (unpack(&b->recs, b->recs + (size_t)PACKED_MAX, &b->dt, sw))
+			return -ENOENT;
+		*time = b->base + b->dt;
+	} else {
+		p = b->recs;
+		b->recs += BATCH_REC;
+		ds = fr_get32(p);
+		*time = b->base + (ds & DT_MASK);
+		sw->state = (enum fr_switch_state)(ds >> 30);
+		sw->next_tid = fr_get32(p + 4);
+		sw->next_pid = fr_get32(p + 8);
+		sw->delay_ns = fr_get32(p + 12);
+	}
 	sw->prev_tid = b->prev_tid;
 	sw->prev_pid = b->prev_pid;
-	sw->next_tid = fr_get32(p + 4);
-	sw->next_pid = fr_get32(p + 8);
-	sw->delay_ns = fr_get32(p + 12);
 	b->prev_tid = sw->next_tid;   /* the next switch's prev */
 	b->prev_pid = sw->next_pid;
+	return 0;
+}
+
+int fr_offcpu_batch__pack(const void *raw, size_t raw_size, void *out, size_t cap, size_t *len)
+{
+	const uint8_t *p = raw;
+	uint8_t *o = out, *end;
+	uint32_t last = 0;
+
+	if (fr_offcpu__kind(raw, raw_size) != FR_OFFCPU_BATCH || !p[1] ||
+	    raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC || cap < BATCH_HEAD)
+		return -EINVAL;
+	memcpy(o, p, BATCH_HEAD);
+	o[0] = FR_OFFCPU_PACKED;
+	end = o + cap;
+	o += BATCH_HEAD;
+	for (size_t i = 0; i < p[1]; i++) {
+		const uint8_t *r = p + BATCH_HEAD + i * BATCH_REC;
+		uint32_t ds = fr_get32(r), dt = ds & DT_MASK;
+		uint32_t tid = fr_get32(r + 4), pid = fr_get32(r + 8);
+
+		if (dt < last || (size_t)(end - o) < PACKED_MAX)
+			return -EINVAL;
+		o = put_uleb(o, (uint64_t)(dt - last) << 3 | (ds >> 30) << 1 |
+				(pid != tid ? PID_DIFFERS : 0));
+		o = put_uleb(o, tid);
+		if (pid != tid)
+			o = put_uleb(o, pid);
+		o = put_uleb(o, fr_get32(r + 12));
+		last = dt;
+	}
+	*len = (size_t)(o - (uint8_t *)out);
 	return 0;
 }
 

@@ -14,7 +14,10 @@
 #define FR_WAIT_FRAMES 64     /* kernel and user frames each, at most */
 #define FR_WAIT_USER 1u       /* flags: user[] is the user stack as the waiter returned to user space */
 
-enum fr_offcpu_kind { FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2, FR_OFFCPU_BATCH = 3 };
+enum fr_offcpu_kind {
+	FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2, FR_OFFCPU_BATCH = 3,
+	FR_OFFCPU_PACKED = 4,   /* a batch as the recorder packs it (fr_offcpu_batch__pack) */
+};
 /* The state a switched-out task left in. */
 enum fr_switch_state { FR_SWITCH_R, FR_SWITCH_S, FR_SWITCH_D, FR_SWITCH_DEAD };
 
@@ -32,7 +35,9 @@ struct fr_offcpu_batch {
 	uint64_t base;        /* CLOCK_MONOTONIC ns */
 	uint32_t nr, at;      /* nr: 1 to 255; at: the next switch to read */
 	uint32_t prev_tid, prev_pid;   /* the next switch's prev */
-	const uint8_t *recs;  /* nr records of 16 bytes */
+	uint32_t dt;          /* packed: the last switch's time after base */
+	int packed;
+	const uint8_t *recs;  /* nr records of 16 bytes, or the packed switches */
 };
 
 struct fr_wait_stack {
@@ -48,12 +53,18 @@ struct fr_wait_stack {
 enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size);
 /* Read a switch: 0, or -EBADMSG (short, or a state out of range). */
 int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_switch *sw);
-/* Read a batch's header, positioned on its first switch: 0, or -EBADMSG
- * (no switches, or fewer bytes than its count says). */
+/* Read a batch's header (either kind), positioned on its first switch: 0,
+ * or -EBADMSG (no switches, fewer bytes than its count says; packed: a
+ * switch that does not decode within raw_size, or a time past 2^30 ns). */
 int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_batch *b);
 /* The batch's next switch and its time: 0, or -ENOENT after the last. */
 int fr_offcpu_batch__next(struct fr_offcpu_batch *b, struct fr_offcpu_switch *sw,
 			  uint64_t *time);
+/* A batch (FR_OFFCPU_BATCH) packed (FR_OFFCPU_PACKED, doc/format.md) into
+ * out, at most cap bytes: its length in *len, 0; -EINVAL where raw is not
+ * a batch, a switch's time goes back, or it would not fit (raw as it is is
+ * then the smaller). */
+int fr_offcpu_batch__pack(const void *raw, size_t raw_size, void *out, size_t cap, size_t *len);
 /* Read a wait's stacks: 0, or -EBADMSG where it is shorter than its counts
  * say, a count passes FR_WAIT_FRAMES, or tid is 0. */
 int fr_wait_stack__parse(const void *raw, size_t raw_size, struct fr_wait_stack *w);

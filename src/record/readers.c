@@ -42,6 +42,7 @@ struct fwd_cpu {
 	uint64_t holes_dropped;     /* hole records refused themselves (not the workload's) */
 	pthread_mutex_t lock;       /* held while reading the ring (fr_forward__sync) */
 	uint64_t read_from;         /* the newest record's time before this read */
+	void *scratch;              /* FR_RECORD_SCRATCH bytes for record_fn */
 };
 
 struct fr_forward {
@@ -73,7 +74,7 @@ static int record_cb(void *ctx, size_t ci, const struct perf_event_header *h)
 	uint64_t t = 0, lost = 0;
 	int err;
 
-	if (c->f->record_fn(c->f->ctx, ci, h, &t))
+	if (c->f->record_fn(c->f->ctx, ci, &h, &t, c->scratch))
 		return 0;   /* left out (the recorder's own) */
 	if (h->type == PERF_RECORD_LOST) {
 		struct fr_lost l;
@@ -263,6 +264,7 @@ static void free_forward(struct fr_forward *f)
 			close(f->cpus[i].stop_fd);
 		if (f->cpus[i].app)
 			fr_writer__close(f->cpus[i].app);
+		free(f->cpus[i].scratch);
 		pthread_mutex_destroy(&f->cpus[i].lock);
 	}
 	free(f->cpus);
@@ -275,6 +277,8 @@ static int start_cpu(struct fwd_cpu *c)
 	struct fr_forward *f = c->f;
 	int err;
 
+	if (!c->scratch && !(c->scratch = malloc(FR_RECORD_SCRATCH)))
+		return -ENOMEM;
 	c->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (c->stop_fd < 0)
 		return -errno;

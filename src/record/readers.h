@@ -14,13 +14,18 @@
 
 struct fr_forward;
 
+/* A record a fr_record_fn writes in place of the one read: at most this. */
+#define FR_RECORD_SCRATCH (64u << 10)
+
 /* Called by the reader threads for every record of CPU index ci (must be
  * thread-safe): sets *time (0 if none), for the per-CPU time range (the
- * session also notes the record's kernel addresses there); returns 1 when
- * the record is left out of the sample stream (the recorder's own, or a
- * sideband record the session took), else 0. */
-typedef int (*fr_record_fn)(void *ctx, size_t ci, const struct perf_event_header *h,
-			    uint64_t *time);
+ * session also notes the record's kernel addresses there); may point *h at
+ * a record it wrote in scratch (FR_RECORD_SCRATCH bytes, the CPU's own),
+ * which is appended in the read one's place (the offcpu event's batches,
+ * packed); returns 1 when the record is left out of the sample stream (the
+ * recorder's own, or a sideband record the session took), else 0. */
+typedef int (*fr_record_fn)(void *ctx, size_t ci, const struct perf_event_header **h,
+			    uint64_t *time, void *scratch);
 
 /* Where the readers' records go, as their source decides: CPU index ci's
  * writer of RECORDS chunks with its own zstd context (an appender of the

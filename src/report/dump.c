@@ -149,7 +149,7 @@ static void offcpu_fields(const struct fr_sample *s, char *buf, size_t len)
 	struct fr_offcpu_batch b;
 
 	if (!fr_offcpu_batch__parse(s->raw, s->raw_size, &b))
-		snprintf(buf, len, " switches n=%u", b.nr);   /* one line each below */
+		snprintf(buf, len, " switches n=%u%s", b.nr, b.packed ? " packed" : "");   /* a line each below */
 	else if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
 		snprintf(buf, len, " switch prev=%u/%u state=%c next=%u/%u delay_ns=%u", sw.prev_pid,
 			 sw.prev_tid, st[sw.state], sw.next_pid, sw.next_tid, sw.delay_ns);

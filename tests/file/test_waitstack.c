@@ -1,7 +1,7 @@
 /* tests/file/test_waitstack.c: CUnit suite for the raw data of offcpu samples
- * (src/file/waitstack.c): a batch of switches, a single switch and a wait's
- * stacks read back as laid out in doc/format.md; every short, unknown or
- * out-of-range record refused.
+ * (src/file/waitstack.c): a batch of switches (as written and packed), a
+ * single switch and a wait's stacks read back as laid out in doc/format.md;
+ * every short, unknown or out-of-range record refused.
  */
 #include "config.h"
 #include "src/file/waitstack.h"
@@ -145,11 +145,104 @@ static void test_stack(void)
 			-EBADMSG);
 }
 
+/* Every switch of a batch and its time, as read: 0, or -1 where it does not parse. */
+static int read_all(const void *raw, size_t size, struct fr_offcpu_switch *sw, uint64_t *t,
+		    size_t max, size_t *n)
+{
+	struct fr_offcpu_batch b;
+
+	*n = 0;
+	if (fr_offcpu_batch__parse(raw, size, &b))
+		return -1;
+	while (*n < max && !fr_offcpu_batch__next(&b, &sw[*n], &t[*n]))
+		(*n)++;
+	return 0;
+}
+
+/* A batch packed reads back switch for switch as the batch; fields at their
+ * largest take 5 bytes; a time going back, a cap too small and a batch of
+ * another kind are not packed; a packed batch cut short, with a field of
+ * six bytes, past 2^30 ns or with an id past 32 bits is refused whole. */
+static void test_packed(void)
+{
+	enum { NR = 6 };
+	unsigned char raw[24 + NR * 16] = { 0 }, out[24 + NR * 20 + 8], bad[sizeof(out)];
+	static const uint32_t dt[NR] = { 0, 0, 1, 127, 70000, (1u << 30) - 1 };
+	static const uint32_t tid[NR] = { 42, 0, 4000000, 7, UINT32_MAX, 9 };
+	static const uint32_t pid[NR] = { 42, 0, 3999999, 7, UINT32_MAX, 1 };
+	static const uint32_t delay[NR] = { 0, 99, UINT32_MAX, 0, 128, 3 };
+	struct fr_offcpu_switch a[NR + 1], b[NR + 1];
+	uint64_t ta[NR + 1], tb[NR + 1];
+	size_t len, na, nb;
+
+	raw[0] = FR_OFFCPU_BATCH;
+	raw[1] = NR;
+	put32(raw + 4, 5);
+	put32(raw + 8, 5);
+	put64(raw + 16, 7000000000ull);
+	for (int i = 0; i < NR; i++) {
+		put32(raw + 24 + 16 * i, dt[i] | (uint32_t)(i % 4) << 30);
+		put32(raw + 28 + 16 * i, tid[i]);
+		put32(raw + 32 + 16 * i, pid[i]);
+		put32(raw + 36 + 16 * i, delay[i]);
+	}
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__pack(raw, sizeof(raw), out, sizeof(out), &len), 0);
+	CU_ASSERT(len < sizeof(raw));
+	CU_ASSERT_EQUAL(fr_offcpu__kind(out, len), FR_OFFCPU_PACKED);
+	CU_ASSERT_EQUAL_FATAL(read_all(raw, sizeof(raw), a, ta, NR + 1, &na), 0);
+	CU_ASSERT_EQUAL_FATAL(read_all(out, len, b, tb, NR + 1, &nb), 0);
+	CU_ASSERT_EQUAL_FATAL(na, NR);
+	CU_ASSERT_EQUAL_FATAL(nb, NR);
+	for (int i = 0; i < NR; i++) {
+		CU_ASSERT_EQUAL(ta[i], tb[i]);
+		CU_ASSERT_EQUAL(tb[i], 7000000000ull + dt[i]);
+		CU_ASSERT(a[i].state == b[i].state && b[i].state == (enum fr_switch_state)(i % 4));
+		CU_ASSERT(a[i].prev_tid == b[i].prev_tid && a[i].prev_pid == b[i].prev_pid);
+		CU_ASSERT(b[i].next_tid == tid[i] && b[i].next_pid == pid[i]);
+		CU_ASSERT_EQUAL(b[i].delay_ns, delay[i]);
+	}
+	/* padded as perf pads raw data: trailing zeros are not switches */
+	memset(out + len, 0, 8);
+	CU_ASSERT_EQUAL(read_all(out, len + 8, b, tb, NR + 1, &nb), 0);
+	CU_ASSERT_EQUAL(nb, NR);
+	/* not packed */
+	CU_ASSERT_EQUAL(fr_offcpu_batch__pack(raw, sizeof(raw), out, 24 + 20, &len), -EINVAL);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__pack(raw, sizeof(raw) - 1, out, sizeof(out), &len), -EINVAL);
+	put32(raw + 24 + 16 * 3, 0);   /* the fourth switch before the third */
+	CU_ASSERT_EQUAL(fr_offcpu_batch__pack(raw, sizeof(raw), out, sizeof(out), &len), -EINVAL);
+	put32(raw + 24 + 16 * 3, 127 | 3u << 30);
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__pack(raw, sizeof(raw), out, sizeof(out), &len), 0);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__pack(out, len, bad, sizeof(bad), &na), -EINVAL);
+	/* refused whole: every cut short */
+	for (size_t cut = 24; cut < len; cut++)
+		CU_ASSERT_EQUAL(fr_offcpu_batch__parse(out, cut, &(struct fr_offcpu_batch){ 0 }),
+				-EBADMSG);
+	/* a field of six bytes: the first switch's tid (after its one-byte first field) */
+	memcpy(bad, out, 24);
+	memcpy(bad + 24, "\x00\x80\x80\x80\x80\x80\x00\x00", 8);
+	bad[1] = 1;
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(bad, 32, &(struct fr_offcpu_batch){ 0 }), -EBADMSG);
+	/* a tid of 33 bits */
+	memcpy(bad + 24, "\x00\x80\x80\x80\x80\x10\x00\x00", 8);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(bad, 32, &(struct fr_offcpu_batch){ 0 }), -EBADMSG);
+	/* within 32 bits it reads */
+	memcpy(bad + 24, "\x00\x80\x80\x80\x80\x0f\x00\x00", 8);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(bad, 32, &(struct fr_offcpu_batch){ 0 }), 0);
+	/* two switches of 2^29 ns: past 2^30 - 1 after base */
+	bad[1] = 2;
+	memcpy(bad + 24, "\x80\x80\x80\x80\x10\x01\x00\x80\x80\x80\x80\x10\x01\x00\x00\x00", 16);
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(bad, 40, &(struct fr_offcpu_batch){ 0 }), -EBADMSG);
+	bad[1] = 1;
+	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(bad, 40, &(struct fr_offcpu_batch){ 0 }), 0);
+}
+
 static const struct fr_test tests[] = {
 	{ "a switch read back; short, unknown, out of range refused", test_switch },
 	{ "a wait's stacks read back; bad counts and sizes refused", test_stack },
 	{ "a batch's switches read back in order, each prev the one before's next; short "
 	  "and empty batches refused", test_batch },
+	{ "a packed batch reads back as the batch; what cannot be packed is not; a packed "
+	  "batch that does not decode refused", test_packed },
 	{ NULL, NULL },
 };
 
