@@ -100,14 +100,23 @@ static int unpack(const uint8_t **p, const uint8_t *end, uint32_t *dt, struct fr
 	return 0;
 }
 
+/* A batch as the program writes it, whole: its count, or 0 (another kind,
+ * no switches, or fewer bytes than its count says). */
+static unsigned int batch_nr(const uint8_t *p, size_t raw_size)
+{
+	if (fr_offcpu__kind(p, raw_size) != FR_OFFCPU_BATCH ||
+	    raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC)
+		return 0;
+	return p[1];
+}
+
 int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_batch *b)
 {
 	const uint8_t *p = raw, *q;
 	enum fr_offcpu_kind kind = fr_offcpu__kind(raw, raw_size);
 	struct fr_offcpu_switch sw;
 
-	if ((kind != FR_OFFCPU_BATCH && kind != FR_OFFCPU_PACKED) || !p[1] ||
-	    (kind == FR_OFFCPU_BATCH && raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC))
+	if (kind == FR_OFFCPU_BATCH ? !batch_nr(p, raw_size) : kind != FR_OFFCPU_PACKED || !p[1])
 		return -EBADMSG;
 	b->nr = p[1];
 	b->at = 0;
@@ -117,10 +126,11 @@ int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_ba
 	b->prev_pid = fr_get32(p + 8);
 	b->base = fr_get64(p + 16);
 	b->recs = p + BATCH_HEAD;
+	b->end = p + raw_size;
 	/* a packed batch is checked whole here, so that next cannot fail */
 	q = b->recs;
 	for (uint32_t i = 0, dt = 0; b->packed && i < b->nr; i++)
-		if (unpack(&q, p + raw_size, &dt, &sw))
+		if (unpack(&q, b->end, &dt, &sw))
 			return -EBADMSG;
 	return 0;
 }
@@ -135,8 +145,7 @@ int fr_offcpu_batch__next(struct fr_offcpu_batch *b, struct fr_offcpu_switch *sw
 		return -ENOENT;
 	b->at++;
 	if (b->packed) {
-		/* checked by parse: within the record */
-		if (unpack(&b->recs, b->recs + (size_t)PACKED_MAX, &b->dt, sw))
+		if (unpack(&b->recs, b->end, &b->dt, sw))   /* checked by parse */
 			return -ENOENT;
 		*time = b->base + b->dt;
 	} else {
@@ -160,16 +169,16 @@ int fr_offcpu_batch__pack(const void *raw, size_t raw_size, void *out, size_t ca
 {
 	const uint8_t *p = raw;
 	uint8_t *o = out, *end;
+	unsigned int nr = batch_nr(p, raw_size);
 	uint32_t last = 0;
 
-	if (fr_offcpu__kind(raw, raw_size) != FR_OFFCPU_BATCH || !p[1] ||
-	    raw_size < BATCH_HEAD + (size_t)p[1] * BATCH_REC || cap < BATCH_HEAD)
+	if (!nr || cap < BATCH_HEAD)
 		return -EINVAL;
 	memcpy(o, p, BATCH_HEAD);
 	o[0] = FR_OFFCPU_PACKED;
 	end = o + cap;
 	o += BATCH_HEAD;
-	for (size_t i = 0; i < p[1]; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		const uint8_t *r = p + BATCH_HEAD + i * BATCH_REC;
 		uint32_t ds = fr_get32(r), dt = ds & DT_MASK;
 		uint32_t tid = fr_get32(r + 4), pid = fr_get32(r + 8);

@@ -37,7 +37,8 @@ struct fr_offcpu_batch {
 	uint32_t prev_tid, prev_pid;   /* the next switch's prev */
 	uint32_t dt;          /* packed: the last switch's time after base */
 	int packed;
-	const uint8_t *recs;  /* nr records of 16 bytes, or the packed switches */
+	const uint8_t *recs;  /* the next switch: records of 16 bytes, or packed */
+	const uint8_t *end;   /* the raw data's end */
 };
 
 struct fr_wait_stack {

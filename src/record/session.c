@@ -303,12 +303,6 @@ struct fr_evlist *fr_session__evlist(const struct fr_session *s)
 	return s->el;
 }
 
-/* The offcpu event (record --off-cpu-thresh's BPF output). */
-static bool is_offcpu(const struct fr_event *ev)
-{
-	return ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT;
-}
-
 /* Note the kernel addresses a decoded sample holds, for the KSYMS blob. */
 static void note_kernel_addrs(struct fr_session *s, const struct perf_event_header *h,
 			      const struct fr_sample *smp)
@@ -351,7 +345,7 @@ int fr_session_decode_sample(struct fr_session *s, const struct perf_event_heade
 		return err;
 	if (ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN))
 		note_kernel_addrs(s, h, smp);
-	else if (is_offcpu(ev))
+	else if (fr_session_is_offcpu(ev))
 		note_wait_stack(s, smp);
 	return 0;
 }
@@ -576,39 +570,38 @@ uint64_t fr_session__bytes(const struct fr_session *s)
 	return s->src->ops->bytes ? s->src->ops->bytes(s->src) : 0;
 }
 
-/* The readers' per-record hook (reader threads): the record's time, and its
- * kernel addresses noted for the KSYMS blob; 1 when it is left out (the
- * recorder's own) or taken into the CPU's sideband queue. */
-/* An offcpu sample holding a batch of switches, rewritten in scratch with
- * the batch packed (16 bytes a switch to ~9: the readers' copies and zstd
- * take time by the byte, doc/design-notes.md), or h where it does not
- * shrink or is not one. */
+/* An offcpu sample (h, decoded in smp) holding a batch of switches,
+ * rewritten in scratch with the batch packed (16 bytes a switch to ~9: the
+ * readers' copies and zstd take time by the byte, doc/design-notes.md), or h
+ * where it does not shrink or is not one. */
 static const struct perf_event_header *pack_batch(const struct perf_event_header *h,
-						  const struct fr_event *ev, uint8_t *scratch)
+						  const struct fr_sample *smp, uint8_t *scratch)
 {
-	struct fr_sample smp;
 	size_t raw_off, tail, len, size;
 
-	if (fr_record__parse_sample(h, ev->attr.sample_type, ev->attr.sample_regs_user, &smp) ||
-	    fr_offcpu__kind(smp.raw, smp.raw_size) != FR_OFFCPU_BATCH)
+	if (fr_offcpu__kind(smp->raw, smp->raw_size) != FR_OFFCPU_BATCH)
 		return h;
-	raw_off = (size_t)((const uint8_t *)smp.raw - (const uint8_t *)h);
-	tail = h->size - raw_off - smp.raw_size;
-	if (raw_off + smp.raw_size + tail > FR_RECORD_SCRATCH ||
-	    fr_offcpu_batch__pack(smp.raw, smp.raw_size, scratch + raw_off,
+	raw_off = (size_t)((const uint8_t *)smp->raw - (const uint8_t *)h);
+	tail = h->size - raw_off - smp->raw_size;
+	if (raw_off + smp->raw_size + tail > FR_RECORD_SCRATCH ||
+	    fr_offcpu_batch__pack(smp->raw, smp->raw_size, scratch + raw_off,
 				  FR_RECORD_SCRATCH - raw_off - tail - 8, &len))
 		return h;
 	size = ((len + 4 + 7) & ~(size_t)7) - 4;   /* u32 size + data: whole u64s, as perf's */
-	if (size >= smp.raw_size)
+	if (size >= smp->raw_size)
 		return h;
 	memcpy(scratch, h, raw_off - 4);
 	memset(scratch + raw_off + len, 0, size - len);
-	memcpy(scratch + raw_off + size, (const uint8_t *)smp.raw + smp.raw_size, tail);
+	memcpy(scratch + raw_off + size, (const uint8_t *)smp->raw + smp->raw_size, tail);
 	fr_put32(scratch + raw_off - 4, (uint32_t)size);
 	((struct perf_event_header *)(void *)scratch)->size = (uint16_t)(raw_off + size + tail);
 	return (const struct perf_event_header *)(void *)scratch;
 }
 
+/* The readers' per-record hook (reader threads): the record's time, and its
+ * kernel addresses noted for the KSYMS blob; an offcpu batch packed into
+ * scratch; 1 when it is left out (the recorder's own) or taken into the
+ * CPU's sideband queue. A sample is decoded once, for both. */
 static int reader_record(void *ctx, size_t ci, const struct perf_event_header **hp,
 			 uint64_t *time, void *scratch)
 {
@@ -616,6 +609,7 @@ static int reader_record(void *ctx, size_t ci, const struct perf_event_header **
 	const struct perf_event_header *h = *hp;
 	const struct fr_event *ev = fr_evlist__event(s->el, 0);
 	struct fr_sample smp;
+	bool decoded = false;
 	size_t i;
 
 	/* an id not in the map: an event opened for a CPU back online whose
@@ -634,11 +628,13 @@ static int reader_record(void *ctx, size_t ci, const struct perf_event_header **
 	if (s->sbq && fr_record__is_process(h->type) && !sbq_take(s, ci, h, ev))
 		return 1;
 	if (h->type == PERF_RECORD_SAMPLE && fr_session_notes_kernel(s, ev))
-		fr_session_decode_sample(s, h, ev, &smp);
+		decoded = !fr_session_decode_sample(s, h, ev, &smp);
 	if (fr_record__time(h, ev->attr.sample_type, time))
 		*time = 0;
-	if (h->type == PERF_RECORD_SAMPLE && is_offcpu(ev))
-		*hp = pack_batch(h, ev, scratch);
+	if (h->type == PERF_RECORD_SAMPLE && fr_session_is_offcpu(ev) &&
+	    (decoded || !fr_record__parse_sample(h, ev->attr.sample_type,
+						 ev->attr.sample_regs_user, &smp)))
+		*hp = pack_batch(h, &smp, scratch);
 	return 0;
 }
 

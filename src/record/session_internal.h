@@ -210,14 +210,18 @@ const struct fr_event *fr_session_record_event(const struct fr_session *s,
  * threads seemed to run the whole window). */
 bool fr_session_own_record(const struct fr_session *s, const struct perf_event_header *h,
 			   const struct fr_event *ev);
+/* ev is the offcpu event (record --off-cpu-thresh's BPF output). */
+static inline bool fr_session_is_offcpu(const struct fr_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE && ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT;
+}
 /* ev's samples hold kernel addresses to note for the KSYMS blob (an IP, a
  * callchain, or an offcpu sample's raw stacks), and kallsyms is loaded
  * (inline: the forward readers ask it of every record). */
 static inline bool fr_session_notes_kernel(const struct fr_session *s, const struct fr_event *ev)
 {
 	return s->ksyms && ((ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ||
-			    (ev->attr.type == PERF_TYPE_SOFTWARE &&
-			     ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT));
+			    fr_session_is_offcpu(ev));
 }
 /* Decode a sample for its pid and note its kernel addresses for the KSYMS
  * blob when its event records some. 0, or -errno. */
