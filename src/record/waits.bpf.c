@@ -2,7 +2,7 @@
  * each context switch (who went out, in what state, after how long
  * runnable before that run, who came in) appended to its CPU's batch, which
  * goes out as one sample of the offcpu event when full, before a wait's
- * stack, and at each tick of a CPU clock timer (fr_flush); for a sleep of
+ * stack, and at a CPU clock tick once 5 ms old (fr_tick, fr_flush); for a sleep of
  * thresh_ns or more (a shorter one of d ns with probability d / scale, the
  * CPU's scale following a budget of such stacks: waits_rate.h) its kernel
  * stack at the switch-in and, as the thread returns to user space
@@ -28,6 +28,7 @@
 enum { KIND_SWITCH = 1, KIND_STACK = 2, KIND_BATCH = 3 };
 #define BATCH 255             /* switches per batch sample (nr is a byte) */
 #define DT_MAX (1u << 30)     /* a batch spans less than this (ns): dt and state share a u32 */
+#define FLUSH_AGE_NS 5000000  /* a tick writes a batch out once its first switch is this old */
 #define MAX_CPUS 1024         /* ticks[] (a CPU past it is flushed, not told) */
 enum { ST_R, ST_S, ST_D, ST_DEAD };
 #define F_USER 1              /* user[] holds the user stack as the waiter returned to user space */
@@ -146,9 +147,11 @@ const volatile __u32 stack_target = 12;      /* short waits' stacks a CPU keeps 
  * costs that load's shortcut */
 __u32 nr_pending;
 const volatile __u32 self_tgid = 0;          /* the recorder's own threads: no stacks */
-/* each CPU's last timer tick that left its batch empty (CLOCK_MONOTONIC
- * ns): the recorder waits for one after a snapshot's trigger */
-__u64 ticks[MAX_CPUS];
+/* each CPU's time before which every switch is out, as of its last tick
+ * (CLOCK_MONOTONIC ns): the recorder waits for one past a snapshot's
+ * trigger; on lines of their own, away from nr_pending, which every return
+ * to user space reads */
+__u64 ticks[MAX_CPUS] __attribute__((aligned(64)));
 
 static const struct wait_rec zero;
 
@@ -346,24 +349,44 @@ int BPF_PROG(fr_resume, struct task_struct *task)
 	return 0;
 }
 
-/* A CPU clock timer on each CPU (waits.c): the batch out, so that no switch
- * waits in it longer than a tick; the tick noted for the recorder; the
- * short waits' scale set anew each period. */
-SEC("perf_event")
-int fr_flush(void *ctx)
+/* Each CPU's tick (waits.c: the ticks of a CPU clock sampler of the
+ * recording where one ticks often enough, else a timer of the program's
+ * own): the batch out once its first switch is FLUSH_AGE_NS old, so that no
+ * switch waits in it much longer than a tick, and not at every tick of a
+ * fast sampler (a perf output costs ~2 us whatever it holds); what is out
+ * noted for the recorder; the short waits' scale set anew each period. */
+static __always_inline void tick(void *ctx)
 {
 	__u32 key = 0, cpu = bpf_get_smp_processor_id();
 	struct batch *b = bpf_map_lookup_elem(&batches, &key);
+	__u64 now;
 
 	if (!b)
-		return 0;
-	fr_wrate__tick(&b->rate, thresh_ns, stack_target);
+		return;
+	now = bpf_ktime_get_ns();
+	fr_wrate__tick(&b->rate, now, thresh_ns, stack_target);
 	if (b->busy)
-		return 0;
-	flush(ctx, b);
-	if (cpu < MAX_CPUS)
-		ticks[cpu] = bpf_ktime_get_ns();
-	return 0;   /* no sample of the timer's own */
+		return;
+	if (b->nr && (__s64)(now - b->base) >= FLUSH_AGE_NS)
+		flush(ctx, b);
+	if (cpu < MAX_CPUS)   /* every switch before this is out */
+		ticks[cpu] = b->nr ? b->base : now;
+}
+
+/* at the ticks of the program's own timer: no sample of the timer's own */
+SEC("perf_event")
+int fr_flush(void *ctx)
+{
+	tick(ctx);
+	return 0;
+}
+
+/* at the ticks of the recording's sampler: its sample is kept */
+SEC("perf_event")
+int fr_tick(void *ctx)
+{
+	tick(ctx);
+	return 1;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

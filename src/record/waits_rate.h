@@ -17,15 +17,16 @@
 /* The scale is at most this (ns): the keep test multiplies it by a 32-bit
  * random number (record.h's FR_RECORD_MAX_THRESH_NS is not above it). */
 #define FR_WRATE_MAX_SCALE 4000000000ull
-/* The CPU's timer ticks (FR_WAITS_TICK_NS each) between two settings of
- * the scale: 250 ms. */
-#define FR_WRATE_PERIOD_TICKS 25
+/* The time between two settings of the scale (ns): at the first of the
+ * CPU's ticks this long after the last. */
+#define FR_WRATE_PERIOD_NS 250000000ull
 
 /* One CPU's sampling of short waits. */
 struct fr_wrate {
 	__u64 scale;   /* a wait of d < thresh is kept with probability d / scale; 0: thresh */
 	__u32 taken;   /* short waits kept since the period began */
-	__u32 ticks;   /* the timer's ticks since then */
+	__u32 pad;
+	__u64 start;   /* when the period began (CLOCK_MONOTONIC ns); 0: at the next tick */
 };
 
 /* The scale a wait of d ns would be kept at: thresh for a long one (always
@@ -49,16 +50,26 @@ static __always_inline __u64 fr_wrate__keep(struct fr_wrate *r, __u64 d, __u64 t
 	return s;
 }
 
-/* The CPU's timer ticked: at the end of a period the scale moves half way
- * to the one that would have kept target stacks in it (kept ~ 1 / scale),
- * within [thresh, FR_WRATE_MAX_SCALE]. */
-static __always_inline void fr_wrate__tick(struct fr_wrate *r, __u64 thresh, __u32 target)
+/* The CPU's clock ticked at now: at the end of a period the scale moves
+ * half way to the one that would have kept target stacks in FR_WRATE_PERIOD_NS
+ * (kept ~ 1 / scale; a period that ran long, its ticks late, counts for its
+ * length), within [thresh, FR_WRATE_MAX_SCALE]. */
+static __always_inline void fr_wrate__tick(struct fr_wrate *r, __u64 now, __u64 thresh,
+					   __u32 target)
 {
-	__u64 s = r->scale < thresh ? thresh : r->scale, want;
+	__u64 s = r->scale < thresh ? thresh : r->scale, want, ms;
 
-	if (++r->ticks < FR_WRATE_PERIOD_TICKS)
+	if (!r->start || now < r->start) {
+		r->start = now;
+		return;
+	}
+	ms = (now - r->start) / 1000000;
+	if (ms < FR_WRATE_PERIOD_NS / 1000000)
 		return;
 	want = s * r->taken / (target ? target : 1);
+	if (want > 2 * FR_WRATE_MAX_SCALE)
+		want = 2 * FR_WRATE_MAX_SCALE;   /* clamped below anyway; no overflow next */
+	want = want * (FR_WRATE_PERIOD_NS / 1000000) / ms;
 	s = (s + want) / 2;
 	if (s < thresh)
 		s = thresh;
@@ -66,7 +77,7 @@ static __always_inline void fr_wrate__tick(struct fr_wrate *r, __u64 thresh, __u
 		s = FR_WRATE_MAX_SCALE;
 	r->scale = s;
 	r->taken = 0;
-	r->ticks = 0;
+	r->start = now;
 }
 
 #endif

@@ -1,9 +1,12 @@
 #!/bin/sh
 # tests/e2e/offcpu_flush.sh: the offcpu event's switches wait in per-CPU
-# batches until a timer tick (10 ms); a snapshot must still hold every
-# switch before its trigger. A process exits and a snapshot is asked for at
-# once, ten times, in each mode that reads the rings at a snapshot (backward)
-# or as they fill (--keep); then one more snapshot. A process's last switch
+# batches until a tick finds them 5 ms old; a snapshot must still hold every
+# switch before its trigger. The ticks are the CPU clock sampler's where it
+# ticks often enough (-F 99: no perf event of the programs' own), else a
+# timer's of the programs' own (-F 9: one more perf event a CPU). A process
+# exits and a snapshot is asked for at once, ten times, with each tick and in
+# each mode that reads the rings at a snapshot (backward) or as they fill
+# (--keep); then one more snapshot. A process's last switch
 # (state X) that happened before a snapshot's trigger must be in that
 # snapshot; one that came after it (a loaded machine may run the exiting
 # task's last schedule after its parent reaped it and asked) must be in a
@@ -12,12 +15,28 @@
 
 ns() { awk -v t="$1" 'BEGIN { split(t, a, "."); printf "%d%09d\n", a[1], a[2] }'; }
 
-for mode in backward keep; do
+perf_fds() { ls -l "/proc/$1/fd" | grep -c 'perf_event'; }
+ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
+
+last=
+for run in sampler:backward timer:backward timer:keep sampler:keep; do
+	tick=${run%:*} base=${run#*:}
+	freq=99; [ "$tick" = timer ] && freq=9
+	[ "$base" = "$last" ] || { timer_fds= sampler_fds= last=$base; }
+	mode=$base-$tick
 	mkdir -p "$T/$mode"
-	opt=; [ $mode = keep ] && opt="--keep 30s"
-	record_bg "fl$mode" -a -e cpu-clock -F 9 --off-cpu-thresh 10ms $opt -o "$T/$mode" \
+	opt=; case $mode in keep*) opt="--keep 30s" ;; esac
+	record_bg "fl$mode" -a -e cpu-clock -F $freq --off-cpu-thresh 10ms $opt -o "$T/$mode" \
 		--no-final-snapshot
 	sleep 0.3
+	# the ticks' events: none of their own with the sampler, one a CPU without
+	fds=$(perf_fds $RECPID)
+	if [ "$tick" = timer ]; then timer_fds=$fds; else sampler_fds=$fds; fi
+	if [ -n "$timer_fds" ] && [ -n "$sampler_fds" ]; then
+		[ $((timer_fds - sampler_fds)) -eq "$ncpu" ] ||
+			fail "$last: perf events: $timer_fds with -F 9, $sampler_fds with -F 99 ($ncpu CPUs): \
+the sampler's ticks were not used, or a timer was left open"
+	fi
 	: >"$T/list"
 	n=0
 	while [ $n -lt 10 ]; do

@@ -17,6 +17,7 @@
 #define MS 1000000ull
 #define THRESH (10 * MS)
 #define TARGET 12u   /* 50 a second, a period of 250 ms */
+#define T0 (1000 * 1000 * MS)   /* the first tick's CLOCK_MONOTONIC time */
 
 /* xorshift64*: deterministic, good enough for 32-bit draws */
 static __u64 rng = 0x9e3779b97f4a7c15ull;
@@ -35,13 +36,13 @@ struct run {
 
 /* secs seconds of one CPU: waits of len ns (a short one, or every
  * every_long-th one 50 ms long when every_long > 0), nr_per_tick of them
- * each 10 ms tick. */
-static void simulate(struct fr_wrate *r, int secs, unsigned nr_per_tick, __u64 len,
-		     unsigned every_long, struct run *out)
+ * each tick, a tick every tick_ms. */
+static void simulate_ticks(struct fr_wrate *r, int secs, unsigned tick_ms, unsigned nr_per_tick,
+			   __u64 len, unsigned every_long, struct run *out)
 {
 	unsigned n = 0;
 
-	for (int tick = 0; tick < secs * 100; tick++) {
+	for (unsigned tick = 0; tick < secs * 1000u / tick_ms; tick++) {
 		for (unsigned i = 0; i < nr_per_tick; i++) {
 			__u64 d = every_long && ++n % every_long == 0 ? 50 * MS : len;
 			__u64 s = fr_wrate__keep(r, d, THRESH, d < THRESH ? rnd32() : 0, TARGET);
@@ -61,8 +62,15 @@ static void simulate(struct fr_wrate *r, int secs, unsigned nr_per_tick, __u64 l
 			if (s > out->max_scale)
 				out->max_scale = s;
 		}
-		fr_wrate__tick(r, THRESH, TARGET);
+		fr_wrate__tick(r, T0 + (__u64)tick * tick_ms * MS, THRESH, TARGET);
 	}
+}
+
+/* ... a tick every 10 ms, as the CPU clock's */
+static void simulate(struct fr_wrate *r, int secs, unsigned nr_per_tick, __u64 len,
+		     unsigned every_long, struct run *out)
+{
+	simulate_ticks(r, secs, 10, nr_per_tick, len, every_long, out);
 }
 
 /* A light load (a wait of 1 ms a tick: 10 stacks a second at the
@@ -127,9 +135,29 @@ static void test_burst(void)
 	/* ~TARGET a doubling (8 of them), then d / 2.56 s of each */
 	CU_ASSERT(kept > 100 && kept < 700);
 	/* halving (at least) each quiet period */
-	for (int t = 0; t < 40 * FR_WRATE_PERIOD_TICKS; t++)
-		fr_wrate__tick(&r, THRESH, TARGET);
+	for (__u64 t = 0; t <= 40 * FR_WRATE_PERIOD_NS; t += 10 * MS)
+		fr_wrate__tick(&r, T0 + t, THRESH, TARGET);
 	CU_ASSERT_EQUAL(r.scale, THRESH);
+}
+
+/* The same heavy load with a tick every 200 ms (a slow or throttled
+ * clock): a period runs to 400 ms and counts for its length, so the budget
+ * a second still holds (counted as 250 ms, it would keep 30 a second); and a clock that goes back starts a new period
+ * rather than dividing by a period of none. */
+static void test_late_ticks(void)
+{
+	struct fr_wrate r = { 0 };
+	struct run o = { 0 };
+	double rate;
+
+	simulate_ticks(&r, 60, 200, 8000, 200 * US, 0, &o);
+	rate = (double)o.kept / 60;
+	CU_ASSERT(rate > 35 && rate < 75);
+	CU_ASSERT(r.scale > 10 * THRESH && r.scale < 30 * THRESH);
+	fr_wrate__tick(&r, T0, THRESH, TARGET);
+	CU_ASSERT_EQUAL(r.start, T0);
+	fr_wrate__tick(&r, T0 + MS, THRESH, TARGET);
+	CU_ASSERT_EQUAL(r.start, T0);
 }
 
 static const struct fr_test tests[] = {
@@ -137,6 +165,7 @@ static const struct fr_test tests[] = {
 	{ "heavy load: the budget, unbiased", test_heavy },
 	{ "long waits always", test_long_always },
 	{ "a burst", test_burst },
+	{ "late ticks: periods by time", test_late_ticks },
 	{ NULL, NULL },
 };
 
