@@ -12,12 +12,17 @@
 #include "src/record/record.h"
 
 #define FR_WAITS_EVENT FR_OFFCPU_EVENT
-#define FR_WAITS_TICK_NS 10000000ull   /* a switch waits in its CPU's batch at most this long */
+/* The programs' own timer's period, where no sampler of the recording ticks
+ * every 2 of it (a switch waits in its CPU's batch about two ticks at most) */
+#define FR_WAITS_TICK_NS 10000000ull
 
 struct fr_waits;
 
 /* Load and attach the programs, writing into el's FR_WAITS_EVENT (opened
- * per CPU, system-wide): every context switch, and the stacks of every wait
+ * per CPU, system-wide), flushing each CPU's batch at the ticks of el's
+ * first CPU clock sampler that ticks every 2 FR_WAITS_TICK_NS or faster at
+ * every privilege level (its samples kept), else of a timer of their own:
+ * every context switch, and the stacks of every wait
  * of thresh_ns or more, of a shorter one of d ns with probability d / scale,
  * each CPU's scale (>= thresh_ns) set every 250 ms to keep about rate such
  * stacks a second (waits_rate.h); no stacks of process self's threads.
@@ -26,8 +31,9 @@ struct fr_waits;
  * without BTF or BPF trampolines). Nothing is printed. */
 int fr_waits__open(struct fr_evlist *el, uint64_t thresh_ns, uint32_t rate, int self,
 		   struct fr_waits **out);
-/* Each CPU's batch of switches written out: returns once every CPU's timer
- * ticked since the call (a few ticks at most). The evlist's writer flush. */
+/* Each CPU's batch of switches written out: returns once every CPU's tick
+ * says that the switches before the call are out (about two ticks; at most
+ * 6 FR_WAITS_TICK_NS). The evlist's writer flush. */
 void fr_waits__flush(struct fr_waits *w);
 /* Detach and unload (before el's events are closed). NULL is a no-op. */
 void fr_waits__delete(struct fr_waits *w);

@@ -17,9 +17,9 @@
 #include "src/util.h"
 
 /* The offcpu event's switches reach the report in batches, each on its
- * CPU's stream at the time it was written, up to a timer tick (10 ms) after
- * its first switch: what offcpu.c is told is held this long and handed on in
- * the order it happened. */
+ * CPU's stream at the time it was written, up to about two ticks (20 ms)
+ * after its first switch: what offcpu.c is told is held this long and
+ * handed on in the order it happened. */
 #define ORDER_NS 100000000ull
 
 enum item_kind { IT_SWITCH, IT_STACK, IT_FORK, IT_DEAD, IT_WAKEUP };
