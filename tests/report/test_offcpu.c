@@ -652,6 +652,63 @@ static void test_thresh_scaled(void)
 	fr_offcpu__delete(oc);
 }
 
+/* Long waits with no stack whose stack was not lost: the recorder's own
+ * threads' (its programs take none: fr_offcpu__set_unstacked) and one that
+ * began before the window (the recording did not see it begin); each
+ * counted apart from the lost one, and named in the folded set. */
+struct leaf_ns {
+	uint64_t own, before, nostack;
+};
+
+static int leaf_cb(void *ctx, const char *comm, const struct fr_sym *const *frames, size_t n,
+		   uint64_t weight, uint64_t samples, uint64_t period)
+{
+	struct leaf_ns *l = ctx;
+
+	(void)comm;
+	(void)samples;
+	(void)period;
+	if (n != 2)
+		return 0;
+	if (!strcmp(frames[0]->name, "[the recorder's own: stack not taken]"))
+		l->own += weight;
+	else if (!strcmp(frames[0]->name, "[began before the window: stack not recorded]"))
+		l->before += weight;
+	else if (!strcmp(frames[0]->name, "[stack not recorded]"))
+		l->nostack += weight;
+	return 0;
+}
+
+static void test_thresh_unstacked(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_offcpu_totals t;
+	struct leaf_ns l = { 0 };
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	fr_offcpu__set_thresh(oc, 10 * MS);
+	fr_offcpu__set_unstacked(oc, 42);
+	/* thread 15 in at T0 + 40 ms: its wait began before the window */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 40 * MS), 0);
+	/* the recorder's thread 43: 30 ms */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 42, 43, T0 + 100 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 43, T0 + 130 * MS), 0);
+	/* thread 15: 20 ms, its stack lost */
+	wait_ms(oc, 200, 220, FR_WAIT_S);
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.unstacked_pid, 42);
+	CU_ASSERT_EQUAL(t.long_stacks, 0);
+	CU_ASSERT_EQUAL(t.long_unstacked, 1);
+	CU_ASSERT_EQUAL(t.long_before, 1);
+	CU_ASSERT_EQUAL(t.long_lost, 1);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), leaf_cb, &l), 0);
+	CU_ASSERT_EQUAL(l.own, 30 * MS);
+	CU_ASSERT_EQUAL(l.before, 40 * MS);
+	CU_ASSERT_EQUAL(l.nostack, 20 * MS);
+	fr_offcpu__delete(oc);
+}
+
 static const struct fr_test tests[] = {
 	{ "prev_state to S, D, R or dead", test_state },
 	{ "a wait: switch-out, wakeup, switch-in; preemption is delay", test_wait_and_delay },
@@ -665,6 +722,7 @@ static const struct fr_test tests[] = {
 	{ "--off-cpu-thresh: stacks after the switch-in, short waits sampled", test_thresh },
 	{ "--off-cpu-thresh: short waits at a scale above the threshold", test_thresh_scaled },
 	{ "--off-cpu-thresh: a stack read before its switch-in", test_thresh_early },
+	{ "--off-cpu-thresh: the recorder's own waits, and those begun before", test_thresh_unstacked },
 	{ NULL, NULL },
 };
 

@@ -13,6 +13,7 @@
 #include "base/grow.h"
 #include "base/hmap.h"
 #include "src/report/offcpu/offcpu.h"
+#include "src/report/offcpu/offcpu_int.h"
 
 /* The outermost frame of an off-CPU stack names its state, so that off-CPU
  * stacks stand apart from on-CPU ones under each thread. */
@@ -30,65 +31,11 @@ static const struct fr_sym newborn_sym = { "[new thread: runnable until its firs
 					   "[off-cpu]", "[off-cpu]", true, false, false, 0 };
 static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", "[off-cpu]",
 					   true, false, false, 0 };
+static const struct fr_sym unstacked_sym = { "[the recorder's own: stack not taken]", "[off-cpu]",
+					     "[off-cpu]", true, false, false, 0 };
 /* record --off-cpu-thresh: a wait's stack is taken as it ends */
 static const struct fr_sym waiting_sym = { "[still waiting at the window's end: stack not taken yet]",
 					   "[off-cpu]", "[off-cpu]", true, false, false, 0 };
-
-enum tstate { T_FRESH, T_RUN, T_OFF, T_DEAD };
-
-struct thr {
-	uint32_t pid, tid;
-	const char *comm;
-	enum tstate st;
-	uint64_t start, end, since, on, off[FR_WAIT_NR], delay, waits;
-	uint64_t unknown;                 /* not known on- or off-CPU: a switch-out not recorded */
-	uint64_t outs;                    /* switch-outs seen */
-	bool doubled;                     /* switched in again without a switch-out seen */
-	bool in_told;                     /* per task: this run's switch-in came from the switch
-					   * that brought it in; its own record tells it again */
-	bool sel, ever_sel;               /* selected now (as of sel_pid, sel_comm); ever */
-	uint32_t sel_pid;
-	const char *sel_comm;
-	bool sel_known;
-	struct fr_wait w;                 /* the open wait (T_OFF) */
-	struct fr_wait done;              /* thresh: the last wait closed without a stack, */
-	bool done_open, done_sel;         /* waiting for its offcpu-stack sample */
-	struct fr_frame *early;           /* thresh: a stack read before the switch-in that */
-	size_t nr_early, cap_early;       /* ends the open wait (its stamp ran late): kept */
-	uint64_t early_off, early_thresh; /* for that close; early_off 0: none */
-	struct fr_wait last;              /* the last wait closed, for a delay told later */
-	bool last_open, last_sel;
-	size_t last_idx;                  /* its place in waits (keep), else SIZE_MAX */
-	const struct fr_sym *leaf;        /* a placeholder stack, or NULL: frames */
-	struct fr_frame *frames;          /* the open wait's stack, leaf first */
-	size_t nr_frames, cap_frames;
-};
-
-struct fr_offcpu {
-	uint64_t t0, t1;
-	uint64_t thresh;                  /* the stacks of waits come apart (offcpu-stack) */
-	bool keep, finished;
-	struct thr *thr;
-	size_t nr_thr, cap_thr;
-	struct fr_hmap index;             /* tid -> its newest thr */
-	struct fr_wait *waits;
-	size_t nr_waits, cap_waits;
-	struct fr_wait *unknowns;         /* keep: the times not known, for the timelines */
-	size_t nr_unknowns, cap_unknowns;
-	struct fr_offcpu_totals tot;
-	struct fr_folded *folded;
-	fr_offcpu_sink sink;
-	void *sink_ctx;
-	fr_offcpu_select select;          /* NULL: every thread */
-	void *select_ctx;
-	fr_offcpu_identify identify;      /* NULL: only what the switches say */
-	void *identify_ctx;
-	uint32_t *shown;                  /* after finish: the threads the views show */
-	size_t nr_shown;
-	struct fr_frame *scratch;
-	size_t cap_scratch;
-	struct fr_wakers *wakers;         /* each wait's waker joined (wakers.c), or NULL */
-};
 
 int fr_offcpu__frame_state(const struct fr_sym *outer)
 {
@@ -132,34 +79,6 @@ void fr_offcpu__delete(struct fr_offcpu *oc)
 	fr_hmap__exit(&oc->index);
 	fr_folded__delete(oc->folded);
 	free(oc);
-}
-
-void fr_offcpu__set_sink(struct fr_offcpu *oc, fr_offcpu_sink sink, void *ctx)
-{
-	oc->sink = sink;
-	oc->sink_ctx = ctx;
-}
-
-void fr_offcpu__set_wakers(struct fr_offcpu *oc, struct fr_wakers *wk)
-{
-	oc->wakers = wk;
-}
-
-struct fr_wakers *fr_offcpu__wakers(const struct fr_offcpu *oc)
-{
-	return oc->wakers;
-}
-
-void fr_offcpu__set_select(struct fr_offcpu *oc, fr_offcpu_select select, void *ctx)
-{
-	oc->select = select;
-	oc->select_ctx = ctx;
-}
-
-void fr_offcpu__set_identify(struct fr_offcpu *oc, fr_offcpu_identify identify, void *ctx)
-{
-	oc->identify = identify;
-	oc->identify_ctx = ctx;
 }
 
 /* The thread's process and name where its switches did not say them. */
@@ -335,6 +254,7 @@ static int settle(struct fr_offcpu *oc, struct thr *t)
 {
 	struct fr_wait *w = &t->done;
 	uint64_t ns = w->end - w->start;
+	bool mine;
 
 	if (!t->done_open)
 		return 0;
@@ -346,10 +266,14 @@ static int settle(struct fr_offcpu *oc, struct thr *t)
 		}
 		return 0;
 	}
-	if (t->done_sel && !w->cut_end)
-		oc->tot.long_lost++;
-	return t->done_sel ? fold(oc, t, w, w->cut_end ? &waiting_sym : w->cut_start ? &before_sym :
-				  &nostack_sym, NULL, 0, ns) : 0;
+	if (!t->done_sel)
+		return 0;
+	mine = oc->tot.unstacked_pid && t->pid == oc->tot.unstacked_pid;
+	if (!w->cut_end)
+		*(mine ? &oc->tot.long_unstacked : w->cut_start ? &oc->tot.long_before :
+		  &oc->tot.long_lost) += 1;
+	return fold(oc, t, w, w->cut_end ? &waiting_sym : mine ? &unstacked_sym :
+		    w->cut_start ? &before_sym : &nostack_sym, NULL, 0, ns);
 }
 
 /* The thread's own sums take every wait; the totals and the stacks only
@@ -550,16 +474,6 @@ int fr_offcpu__ran(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 	return close_wait(oc, t, t->w.wake && t->w.wake < time ? t->w.wake : time);
 }
 
-void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns)
-{
-	oc->thresh = thresh_ns;
-}
-
-uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc)
-{
-	return oc->thresh;
-}
-
 int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 			  uint64_t thresh_ns, const struct fr_rsample *s)
 {
@@ -696,51 +610,4 @@ int fr_offcpu__finish(struct fr_offcpu *oc)
 	}
 	oc->finished = true;
 	return err;
-}
-
-const struct fr_wait *fr_offcpu__waits(const struct fr_offcpu *oc, size_t *n)
-{
-	*n = oc->nr_waits;
-	return oc->waits;
-}
-
-const struct fr_wait *fr_offcpu__unknowns(const struct fr_offcpu *oc, size_t *n)
-{
-	*n = oc->nr_unknowns;
-	return oc->unknowns;
-}
-
-void fr_offcpu__totals(const struct fr_offcpu *oc, struct fr_offcpu_totals *t)
-{
-	*t = oc->tot;
-}
-
-size_t fr_offcpu__nr_threads(const struct fr_offcpu *oc)
-{
-	return oc->shown ? oc->nr_shown : oc->nr_thr;
-}
-
-size_t fr_offcpu__nr_all_threads(const struct fr_offcpu *oc)
-{
-	return oc->nr_thr;
-}
-
-void fr_offcpu__thread(const struct fr_offcpu *oc, size_t i, struct fr_thread_time *tt)
-{
-	const struct thr *t = &oc->thr[oc->shown ? oc->shown[i] : i];
-
-	*tt = (struct fr_thread_time){ t->pid, t->tid, t->comm, t->start, t->end, t->on,
-				       { 0 }, t->delay, t->waits, t->unknown, i };
-	memcpy(tt->off_ns, t->off, sizeof(tt->off_ns));
-}
-
-void fr_offcpu__window(const struct fr_offcpu *oc, uint64_t *t0, uint64_t *t1)
-{
-	*t0 = oc->t0;
-	*t1 = oc->t1;
-}
-
-struct fr_folded *fr_offcpu__folded(struct fr_offcpu *oc)
-{
-	return oc->folded;
 }

@@ -43,6 +43,12 @@ struct fr_offcpu_totals {
 	 * least and most scale they were sampled at (probability length / scale) */
 	uint64_t long_stacks, long_lost, short_waits, short_ns, short_sampled, short_weight_ns;
 	uint64_t short_scale_min, short_scale_max;
+	/* long waits with no stack, not in long_lost: of the process whose
+	 * stacks the recording does not take (fr_offcpu__set_unstacked: the
+	 * recorder's own), and others' that began before the window (the
+	 * recording may not have seen them begin) */
+	uint32_t unstacked_pid;
+	uint64_t long_unstacked, long_before;
 };
 
 struct fr_offcpu;
@@ -103,6 +109,10 @@ int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns);
  * "[stack not recorded]", a short one under the sampled ones' weight. */
 void fr_offcpu__set_thresh(struct fr_offcpu *oc, uint64_t thresh_ns);
 uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc);   /* 0: every stack at its switch */
+/* Process pid's waits have no stacks by design (the recorder's own, which
+ * its programs leave out): its long waits go under "[the recorder's own:
+ * stack not taken]" and are counted apart from the lost ones. 0: none. */
+void fr_offcpu__set_unstacked(struct fr_offcpu *oc, uint32_t pid);
 /* The stack of tid's last closed wait, from an offcpu-stack sample: its
  * length as the kernel measured it (off_ns), the threshold it was sampled
  * under, s->frames leaf first (none: "[stack not recorded]"). */

@@ -179,12 +179,16 @@ int fr_offcpu_in__new(struct fr_reader *rd, struct fr_resolver *res, struct fr_t
 	}
 	if (in->stk_ev) {
 		const char *v = fr_reader__meta(rd, "offcpu_thresh_ns");
-		uint64_t thresh;
+		uint64_t thresh, pid;
 
 		in->stk_chain = *in->stk_ev;
 		in->stk_chain.attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (v && !fr_parse__u64(v, 1, UINT64_MAX, &thresh))
 			fr_offcpu__set_thresh(in->oc, thresh);
+		/* the programs take no stacks of the recorder's own threads */
+		v = fr_reader__meta(rd, "recorder_pid");
+		if (v && !fr_parse__u64(v, 1, INT32_MAX, &pid))
+			fr_offcpu__set_unstacked(in->oc, (uint32_t)pid);
 	}
 	if (sink_fn)
 		fr_offcpu__set_sink(in->oc, sink, in);

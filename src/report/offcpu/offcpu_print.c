@@ -280,8 +280,15 @@ static void print_sampling(const struct fr_offcpu *oc, const struct fr_offcpu_to
 	double hi = t->short_scale_max ? ms(t->short_scale_max) : th;
 
 	fprintf(f, "# stacks of waits (record --off-cpu-thresh %.3f ms): every S and D wait of %.3f "
-		"ms or more: %llu with their stack, %llu whose stack was not recorded\n", th, th,
+		"ms or more: %llu with their stack, %llu whose stack was not recorded", th, th,
 		(unsigned long long)t->long_stacks, (unsigned long long)t->long_lost);
+	if (t->long_before)
+		fprintf(f, "; %llu that began before the window without one (a stack is taken "
+			"only for a wait the recorder saw begin)", (unsigned long long)t->long_before);
+	if (t->long_unstacked)
+		fprintf(f, "; %llu of the recorder's own threads (pid %u), whose stacks it does "
+			"not take", (unsigned long long)t->long_unstacked, t->unstacked_pid);
+	fputc('\n', f);
 	fprintf(f, "# shorter waits: %llu, %.3f ms; %llu sampled (probability length / ",
 		(unsigned long long)t->short_waits, ms(t->short_ns),
 		(unsigned long long)t->short_sampled);
