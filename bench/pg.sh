@@ -24,6 +24,7 @@
 #   bw-nostack      the switches and wakeups without stacks, backward (-m 16M), no BPF
 #   keep-nostack    record -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup
 #                   --keep 60s, no -g on the switches (the service without its BPF programs)
+#   service-cpu     the service's defaults less --off-cpu-thresh: its sampler and window alone
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)

@@ -10,7 +10,7 @@
 #                     waits for it to have started: rings mapped, BPF attached)
 #   stop_rec          the recorder stopped (SIGINT) and waited for; rec=""
 #   rec_configs       the configurations start_rec knows (see pg.sh's header)
-rec="" rec_configs="baseline service service-old offcpu perf perf-nostack service-bw bw-nostack keep-nostack"
+rec="" rec_configs="baseline service service-old service-cpu offcpu perf perf-nostack service-bw bw-nostack keep-nostack"
 # the service's defaults, as data/flightrec.default has them
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
@@ -22,6 +22,8 @@ start_rec() {
 	baseline) rec=""; return 0 ;;
 	service) "$fr" record -q -a $svc_events $svc_window -o "$tmp/rec" --name pgb & rec=$! ;;
 	service-old) "${fr_old:?no --old build given}" record -q -a $svc_events $svc_window -o "$tmp/rec" \
+		--name pgb & rec=$! ;;
+	service-cpu) "$fr" record -q -a ${svc_events%--off-cpu-thresh*} $svc_window -o "$tmp/rec" \
 		--name pgb & rec=$! ;;
 	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
 	service-bw) "$fr" record -q -a $svc_events -m 16M -o "$tmp/rec" --name pgb & rec=$! ;;
