@@ -1,8 +1,9 @@
 /* src/file/waitstack.c: the raw data of an offcpu sample: a batch of
  * switches (a 24-byte header, then 16 bytes each, or packed: LEB128 fields),
  * a single switch (24 bytes, files before batches), or a wait's stacks (a
- * 40-byte header, 64 kernel frame slots, then nr_user user frames); read
- * with checks, and a batch packed.
+ * 48-byte header with the switch-in's time, or 40 bytes in files before it;
+ * 64 kernel frame slots, then nr_user user frames); read with checks, and a
+ * batch packed.
  */
 #include "config.h"
 #include "src/file/waitstack.h"
@@ -13,7 +14,8 @@
 #include "src/util.h"
 
 #define SWITCH_SIZE 24
-#define HEAD 40   /* kind, flags, off_ns, thresh_ns, tid, pid, nr_kernel, nr_user */
+#define HEAD 40   /* kind 2: kind, flags, off_ns, thresh_ns, tid, pid, nr_kernel, nr_user */
+#define HEAD_IN 48   /* kind 5: kind, flags, span_ns, thresh_ns, in_ns, tid, pid, nr_kernel, nr_user */
 #define BATCH_HEAD 24   /* kind, nr, padding, first prev_tid and prev_pid, padding, base */
 #define BATCH_REC 16    /* dt_state, next_tid, next_pid, delay_ns */
 #define DT_MASK ((1u << 30) - 1)
@@ -32,7 +34,9 @@ enum fr_offcpu_kind fr_offcpu__kind(const void *raw, size_t raw_size)
 		return FR_OFFCPU_BATCH;
 	if (p[0] == FR_OFFCPU_PACKED)
 		return FR_OFFCPU_PACKED;
-	return raw_size >= HEAD && fr_get32(p) == FR_OFFCPU_STACK ? FR_OFFCPU_STACK : 0;
+	if (raw_size >= HEAD && fr_get32(p) == FR_OFFCPU_STACK)
+		return FR_OFFCPU_STACK;
+	return raw_size >= HEAD_IN && fr_get32(p) == FR_OFFCPU_STACK_IN ? FR_OFFCPU_STACK_IN : 0;
 }
 
 int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_switch *sw)
@@ -47,6 +51,7 @@ int fr_offcpu_switch__parse(const void *raw, size_t raw_size, struct fr_offcpu_s
 	sw->delay_ns = fr_get32(p + 12);
 	sw->prev_tid = fr_get32(p + 16);
 	sw->prev_pid = fr_get32(p + 20);
+	sw->delay_in = 0;
 	return 0;
 }
 
@@ -122,6 +127,7 @@ int fr_offcpu_batch__parse(const void *raw, size_t raw_size, struct fr_offcpu_ba
 	b->at = 0;
 	b->dt = 0;
 	b->packed = kind == FR_OFFCPU_PACKED;
+	b->delay_in = (p[3] & FR_BATCH_DELAY_IN) != 0;
 	b->prev_tid = fr_get32(p + 4);
 	b->prev_pid = fr_get32(p + 8);
 	b->base = fr_get64(p + 16);
@@ -160,6 +166,7 @@ int fr_offcpu_batch__next(struct fr_offcpu_batch *b, struct fr_offcpu_switch *sw
 	}
 	sw->prev_tid = b->prev_tid;
 	sw->prev_pid = b->prev_pid;
+	sw->delay_in = b->delay_in;
 	b->prev_tid = sw->next_tid;   /* the next switch's prev */
 	b->prev_pid = sw->next_pid;
 	return 0;
@@ -199,24 +206,28 @@ int fr_offcpu_batch__pack(const void *raw, size_t raw_size, void *out, size_t ca
 
 int fr_wait_stack__parse(const void *raw, size_t raw_size, struct fr_wait_stack *w)
 {
-	const uint8_t *p = raw;
-	size_t user_at = HEAD + FR_WAIT_FRAMES * 8;
+	const uint8_t *p = raw, *q;
+	enum fr_offcpu_kind kind = fr_offcpu__kind(raw, raw_size);
+	size_t head = kind == FR_OFFCPU_STACK_IN ? HEAD_IN : HEAD;
+	size_t user_at = head + FR_WAIT_FRAMES * 8;
 
-	if (fr_offcpu__kind(raw, raw_size) != FR_OFFCPU_STACK || raw_size < user_at)
+	if ((kind != FR_OFFCPU_STACK && kind != FR_OFFCPU_STACK_IN) || raw_size < user_at)
 		return -EBADMSG;
 	w->flags = fr_get32(p + 4);
 	w->off_ns = fr_get64(p + 8);
 	w->thresh_ns = fr_get64(p + 16);
-	w->tid = fr_get32(p + 24);
-	w->pid = fr_get32(p + 28);
-	w->nr_kernel = fr_get32(p + 32);
-	w->nr_user = fr_get32(p + 36);
+	w->in_ns = kind == FR_OFFCPU_STACK_IN ? fr_get64(p + 24) : 0;
+	q = p + head - 16;
+	w->tid = fr_get32(q);
+	w->pid = fr_get32(q + 4);
+	w->nr_kernel = fr_get32(q + 8);
+	w->nr_user = fr_get32(q + 12);
 	if (!w->tid || w->nr_kernel > FR_WAIT_FRAMES || w->nr_user > FR_WAIT_FRAMES ||
 	    raw_size < user_at + (size_t)w->nr_user * 8)
 		return -EBADMSG;
 	if (!(w->flags & FR_WAIT_USER))
 		w->nr_user = 0;
-	w->kernel = (const uint64_t *)(p + HEAD);
+	w->kernel = (const uint64_t *)(p + head);
 	w->user = (const uint64_t *)(p + user_at);
 	return 0;
 }

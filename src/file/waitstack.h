@@ -17,6 +17,7 @@
 enum fr_offcpu_kind {
 	FR_OFFCPU_SWITCH = 1, FR_OFFCPU_STACK = 2, FR_OFFCPU_BATCH = 3,
 	FR_OFFCPU_PACKED = 4,   /* a batch as the recorder packs it (fr_offcpu_batch__pack) */
+	FR_OFFCPU_STACK_IN = 5, /* a wait's stacks with its switch-in's time, off_ns its span */
 };
 /* The state a switched-out task left in. */
 enum fr_switch_state { FR_SWITCH_R, FR_SWITCH_S, FR_SWITCH_D, FR_SWITCH_DEAD };
@@ -25,8 +26,12 @@ enum fr_switch_state { FR_SWITCH_R, FR_SWITCH_S, FR_SWITCH_D, FR_SWITCH_DEAD };
 struct fr_offcpu_switch {
 	enum fr_switch_state state;
 	uint32_t prev_tid, prev_pid, next_tid, next_pid;
-	uint32_t delay_ns;    /* next was runnable this long (woken or preempted); 0: not known */
+	uint32_t delay_ns;    /* delay_in: next was runnable this long before this switch-in
+	                       * (woken or preempted); else prev, before the run that ends
+	                       * here; 0: not known */
+	int delay_in;
 };
+#define FR_BATCH_DELAY_IN 1   /* a batch's flags (its byte 3): delay_ns is next's */
 
 /* A CPU's switches in the order they happened, each at base + its dt; the
  * task that goes out of each is the one the switch before brought in (the
@@ -37,12 +42,16 @@ struct fr_offcpu_batch {
 	uint32_t prev_tid, prev_pid;   /* the next switch's prev */
 	uint32_t dt;          /* packed: the last switch's time after base */
 	int packed;
+	int delay_in;         /* FR_BATCH_DELAY_IN */
 	const uint8_t *recs;  /* the next switch: records of 16 bytes, or packed */
 	const uint8_t *end;   /* the raw data's end */
 };
 
 struct fr_wait_stack {
-	uint64_t off_ns;      /* the wait, switch-out to switch-in, as the kernel measured it */
+	uint64_t off_ns;      /* kind 2: the wait, switch-out to switch-in, as the kernel
+	                       * measured it; kind 5: the waiter's previous switch-in to this
+	                       * one (its run, then its wait), the length it was sampled by */
+	uint64_t in_ns;       /* kind 5: the switch-in (its batch's time of it); kind 2: 0 */
 	uint64_t thresh_ns;   /* shorter waits were kept with probability off_ns / thresh_ns */
 	uint32_t tid, pid;
 	uint32_t nr_kernel, nr_user, flags;

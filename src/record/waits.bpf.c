@@ -1,14 +1,15 @@
 /* src/record/waits.bpf.c: the in-kernel half of record --off-cpu-thresh:
- * each context switch (who went out, in what state, after how long
- * runnable before that run, who came in) appended to its CPU's batch, which
- * goes out as one sample of the offcpu event when full, before a wait's
- * stack, and at a CPU clock tick once 5 ms old (fr_tick, fr_flush); for a sleep of
- * thresh_ns or more (a shorter one of d ns with probability d / scale, the
- * CPU's scale following a budget of such stacks: waits_rate.h) its kernel
- * stack at the switch-in and, as the thread returns to user space
- * in its own context (rseq_update), its user stack: one more sample with both
- * (doc/format.md "The offcpu event", doc/design-notes.md "Off-CPU time always
- * on").
+ * each context switch (who went out, in what state, who came in after how
+ * long runnable) appended to its CPU's batch, which goes out as one sample
+ * of the offcpu event when full, before a wait's stack, and at a CPU clock
+ * tick once 5 ms old (fr_tick, fr_flush); for a thread switched in whose
+ * span since its previous switch-in is thresh_ns or more (a shorter one of s
+ * ns with probability s / scale, the CPU's scale following a budget of such
+ * stacks: waits_rate.h) its kernel stack at the switch-in and, as it returns
+ * to user space in its own context (rseq_update), its user stack: one more
+ * sample with both. No state of its own per thread: the scheduler's
+ * sched_info has it (doc/format.md "The offcpu event", doc/design-notes.md
+ * "Off-CPU time always on").
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -25,17 +26,21 @@
 #define PF_KTHREAD 0x00200000
 #define MAX_FRAMES 64
 
-enum { KIND_SWITCH = 1, KIND_STACK = 2, KIND_BATCH = 3 };
+enum { KIND_SWITCH = 1, KIND_BATCH = 3, KIND_STACK_IN = 5 };
 #define BATCH 255             /* switches per batch sample (nr is a byte) */
 #define DT_MAX (1u << 30)     /* a batch spans less than this (ns): dt and state share a u32 */
 #define FLUSH_AGE_NS 5000000  /* a tick writes a batch out once its first switch is this old */
 #define MAX_CPUS 1024         /* ticks[] (a CPU past it is flushed, not told) */
 enum { ST_R, ST_S, ST_D, ST_DEAD };
 #define F_USER 1              /* user[] holds the user stack as the waiter returned to user space */
+#define B_DELAY_IN 1          /* a batch's flags: delay_ns is next's, before its switch-in */
 
 /* CO-RE: the fields read, placed by the kernel's BTF at load time */
+/* set by the scheduler as it puts the task on a CPU, after the tracepoint:
+ * at sched_switch, next's are of its previous run */
 struct sched_info {
-	unsigned long long run_delay;   /* the task's time runnable, waiting for a CPU, all told */
+	unsigned long long last_arrival;   /* its previous switch-in (rq clock); 0: it never ran */
+	unsigned long long last_queued;    /* when it became runnable (woken or preempted); 0: not */
 } __attribute__((preserve_access_index));
 
 /* the CPU's runqueue, reached from the task switched out: its clock, which
@@ -61,30 +66,14 @@ struct task_struct {
 	struct sched_entity se;
 } __attribute__((preserve_access_index));
 
-/* Each thread's own (task local storage: no lookup by tid on the paths
- * every switch and return to user space take). */
-struct wait {
-	__u64 out;        /* switch-out time of a sleep (CLOCK_MONOTONIC ns); 0: none */
-	__u64 run_delay;  /* sched_info.run_delay at its last switch-out */
-	__u32 pending;    /* pending holds its ended wait's stack */
-	__u32 seen;       /* run_delay was read before */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct wait);
-} waits SEC(".maps");
-
 /* A switch: the task that ran went out (the batch's first prev, then each
  * switch's next in turn), next came in. */
 struct switch_rec {
 	__u32 dt_state;    /* ns after the batch's base (bits 0-29); the state prev went
 	                    * out in (bits 30-31): ST_R preempted, ST_S, ST_D, ST_DEAD */
 	__u32 next_tid, next_pid;
-	__u32 delay_ns;    /* prev: runnable before the run that ends here (the scheduler's
-	                    * own count, sched_info.run_delay), saturated; 0: none or not known */
+	__u32 delay_ns;    /* next: runnable before this switch-in (what the scheduler adds to
+	                    * its sched_info.run_delay now), saturated; 0: none or not known */
 };
 
 /* A CPU's switches not yet written: one sample of the offcpu event holds
@@ -93,12 +82,15 @@ struct batch {
 	__u8 kind;         /* KIND_BATCH */
 	__u8 nr;
 	__u8 busy;         /* fr_resume is writing (the timer, which can interrupt it, waits) */
-	__u8 pad;
+	__u8 flags;        /* B_DELAY_IN */
 	__u32 prev_tid, prev_pid;   /* the first switch's prev (0: the idle task) */
 	__u32 pad2;
 	__u64 base;        /* the first switch's time (CLOCK_MONOTONIC ns) */
 	struct switch_rec recs[BATCH];
 	/* not written out: */
+	__u32 pend_tid;         /* the thread switched in last here, where it has a wait
+	                         * in pending (0: none): the return to user space and the
+	                         * switch-out that read pending are its */
 	struct fr_wclock clk;   /* this CPU's rq clock on CLOCK_MONOTONIC */
 	struct fr_wrate rate;   /* this CPU's sampling of short waits */
 };
@@ -112,11 +104,12 @@ struct {
 
 /* A wait's stacks, innermost first. */
 struct wait_rec {
-	__u32 kind;        /* KIND_STACK */
+	__u32 kind;        /* KIND_STACK_IN */
 	__u32 flags;
-	__u64 off_ns;      /* switch-out to switch-in, as measured here */
-	__u64 thresh_ns;   /* off_ns under it: kept with probability off_ns / thresh_ns (the
+	__u64 span_ns;     /* the waiter's previous switch-in to this one: its run, then its wait */
+	__u64 thresh_ns;   /* span_ns under it: kept with probability span_ns / thresh_ns (the
 	                    * CPU's scale then); else thresh_ns, and always kept */
+	__u64 in_ns;       /* the switch-in, as its batch has it */
 	__u32 tid, pid;
 	__u32 nr_kernel, nr_user;
 	__u64 kernel[MAX_FRAMES];
@@ -124,10 +117,13 @@ struct wait_rec {
 };
 
 /* tid -> the wait that ended, until it returns to user space (or switches
- * out):
- * only waits whose stack is kept pass through it */
+ * out): only waits whose stack is kept pass through it; an entry is made at
+ * a switch-in on the thread's CPU and removed in its own context (its return
+ * to user space, its next switch-out), so never by two CPUs at once. LRU: a
+ * thread whose switch-out the tracepoint never shows (this development
+ * VM's init has such threads) leaves its entry, which must not fill it. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct wait_rec);
@@ -142,15 +138,14 @@ struct {
 
 const volatile __u64 thresh_ns = 10000000;   /* at most 2^32 ns: see the sampling */
 const volatile __u32 stack_target = 12;      /* short waits' stacks a CPU keeps a period */
-/* waits in pending: while none (most of the time), a return to user space
- * costs one load; it may drift upwards (a task gone with one), which only
- * costs that load's shortcut */
-__u32 nr_pending;
+/* entries of threads preempted before their return to user space: while
+ * none (nearly always), a switch-in looks nothing up */
+__u32 nr_preempted;
 const volatile __u32 self_tgid = 0;          /* the recorder's own threads: no stacks */
 /* each CPU's time before which every switch is out, as of its last tick
  * (CLOCK_MONOTONIC ns): the recorder waits for one past a snapshot's
- * trigger; on lines of their own, away from nr_pending, which every return
- * to user space reads */
+ * trigger; on lines of their own, away from nr_preempted, which every
+ * switch-in reads */
 __u64 ticks[MAX_CPUS] __attribute__((aligned(64)));
 
 static const struct wait_rec zero;
@@ -175,6 +170,7 @@ static __always_inline void flush(void *ctx, struct batch *b)
 	if (n > BATCH)
 		n = BATCH;
 	b->kind = KIND_BATCH;
+	b->flags = B_DELAY_IN;
 	bpf_perf_event_output(ctx, &samples, BPF_F_CURRENT_CPU, b,
 			      __builtin_offsetof(struct batch, recs) + (__u64)n * sizeof(b->recs[0]));
 	b->nr = 0;
@@ -193,10 +189,8 @@ static __always_inline __u64 rq_clock(struct task_struct *prev)
 /* The switch's time on CLOCK_MONOTONIC: the rq clock is a load where
  * bpf_ktime_get_ns() took ~65 of fr_switch's ~220 ns under pgbench; one
  * CLOCK_MONOTONIC read per batch calibrates it (waits_clock.h). */
-static __always_inline __u64 switch_time(struct batch *b, struct task_struct *prev)
+static __always_inline __u64 switch_time(struct batch *b, __u64 clk)
 {
-	__u64 clk = rq_clock(prev);
-
 	if (!clk)
 		return fr_wclock__time(&b->clk, 0, bpf_ktime_get_ns());
 	if (!b->nr || !b->clk.at)
@@ -213,6 +207,15 @@ static __always_inline __u8 state_of(_Bool preempt, unsigned int s)
 	return (s & TASK_UNINTERRUPTIBLE) && !(s & TASK_NOLOAD) ? ST_D : ST_S;
 }
 
+/* A wait's stack that was pending for tid, out now (after the switches
+ * before it), kernel stack only where no user stack was taken. */
+static __always_inline void emit_pending(void *ctx, struct batch *b, __u32 tid, struct wait_rec *r)
+{
+	flush(ctx, b);
+	emit_stack(ctx, r);
+	bpf_map_delete_elem(&pending, &tid);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -221,9 +224,8 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	__u8 state = state_of(preempt, prev_state);
 	struct switch_rec *sr;
 	struct batch *b = bpf_map_lookup_elem(&batches, &key);
-	__u64 now, d = 0, out = 0, scale;
+	__u64 clk, now, q, arrived, span, scale;
 	struct wait_rec *r;
-	struct wait *w = 0, *nw;
 	long n;
 
 	if (!b)
@@ -231,19 +233,17 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	/* prev: a wait whose thread sleeps again (or dies) before its call
 	 * returned goes now, without its user stack, after the switches before
 	 * it; a preempted one keeps it pending for its return to user space */
-	if (tid) {
-		w = bpf_task_storage_get(&waits, prev, 0, state == ST_DEAD ? 0 :
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (w && w->pending && state != ST_R) {
-			flush(ctx, b);
-			if ((r = bpf_map_lookup_elem(&pending, &tid)))
-				emit_stack(ctx, r);
-			bpf_map_delete_elem(&pending, &tid);
-			w->pending = 0;
-			__sync_fetch_and_add(&nr_pending, -1);
-		}
+	if (b->pend_tid) {
+		if (b->pend_tid != tid)
+			;   /* its switch-out was not seen: its entry is left to the LRU */
+		else if (state == ST_R)
+			__sync_fetch_and_add(&nr_preempted, 1);
+		else if ((r = bpf_map_lookup_elem(&pending, &tid)))
+			emit_pending(ctx, b, tid, r);
+		b->pend_tid = 0;
 	}
-	now = switch_time(b, prev);
+	clk = rq_clock(prev);
+	now = switch_time(b, clk);
 	if (b->nr && now - b->base >= DT_MAX)
 		flush(ctx, b);
 	if (!b->nr) {
@@ -259,77 +259,73 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	sr->next_tid = ntid;
 	sr->next_pid = (__u32)next->tgid;
 	sr->delay_ns = 0;
-	/* prev: a sleep (or a preemption) begins */
-	if (w) {
-		/* the scheduler counted its runnable wait at its switch-in */
-		__u64 rd = prev->sched_info.run_delay, dd = rd - w->run_delay;
-
-		if (w->seen && rd >= w->run_delay)
-			sr->delay_ns = dd > 0xffffffffull ? 0xffffffffu : (__u32)dd;
-		w->run_delay = rd;
-		w->seen = 1;
-		if (state != ST_DEAD)
-			w->out = state == ST_R ? 0 : now;
-	}
 	b->nr = i + 1;
-	/* next: its sleep ends */
-	nw = ntid ? bpf_task_storage_get(&waits, next, 0, 0) : 0;
-	if (nw) {
-		out = nw->out;
-		nw->out = 0;
+	if (!ntid || !clk) {
+		if (b->nr >= BATCH)
+			flush(ctx, b);
+		return 0;
 	}
+	/* next: runnable since it was woken or preempted, on this rq's clock
+	 * (the scheduler adds the same to its run_delay as it arrives) */
+	q = next->sched_info.last_queued;
+	if (q && clk >= q)
+		sr->delay_ns = clk - q > 0xffffffffull ? 0xffffffffu : (__u32)(clk - q);
 	if (b->nr >= BATCH)
 		flush(ctx, b);
-	/* a long sleep (or a short one sampled) keeps the kernel stack it slept on */
-	if (!out || (__u32)next->tgid == self_tgid)
+	/* a thread preempted with its wait pending: that one stays, for its
+	 * return to user space here */
+	if (nr_preempted && bpf_map_lookup_elem(&pending, &ntid)) {
+		__sync_fetch_and_add(&nr_preempted, -1);
+		b->pend_tid = ntid;
 		return 0;
-	d = now > out ? now - out : 1;
-	scale = fr_wrate__keep(&b->rate, d, thresh_ns, d < thresh_ns ? bpf_get_prandom_u32() : 0,
-			       stack_target);
+	}
+	/* its previous switch-in to this one: its run, then its wait; every
+	 * wait of thresh_ns or more is in a span that long (a span also holds
+	 * a preemption's run and delay: the report keeps only sleeps' stacks) */
+	arrived = next->sched_info.last_arrival;
+	if (!arrived || clk <= arrived || (__u32)next->tgid == self_tgid)
+		return 0;
+	span = clk - arrived;
+	scale = fr_wrate__keep(&b->rate, span, thresh_ns,
+			       span < thresh_ns ? bpf_get_prandom_u32() : 0, stack_target);
 	if (!scale)
 		return 0;
+	/* an entry found here is one whose switch-out was not seen: replaced */
 	if (bpf_map_update_elem(&pending, &ntid, &zero, BPF_ANY) ||
 	    !(r = bpf_map_lookup_elem(&pending, &ntid)))
 		return 0;
-	r->kind = KIND_STACK;
-	r->off_ns = d;
+	r->kind = KIND_STACK_IN;
+	r->span_ns = span;
 	r->thresh_ns = scale;
+	r->in_ns = now;
 	r->tid = ntid;
 	r->pid = (__u32)next->tgid;
 	n = bpf_get_task_stack(next, r->kernel, sizeof(r->kernel), 0);
 	r->nr_kernel = n > 0 ? (__u32)((__u64)n >> 3) : 0;
-	if (next->flags & PF_KTHREAD) {   /* no user stack to wait for: after its switch-in */
-		flush(ctx, b);
-		emit_stack(ctx, r);
-		bpf_map_delete_elem(&pending, &ntid);
-	} else if (nw) {
-		nw->pending = 1;
-		__sync_fetch_and_add(&nr_pending, 1);
-	}
+	if (next->flags & PF_KTHREAD)   /* no user stack to wait for: after its switch-in */
+		emit_pending(ctx, b, ntid, r);
+	else
+		b->pend_tid = ntid;
 	return 0;
 }
 
 /* as a thread switched in returns to user space, in its own context (rseq's
  * update, which glibc's threads register for, runs once after each switch):
- * the user stack of the thread's ended wait (its storage says whether there
- * is one). Once per switch, not per system call. */
+ * the user stack of the thread's ended wait, where one is pending. Once per
+ * switch, not per system call. */
 SEC("tp_btf/rseq_update")
 int BPF_PROG(fr_resume, struct task_struct *task)
 {
 	struct wait_rec *r;
 	struct batch *b;
-	struct wait *w;
 	__u32 tid, key = 0;
 	long n;
 
-	if (!nr_pending)
-		return 0;
-	w = bpf_task_storage_get(&waits, task, 0, 0);
-	if (!w || !w->pending)
-		return 0;
-	w->pending = 0;
-	__sync_fetch_and_add(&nr_pending, -1);
+	b = bpf_map_lookup_elem(&batches, &key);
 	tid = (__u32)task->pid;
+	if (!b || !b->pend_tid || b->pend_tid != tid)
+		return 0;
+	b->pend_tid = 0;
 	if (!(r = bpf_map_lookup_elem(&pending, &tid)))
 		return 0;
 	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
@@ -337,15 +333,9 @@ int BPF_PROG(fr_resume, struct task_struct *task)
 	r->flags = F_USER;
 	/* after the switch-in it ended with: this CPU's batch first (the
 	 * timer, which may interrupt this program, leaves it alone meanwhile) */
-	if ((b = bpf_map_lookup_elem(&batches, &key))) {
-		b->busy = 1;
-		flush(ctx, b);
-		emit_stack(ctx, r);
-		b->busy = 0;
-	} else {
-		emit_stack(ctx, r);
-	}
-	bpf_map_delete_elem(&pending, &tid);
+	b->busy = 1;
+	emit_pending(ctx, b, tid, r);
+	b->busy = 0;
 	return 0;
 }
 

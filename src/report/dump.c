@@ -153,6 +153,11 @@ static void offcpu_fields(const struct fr_sample *s, char *buf, size_t len)
 	else if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
 		snprintf(buf, len, " switch prev=%u/%u state=%c next=%u/%u delay_ns=%u", sw.prev_pid,
 			 sw.prev_tid, st[sw.state], sw.next_pid, sw.next_tid, sw.delay_ns);
+	else if (!fr_wait_stack__parse(s->raw, s->raw_size, &w) && w.in_ns)
+		snprintf(buf, len, " stack tid=%u/%u in=%llu.%09llu span_ns=%llu thresh_ns=%llu"
+			 " kernel=%u user=%u", w.pid, w.tid, (unsigned long long)(w.in_ns / 1000000000),
+			 (unsigned long long)(w.in_ns % 1000000000), (unsigned long long)w.off_ns,
+			 (unsigned long long)w.thresh_ns, w.nr_kernel, w.nr_user);
 	else if (!fr_wait_stack__parse(s->raw, s->raw_size, &w))
 		snprintf(buf, len, " stack tid=%u/%u off_ns=%llu thresh_ns=%llu kernel=%u user=%u",
 			 w.pid, w.tid, (unsigned long long)w.off_ns, (unsigned long long)w.thresh_ns,

@@ -1,7 +1,8 @@
 /* tests/file/test_waitstack.c: CUnit suite for the raw data of offcpu samples
  * (src/file/waitstack.c): a batch of switches (as written and packed), a
- * single switch and a wait's stacks read back as laid out in doc/format.md;
- * every short, unknown or out-of-range record refused.
+ * single switch and a wait's stacks (with its switch-in's time, or without in
+ * files before it) read back as laid out in doc/format.md; every short,
+ * unknown or out-of-range record refused.
  */
 #include "config.h"
 #include "src/file/waitstack.h"
@@ -81,6 +82,17 @@ static void test_batch(void)
 	CU_ASSERT(sw.state == FR_SWITCH_DEAD && sw.prev_tid == 0 && sw.next_tid == 8);
 	CU_ASSERT_EQUAL(fr_offcpu_batch__next(&b, &sw, &t), -ENOENT);
 	CU_ASSERT_EQUAL(fr_offcpu_batch__next(&b, &sw, &t), -ENOENT);
+	CU_ASSERT_EQUAL(b.delay_in, 0);   /* files before: prev's delay */
+	CU_ASSERT_EQUAL(sw.delay_in, 0);
+	/* byte 3: the delays are next's; byte 2 (the program's busy) says nothing */
+	raw[2] = 1;
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__parse(raw, sizeof(raw), &b), 0);
+	CU_ASSERT_EQUAL(b.delay_in, 0);
+	raw[3] = FR_BATCH_DELAY_IN;
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__parse(raw, sizeof(raw), &b), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__next(&b, &sw, &t), 0);
+	CU_ASSERT(sw.delay_in && sw.delay_ns == 99);
+	raw[2] = raw[3] = 0;
 	/* shorter than its count says; no switches; not a batch */
 	CU_ASSERT_EQUAL(fr_offcpu_batch__parse(raw, 24 + 3 * 16 - 1, &b), -EBADMSG);
 	raw[1] = 0;
@@ -145,6 +157,52 @@ static void test_stack(void)
 			-EBADMSG);
 }
 
+/* kind 5: the header has the switch-in's time (8 bytes more); off_ns is the
+ * span it was sampled by */
+static void test_stack_in(void)
+{
+	unsigned char raw[48 + 64 * 8 + 2 * 8] = { 0 };
+	struct fr_wait_stack w;
+	uint64_t v;
+
+	put32(raw, FR_OFFCPU_STACK_IN);
+	put32(raw + 4, FR_WAIT_USER);
+	put64(raw + 8, 12000000);      /* span */
+	put64(raw + 16, 40000000);     /* scale */
+	put64(raw + 24, 7000123456ull);
+	put32(raw + 32, 15);
+	put32(raw + 36, 14);
+	put32(raw + 40, 1);
+	put32(raw + 44, 2);
+	put64(raw + 48, 0xffffffff81000010ull);
+	put64(raw + 560, 0x401000);
+	put64(raw + 568, 0x401100);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, sizeof(raw)), FR_OFFCPU_STACK_IN);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, 47), 0);
+	CU_ASSERT_EQUAL_FATAL(fr_wait_stack__parse(raw, sizeof(raw), &w), 0);
+	CU_ASSERT_EQUAL(w.off_ns, 12000000);
+	CU_ASSERT_EQUAL(w.thresh_ns, 40000000);
+	CU_ASSERT_EQUAL(w.in_ns, 7000123456ull);
+	CU_ASSERT(w.tid == 15 && w.pid == 14 && w.nr_kernel == 1 && w.nr_user == 2);
+	memcpy(&v, &w.kernel[0], 8);
+	CU_ASSERT_EQUAL(v, 0xffffffff81000010ull);
+	memcpy(&v, &w.user[1], 8);
+	CU_ASSERT_EQUAL(v, 0x401100);
+	/* shorter than nr_user says; the kernel slots cut; tid 0 */
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw) - 1, &w), -EBADMSG);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, 48 + 64 * 8 - 1, &w), -EBADMSG);
+	put32(raw + 32, 0);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw), &w), -EBADMSG);
+	put32(raw + 32, 15);
+	put32(raw + 40, 65);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw), &w), -EBADMSG);
+	/* an unknown kind */
+	put32(raw + 40, 1);
+	put32(raw, 6);
+	CU_ASSERT_EQUAL(fr_offcpu__kind(raw, sizeof(raw)), 0);
+	CU_ASSERT_EQUAL(fr_wait_stack__parse(raw, sizeof(raw), &w), -EBADMSG);
+}
+
 /* Every switch of a batch and its time, as read: 0, or -1 where it does not parse. */
 static int read_all(const void *raw, size_t size, struct fr_offcpu_switch *sw, uint64_t *t,
 		    size_t max, size_t *n)
@@ -201,6 +259,13 @@ static void test_packed(void)
 		CU_ASSERT(b[i].next_tid == tid[i] && b[i].next_pid == pid[i]);
 		CU_ASSERT_EQUAL(b[i].delay_ns, delay[i]);
 	}
+	/* the header's flags travel: next's delays stay next's */
+	raw[3] = FR_BATCH_DELAY_IN;
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__pack(raw, sizeof(raw), out, sizeof(out), &len), 0);
+	CU_ASSERT_EQUAL_FATAL(read_all(out, len, b, tb, NR + 1, &nb), 0);
+	CU_ASSERT(nb == NR && b[0].delay_in && b[NR - 1].delay_in);
+	raw[3] = 0;
+	CU_ASSERT_EQUAL_FATAL(fr_offcpu_batch__pack(raw, sizeof(raw), out, sizeof(out), &len), 0);
 	/* padded as perf pads raw data: trailing zeros are not switches */
 	memset(out + len, 0, 8);
 	CU_ASSERT_EQUAL(read_all(out, len + 8, b, tb, NR + 1, &nb), 0);
@@ -239,6 +304,8 @@ static void test_packed(void)
 static const struct fr_test tests[] = {
 	{ "a switch read back; short, unknown, out of range refused", test_switch },
 	{ "a wait's stacks read back; bad counts and sizes refused", test_stack },
+	{ "a wait's stacks with its switch-in's time read back; bad counts and sizes refused",
+	  test_stack_in },
 	{ "a batch's switches read back in order, each prev the one before's next; short "
 	  "and empty batches refused", test_batch },
 	{ "a packed batch reads back as the batch; what cannot be packed is not; a packed "

@@ -526,7 +526,7 @@ static void test_thresh(void)
 	/* long: 50 ms, its stack after the switch-in */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 100 * MS, FR_WAIT_S, NULL), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 150 * MS), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, 0, &stack), 0);
 	/* its scheduler delay, told at the next switch-out; once */
 	CU_ASSERT_EQUAL(fr_offcpu__run_delay(oc, 15, 2 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__run_delay(oc, 15, 7 * MS), 0);
@@ -535,7 +535,7 @@ static void test_thresh(void)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 202 * MS), 0);
 	/* ... whose stack comes after the thread switched out again */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 210 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 10 * MS, 0, &stack), 0);
 	/* short, not sampled: 3 ms, no stack (the next wait's close settles it) */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 213 * MS), 0);
 	/* long, its stack lost: 20 ms */
@@ -547,7 +547,7 @@ static void test_thresh(void)
 	/* still waiting at the end: 499 ms */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 501 * MS, FR_WAIT_D, NULL), 0);
 	/* a stack for a thread never seen: nothing */
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 99, 50 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 99, 50 * MS, 10 * MS, 0, &stack), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
 	fr_offcpu__totals(oc, &t);
 	CU_ASSERT_EQUAL(t.long_stacks, 1);
@@ -597,11 +597,11 @@ static void test_thresh_early(void)
 	wait_ms(oc, 98, 100, FR_WAIT_S);
 	/* long: 50 ms, its stack read 20 us before the switch-in's stamp */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 101 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 50 * MS, 10 * MS, 0, &stack), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 151 * MS), 0);
 	/* a stack of a length no wait had: dropped at the close */
 	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 200 * MS, FR_WAIT_S, NULL), 0);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 7 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 7 * MS, 10 * MS, 0, &stack), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 230 * MS), 0);
 	wait_ms(oc, 300, 301, FR_WAIT_R);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
@@ -631,13 +631,13 @@ static void test_thresh_scaled(void)
 	fr_offcpu__set_thresh(oc, 10 * MS);
 	/* short, sampled at 40 ms: 2 ms stands for 40 */
 	wait_ms(oc, 100, 102, FR_WAIT_S);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 40 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 40 * MS, 0, &stack), 0);
 	/* 15 ms: long, at the threshold */
 	wait_ms(oc, 200, 215, FR_WAIT_S);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 15 * MS, 10 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 15 * MS, 10 * MS, 0, &stack), 0);
 	/* short, sampled at 20 ms: 5 ms stands for 20 */
 	wait_ms(oc, 300, 305, FR_WAIT_S);
-	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 5 * MS, 20 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 5 * MS, 20 * MS, 0, &stack), 0);
 	wait_ms(oc, 400, 401, FR_WAIT_R);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
 	fr_offcpu__totals(oc, &t);
@@ -649,6 +649,57 @@ static void test_thresh_scaled(void)
 	CU_ASSERT_EQUAL(t.short_scale_max, 40 * MS);
 	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_names_cb, &f), 0);
 	CU_ASSERT_EQUAL(f.sleep_ns, 75 * MS);     /* 40 + 15 + 20 */
+	fr_offcpu__delete(oc);
+}
+
+/* Stacks with their switch-in's time (kind 5): each goes to the wait that
+ * ended there, early or late; its span (the run before, then the wait) is
+ * what it was sampled by; a short wait after a long run was kept for sure
+ * and weighs its length; a preemption's stack and one whose switch-in ended
+ * no wait are not used. */
+static void test_thresh_span(void)
+{
+	struct fr_offcpu *oc;
+	struct fr_offcpu_totals t;
+	struct fold_names f = { 0 };
+	struct fr_rsample stack = out_sample(15);
+
+	CU_ASSERT_FATAL(fr_offcpu__new(T0, T1, false, &oc) == 0);
+	fr_offcpu__set_thresh(oc, 10 * MS);
+	/* long: 50 ms after a 10 ms run */
+	wait_ms(oc, 100, 150, FR_WAIT_S);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 60 * MS, 10 * MS, T0 + 150 * MS, &stack), 0);
+	/* 2 ms after a 30 ms run: the span kept it for sure, it weighs 2 */
+	wait_ms(oc, 200, 202, FR_WAIT_S);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 32 * MS, 10 * MS, T0 + 202 * MS, &stack), 0);
+	/* 3 ms in a span of 4 sampled at 20 ms: it weighs 3 * 20 / 4; its stack
+	 * comes after a preemption's, which ended no sleep */
+	wait_ms(oc, 300, 303, FR_WAIT_S);
+	wait_ms(oc, 400, 401, FR_WAIT_R);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 2 * MS, 20 * MS, T0 + 401 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 4 * MS, 20 * MS, T0 + 303 * MS, &stack), 0);
+	/* 50 ms, its stack read before the switch-in's stamp */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 500 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 70 * MS, 10 * MS, T0 + 550 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 550 * MS), 0);
+	/* 40 ms, and a stack of a switch-in at another time: the wait's is lost */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 7, 15, T0 + 560 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__wait_stack(oc, 15, 45 * MS, 10 * MS, T0 + 570 * MS, &stack), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 600 * MS), 0);
+	wait_ms(oc, 700, 701, FR_WAIT_S);   /* settles the 40 ms one */
+	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
+	fr_offcpu__totals(oc, &t);
+	CU_ASSERT_EQUAL(t.long_stacks, 2);
+	CU_ASSERT_EQUAL(t.long_lost, 1);
+	CU_ASSERT_EQUAL(t.short_waits, 3);   /* 2, 3 and the last 1 */
+	CU_ASSERT_EQUAL(t.short_sampled, 2);
+	CU_ASSERT_EQUAL(t.short_ns, 6 * MS);
+	CU_ASSERT_EQUAL(t.short_weight_ns, 17 * MS);
+	CU_ASSERT_EQUAL(t.short_scale_min, 20 * MS);
+	CU_ASSERT_EQUAL(t.short_scale_max, 20 * MS);
+	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), fold_names_cb, &f), 0);
+	CU_ASSERT_EQUAL(f.sleep_ns, 117 * MS);    /* 50 + 2 + 15 + 50 */
+	CU_ASSERT_EQUAL(f.nostack_ns, 41 * MS);   /* the lost 40, the preemption's 1 */
 	fr_offcpu__delete(oc);
 }
 
@@ -721,6 +772,8 @@ static const struct fr_test tests[] = {
 	{ "the section and the folded lines (golden)", test_golden },
 	{ "--off-cpu-thresh: stacks after the switch-in, short waits sampled", test_thresh },
 	{ "--off-cpu-thresh: short waits at a scale above the threshold", test_thresh_scaled },
+	{ "--off-cpu-thresh: stacks found by their switch-in, sampled by their span",
+	  test_thresh_span },
 	{ "--off-cpu-thresh: a stack read before its switch-in", test_thresh_early },
 	{ "--off-cpu-thresh: the recorder's own waits, and those begun before", test_thresh_unstacked },
 	{ NULL, NULL },

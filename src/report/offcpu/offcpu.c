@@ -233,14 +233,17 @@ static int take_stack(struct fr_offcpu *oc, struct thr *t, uint64_t off_ns, uint
 	if (off_ns < thresh_ns) {
 		weight = off_ns ? (uint64_t)((double)ns * (double)thresh_ns / (double)off_ns)
 				: thresh_ns;
-		oc->tot.short_waits++;
-		oc->tot.short_ns += ns;
-		oc->tot.short_sampled++;
-		oc->tot.short_weight_ns += weight;
 		if (!oc->tot.short_scale_min || thresh_ns < oc->tot.short_scale_min)
 			oc->tot.short_scale_min = thresh_ns;
 		if (thresh_ns > oc->tot.short_scale_max)
 			oc->tot.short_scale_max = thresh_ns;
+	}
+	/* a short wait in a long span (a long run before it) was kept for sure */
+	if (ns < oc->thresh) {
+		oc->tot.short_waits++;
+		oc->tot.short_ns += ns;
+		oc->tot.short_sampled++;
+		oc->tot.short_weight_ns += weight;
 	} else {
 		oc->tot.long_stacks++;
 	}
@@ -321,7 +324,8 @@ static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 		t->done = *w;
 		t->done_open = true;
 		t->done_sel = sel;
-		if (!err && t->early_off && same_wait(ns, t->early_off))
+		if (!err && t->early_off &&
+		    (t->early_in ? same_wait(w->end, t->early_in) : same_wait(ns, t->early_off)))
 			err = take_stack(oc, t, t->early_off, t->early_thresh, t->early, t->nr_early);
 		t->early_off = 0;
 		return err;
@@ -475,18 +479,22 @@ int fr_offcpu__ran(struct fr_offcpu *oc, uint32_t tid, uint64_t time)
 }
 
 int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
-			  uint64_t thresh_ns, const struct fr_rsample *s)
+			  uint64_t thresh_ns, uint64_t in_ns, const struct fr_rsample *s)
 {
 	size_t nr = s ? s->nr_frames : 0;
 	struct thr *t;
+	bool done;
 
 	if (oc->finished || !oc->thresh || !(t = find(oc, tid)))
 		return 0;
+	/* the closed wait it is for: the one that ended at its switch-in, or
+	 * (files before in_ns) the one of its length */
+	done = t->done_open && (in_ns ? same_wait(t->done.end, in_ns)
+				      : same_wait(t->done.end - t->done.start, off_ns));
 	/* its wait still open, and no closed one of its length: the switch-in
 	 * that ends it comes later in time order (a switch's stamp, from the
 	 * scheduler's clock, can run tens of us late): kept for that close */
-	if (t->st == T_OFF && off_ns &&
-	    !(t->done_open && same_wait(t->done.end - t->done.start, off_ns))) {
+	if (t->st == T_OFF && off_ns && !done) {
 		if (nr) {
 			if (fr_grow(&t->early, &t->cap_early, nr, sizeof(*t->early), 16))
 				return -ENOMEM;
@@ -495,10 +503,11 @@ int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 		t->nr_early = nr;
 		t->early_off = off_ns;
 		t->early_thresh = thresh_ns;
+		t->early_in = in_ns;
 		return 0;
 	}
-	if (!t->done_open)
-		return 0;
+	if (!t->done_open || (in_ns && !done))
+		return 0;   /* with in_ns: a preemption's, or a wait's the window cut */
 	return take_stack(oc, t, off_ns, thresh_ns, s ? s->frames : NULL, nr);
 }
 

@@ -113,11 +113,15 @@ uint64_t fr_offcpu__thresh(const struct fr_offcpu *oc);   /* 0: every stack at i
  * its programs leave out): its long waits go under "[the recorder's own:
  * stack not taken]" and are counted apart from the lost ones. 0: none. */
 void fr_offcpu__set_unstacked(struct fr_offcpu *oc, uint32_t pid);
-/* The stack of tid's last closed wait, from an offcpu-stack sample: its
- * length as the kernel measured it (off_ns), the threshold it was sampled
- * under, s->frames leaf first (none: "[stack not recorded]"). */
+/* The stack of tid's last closed wait, from an offcpu-stack sample: the
+ * length it was sampled by (off_ns: the wait as the kernel measured it, or,
+ * with in_ns, its span from the thread's previous switch-in), the threshold
+ * it was sampled under, the time of the switch-in that ended the wait (0:
+ * not known, the wait is found by its length), s->frames leaf first (none:
+ * "[stack not recorded]"). A stack whose switch-in ended no sleep (a
+ * preemption's) is not used. */
 int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
-			  uint64_t thresh_ns, const struct fr_rsample *s);
+			  uint64_t thresh_ns, uint64_t in_ns, const struct fr_rsample *s);
 /* FORK: the thread exists from time on (it is not cut at the window's start). */
 int fr_offcpu__fork(struct fr_offcpu *oc, uint32_t pid, uint32_t tid, uint64_t time);
 /* Close what is open at the window's end (t1); call once, after the last event. */

@@ -27,7 +27,7 @@ enum item_kind { IT_SWITCH, IT_STACK, IT_FORK, IT_DEAD, IT_WAKEUP };
 /* A wait's stacks, resolved when read (the process model as of then). */
 struct held_stack {
 	uint32_t tid;
-	uint64_t off_ns, thresh_ns;
+	uint64_t off_ns, thresh_ns, in_ns;
 	struct fr_rsample rs;
 	struct fr_frame frames[];
 };
@@ -392,8 +392,9 @@ static int switch_sample(struct offcpu_in *in, const struct fr_rec *r, const str
 	return err;
 }
 
-/* An offcpu switch: prev went out (or died) after a run it had waited
- * delay_ns for, next came in. */
+/* An offcpu switch: prev went out (or died), next came in; delay_ns is
+ * next's runnable time before it came in (delay_in), or, in files before
+ * that, prev's before the run that ends here. */
 static int bpf_switch(struct offcpu_in *in, uint64_t time, const struct fr_offcpu_switch *sw)
 {
 	static const enum fr_wait_state st[] = { FR_WAIT_R, FR_WAIT_S, FR_WAIT_D };
@@ -401,7 +402,7 @@ static int bpf_switch(struct offcpu_in *in, uint64_t time, const struct fr_offcp
 	int err = 0;
 
 	/* prev's scheduler delay before the run that ends here: of its last wait */
-	if (sw->prev_tid && sw->delay_ns &&
+	if (sw->prev_tid && sw->delay_ns && !sw->delay_in &&
 	    (err = fr_offcpu__run_delay(in->oc, sw->prev_tid, sw->delay_ns)))
 		return err;
 	if (sw->prev_tid && sw->state == FR_SWITCH_DEAD) {
@@ -415,7 +416,11 @@ static int bpf_switch(struct offcpu_in *in, uint64_t time, const struct fr_offcp
 	}
 	if (err || !sw->next_tid)
 		return err;
-	return fr_offcpu__switch_in(in->oc, sw->next_tid, time);
+	if ((err = fr_offcpu__switch_in(in->oc, sw->next_tid, time)))
+		return err;
+	/* next's scheduler delay: of the wait that ends here */
+	return sw->delay_in && sw->delay_ns ? fr_offcpu__run_delay(in->oc, sw->next_tid, sw->delay_ns)
+					    : 0;
 }
 
 static int hand_on(struct offcpu_in *in, uint64_t time, struct item *it)
@@ -428,7 +433,7 @@ static int hand_on(struct offcpu_in *in, uint64_t time, struct item *it)
 		return bpf_switch(in, time, &it->u.sw);
 	case IT_STACK:
 		h = it->u.stk;
-		err = fr_offcpu__wait_stack(in->oc, h->tid, h->off_ns, h->thresh_ns, &h->rs);
+		err = fr_offcpu__wait_stack(in->oc, h->tid, h->off_ns, h->thresh_ns, h->in_ns, &h->rs);
 		free(h);
 		return err;
 	case IT_FORK:
@@ -527,6 +532,7 @@ static int wait_stack(struct offcpu_in *in, const struct fr_rec *r, const struct
 	it.u.stk->tid = w.tid;
 	it.u.stk->off_ns = w.off_ns;
 	it.u.stk->thresh_ns = w.thresh_ns;
+	it.u.stk->in_ns = w.in_ns;
 	it.u.stk->rs = rs;
 	it.u.stk->rs.raw = NULL;
 	it.u.stk->rs.raw_size = 0;
@@ -556,14 +562,16 @@ static int take_sample(struct offcpu_in *in, const struct fr_rec *r)
 {
 	const struct fr_file_event *e = r->event;
 	struct tpfields f = { 0 };
+	enum fr_offcpu_kind k;
 	struct fr_sample s;
 
 	if (!r->sample || !r->sample->raw || !r->sample->has_time)
 		return 0;   /* a record shorter than its fields: the reader counted it */
 	s = *r->sample;
+	k = e == in->stk_ev ? fr_offcpu__kind(s.raw, s.raw_size) : 0;
 	if (e == in->stk_ev)
-		return fr_offcpu__kind(s.raw, s.raw_size) == FR_OFFCPU_STACK ? wait_stack(in, r, &s)
-									      : bpf_switches(in, r, &s);
+		return k == FR_OFFCPU_STACK || k == FR_OFFCPU_STACK_IN ? wait_stack(in, r, &s)
+									: bpf_switches(in, r, &s);
 	fr_tpdecode__check(in->tp, e->name, s.raw, s.raw_size);   /* one outside it is counted */
 	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
 		return 0;   /* fields outside the record: nothing to trust */

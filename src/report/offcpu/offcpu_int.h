@@ -34,6 +34,7 @@ struct thr {
 	struct fr_frame *early;           /* thresh: a stack read before the switch-in that */
 	size_t nr_early, cap_early;       /* ends the open wait (its stamp ran late): kept */
 	uint64_t early_off, early_thresh; /* for that close; early_off 0: none */
+	uint64_t early_in;                /* its switch-in's time (0: match by length) */
 	struct fr_wait last;              /* the last wait closed, for a delay told later */
 	bool last_open, last_sel;
 	size_t last_idx;                  /* its place in waits (keep), else SIZE_MAX */
