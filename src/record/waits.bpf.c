@@ -88,6 +88,7 @@ struct batch {
 	__u64 base;        /* the first switch's time (CLOCK_MONOTONIC ns) */
 	struct switch_rec recs[BATCH];
 	/* not written out: */
+	__u32 last_next;        /* the last switch's next: the next switch's prev */
 	__u32 pend_tid;         /* the thread switched in last here, where it has a wait
 	                         * in pending (0: none): the return to user space and the
 	                         * switch-out that read pending are its */
@@ -244,7 +245,11 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	}
 	clk = rq_clock(prev);
 	now = switch_time(b, clk);
-	if (b->nr && now - b->base >= DT_MAX)
+	/* a batch names each switch's prev by the switch before's next: where
+	 * a switch the tracepoint did not show came between (this development
+	 * VM's init has threads whose switch-outs it never shows), a new batch
+	 * names prev */
+	if (b->nr && (now - b->base >= DT_MAX || b->last_next != tid))
 		flush(ctx, b);
 	if (!b->nr) {
 		b->base = now;
@@ -260,6 +265,7 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	sr->next_pid = (__u32)next->tgid;
 	sr->delay_ns = 0;
 	b->nr = i + 1;
+	b->last_next = ntid;
 	if (!ntid || !clk) {
 		if (b->nr >= BATCH)
 			flush(ctx, b);
