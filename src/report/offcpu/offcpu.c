@@ -217,9 +217,10 @@ static bool same_wait(uint64_t ns, uint64_t off_ns)
 	return ns > off_ns ? ns - off_ns <= 1000 : off_ns - ns <= 1000;
 }
 
-/* t's closed wait, done, gets the stack sampled at thresh_ns (or none). */
+/* t's closed wait, done, gets the stack sampled at thresh_ns (or none);
+ * span: off_ns is the span it was sampled by, not the wait. */
 static int take_stack(struct fr_offcpu *oc, struct thr *t, uint64_t off_ns, uint64_t thresh_ns,
-		      const struct fr_frame *frames, size_t nr)
+		      bool span, const struct fr_frame *frames, size_t nr)
 {
 	struct fr_wait *w = &t->done;
 	uint64_t ns = w->end - w->start, weight = ns;
@@ -239,7 +240,7 @@ static int take_stack(struct fr_offcpu *oc, struct thr *t, uint64_t off_ns, uint
 			oc->tot.short_scale_max = thresh_ns;
 	}
 	/* a short wait in a long span (a long run before it) was kept for sure */
-	if (ns < oc->thresh) {
+	if (span ? ns < oc->thresh : off_ns < thresh_ns) {
 		oc->tot.short_waits++;
 		oc->tot.short_ns += ns;
 		oc->tot.short_sampled++;
@@ -326,7 +327,8 @@ static int close_wait(struct fr_offcpu *oc, struct thr *t, uint64_t end)
 		t->done_sel = sel;
 		if (!err && t->early_off &&
 		    (t->early_in ? same_wait(w->end, t->early_in) : same_wait(ns, t->early_off)))
-			err = take_stack(oc, t, t->early_off, t->early_thresh, t->early, t->nr_early);
+			err = take_stack(oc, t, t->early_off, t->early_thresh, t->early_in != 0,
+					 t->early, t->nr_early);
 		t->early_off = 0;
 		return err;
 	}
@@ -508,7 +510,7 @@ int fr_offcpu__wait_stack(struct fr_offcpu *oc, uint32_t tid, uint64_t off_ns,
 	}
 	if (!t->done_open || (in_ns && !done))
 		return 0;   /* with in_ns: a preemption's, or a wait's the window cut */
-	return take_stack(oc, t, off_ns, thresh_ns, s ? s->frames : NULL, nr);
+	return take_stack(oc, t, off_ns, thresh_ns, in_ns != 0, s ? s->frames : NULL, nr);
 }
 
 int fr_offcpu__run_delay(struct fr_offcpu *oc, uint32_t tid, uint64_t delay_ns)
