@@ -234,15 +234,14 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	/* prev: a wait whose thread sleeps again (or dies) before its call
 	 * returned goes now, without its user stack, after the switches before
 	 * it; a preempted one keeps it pending for its return to user space */
-	if (b->pend_tid) {
-		if (b->pend_tid != tid)
-			;   /* its switch-out was not seen: its entry is left to the LRU */
-		else if (state == ST_R)
+	if (b->pend_tid && b->pend_tid == tid) {
+		if (state == ST_R)
 			__sync_fetch_and_add(&nr_preempted, 1);
 		else if ((r = bpf_map_lookup_elem(&pending, &tid)))
 			emit_pending(ctx, b, tid, r);
-		b->pend_tid = 0;
 	}
+	/* (one not prev's: its switch-out was not seen, its entry left to the LRU) */
+	b->pend_tid = 0;
 	clk = rq_clock(prev);
 	now = switch_time(b, clk);
 	/* a batch names each switch's prev by the switch before's next: where
@@ -264,20 +263,17 @@ int BPF_PROG(fr_switch, _Bool preempt, struct task_struct *prev, struct task_str
 	sr->next_tid = ntid;
 	sr->next_pid = (__u32)next->tgid;
 	sr->delay_ns = 0;
-	b->nr = i + 1;
-	b->last_next = ntid;
-	if (!ntid || !clk) {
-		if (b->nr >= BATCH)
-			flush(ctx, b);
-		return 0;
-	}
 	/* next: runnable since it was woken or preempted, on this rq's clock
 	 * (the scheduler adds the same to its run_delay as it arrives) */
-	q = next->sched_info.last_queued;
+	q = ntid && clk ? next->sched_info.last_queued : 0;
 	if (q && clk >= q)
 		sr->delay_ns = clk - q > 0xffffffffull ? 0xffffffffu : (__u32)(clk - q);
+	b->nr = i + 1;
+	b->last_next = ntid;
 	if (b->nr >= BATCH)
 		flush(ctx, b);
+	if (!ntid || !clk)
+		return 0;
 	/* a thread preempted with its wait pending: that one stays, for its
 	 * return to user space here */
 	if (nr_preempted && bpf_map_lookup_elem(&pending, &ntid)) {

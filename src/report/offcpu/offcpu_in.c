@@ -562,16 +562,17 @@ static int take_sample(struct offcpu_in *in, const struct fr_rec *r)
 {
 	const struct fr_file_event *e = r->event;
 	struct tpfields f = { 0 };
-	enum fr_offcpu_kind k;
 	struct fr_sample s;
 
 	if (!r->sample || !r->sample->raw || !r->sample->has_time)
 		return 0;   /* a record shorter than its fields: the reader counted it */
 	s = *r->sample;
-	k = e == in->stk_ev ? fr_offcpu__kind(s.raw, s.raw_size) : 0;
-	if (e == in->stk_ev)
+	if (e == in->stk_ev) {
+		enum fr_offcpu_kind k = fr_offcpu__kind(s.raw, s.raw_size);
+
 		return k == FR_OFFCPU_STACK || k == FR_OFFCPU_STACK_IN ? wait_stack(in, r, &s)
 									: bpf_switches(in, r, &s);
+	}
 	fr_tpdecode__check(in->tp, e->name, s.raw, s.raw_size);   /* one outside it is counted */
 	if (fr_tpdecode__each(in->tp, e->name, s.raw, s.raw_size, field_cb, &f))
 		return 0;   /* fields outside the record: nothing to trust */
