@@ -30,6 +30,23 @@ long_diag() {
 		($0 ~ "prev=[0-9]*/" lt " " || $0 ~ n) { print }' | tail -n 40
 }
 
+# long_kept REPORT: its stacks line says that each of oct-long's 4 waits of
+# 50 ms has its stack, none lost. One whose switch-in the kernel did not
+# show (this VM's init threads' switches are never traced: the next
+# switch-out comes first) has none to take, and is said apart: at most one.
+long_kept() {
+	awk '/^# stacks of waits \(record --off-cpu-thresh 10.000 ms\): every S and D wait of 10.000 ms or more: / {
+		line = $0
+		sub(/.* or more: /, "", line)
+		split(line, a, " ")
+		kept = a[1]; lost = a[5]
+		noin = 0
+		if (match(line, /; [0-9]+ whose switch-in was not recorded/))
+			noin = substr(line, RSTART + 2, RLENGTH) + 0
+		found = 1
+	} END { exit !(found && lost == 0 && noin <= 1 && kept + noin >= 4 && kept + noin <= 9) }' "$1"
+}
+
 service_run "$HELPERS/offcpu_thresh"
 "$FLIGHTREC" dump -i "$F" 2>/dev/null | grep -q '^# offcpu_stack_rate: 50$' ||
 	fail "the file's META lacks offcpu_stack_rate 50 (the default budget): $("$FLIGHTREC" dump -i "$F" 2>/dev/null | grep '^# offcpu')"
@@ -47,8 +64,7 @@ awk -v us="$us" -v ms="$long_ms" 'BEGIN {d = us / 1000 - ms; if (d < 0) d = -d; 
 	fail "long_wait: ${us} us folded, the workload measured ${long_ms} ms: $(cat "$T/long.folded")"
 grep -q ';run;long_wait;clock_nanosleep;.*hrtimer_nanosleep' "$T/long.folded" ||
 	fail "long_wait's stack lacks its caller run and the kernel's nanosleep: $(cat "$T/long.folded")"
-grep -q '^# stacks of waits (record --off-cpu-thresh 10.000 ms): every S and D wait of 10.000 ms or more: [4-9] with their stack, 0 whose' "$T/long.txt" ||
-	fail "the stacks line: $(grep '^# stacks' "$T/long.txt"); oct-long in the file: $(long_diag)"
+long_kept "$T/long.txt" || fail "the stacks line: $(grep '^# stacks' "$T/long.txt"); oct-long in the file: $(long_diag)"
 pass "long_wait: $us us in its stack (kernel and user), measured $long_ms ms"
 
 # short_est LABEL: oct-short's exact S time (the switches) against its
@@ -84,7 +100,7 @@ SERVICE_EXTRA="--off-cpu-thresh 10ms,5" service_run "$HELPERS/offcpu_thresh"
 	fail "the budgeted file's META lacks offcpu_stack_rate 5"
 "$FLIGHTREC" report --off-cpu --comm oct-long -i "$F" >"$T/bl.txt" ||
 	fail "report --off-cpu --comm oct-long (budget 5) exited $?"
-grep -q '^# stacks of waits (record --off-cpu-thresh 10.000 ms): every S and D wait of 10.000 ms or more: [4-9] with their stack, 0 whose' "$T/bl.txt" ||
+long_kept "$T/bl.txt" ||
 	fail "budget 5: not every long wait has its stack: $(grep '^# stacks' "$T/bl.txt"); oct-long in the file: $(long_diag)"
 short_est budget
 # ~5 a second on each of the CPUs the thread ran on, and the ramp before the scale rose

@@ -708,7 +708,7 @@ static void test_thresh_span(void)
  * began before the window (the recording did not see it begin); each
  * counted apart from the lost one, and named in the folded set. */
 struct leaf_ns {
-	uint64_t own, before, nostack;
+	uint64_t own, before, nostack, noin;
 };
 
 static int leaf_cb(void *ctx, const char *comm, const struct fr_sym *const *frames, size_t n,
@@ -727,6 +727,8 @@ static int leaf_cb(void *ctx, const char *comm, const struct fr_sym *const *fram
 		l->before += weight;
 	else if (!strcmp(frames[0]->name, "[stack not recorded]"))
 		l->nostack += weight;
+	else if (!strcmp(frames[0]->name, "[switch-in not recorded: stack not taken]"))
+		l->noin += weight;
 	return 0;
 }
 
@@ -746,6 +748,11 @@ static void test_thresh_unstacked(void)
 	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 43, T0 + 130 * MS), 0);
 	/* thread 15: 20 ms, its stack lost */
 	wait_ms(oc, 200, 220, FR_WAIT_S);
+	/* thread 15 out at 300 ms and again at 340 ms: the switch-in between
+	 * was not recorded, so no stack could be taken for that 40 ms wait */
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 0, 15, T0 + 300 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_out(oc, 0, 15, T0 + 340 * MS, FR_WAIT_S, NULL), 0);
+	CU_ASSERT_EQUAL(fr_offcpu__switch_in(oc, 15, T0 + 341 * MS), 0);
 	CU_ASSERT_EQUAL(fr_offcpu__finish(oc), 0);
 	fr_offcpu__totals(oc, &t);
 	CU_ASSERT_EQUAL(t.unstacked_pid, 42);
@@ -753,10 +760,14 @@ static void test_thresh_unstacked(void)
 	CU_ASSERT_EQUAL(t.long_unstacked, 1);
 	CU_ASSERT_EQUAL(t.long_before, 1);
 	CU_ASSERT_EQUAL(t.long_lost, 1);
+	CU_ASSERT_EQUAL(t.long_no_in, 1);
+	CU_ASSERT_EQUAL(t.no_switch_in, 1);
+	CU_ASSERT_EQUAL(t.short_waits, 1);
 	CU_ASSERT_EQUAL(fr_folded__for_each(fr_offcpu__folded(oc), leaf_cb, &l), 0);
 	CU_ASSERT_EQUAL(l.own, 30 * MS);
 	CU_ASSERT_EQUAL(l.before, 40 * MS);
 	CU_ASSERT_EQUAL(l.nostack, 20 * MS);
+	CU_ASSERT_EQUAL(l.noin, 40 * MS);
 	fr_offcpu__delete(oc);
 }
 

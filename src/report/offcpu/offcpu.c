@@ -34,6 +34,8 @@ static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", 
 static const struct fr_sym unstacked_sym = { "[the recorder's own: stack not taken]", "[off-cpu]",
 					     "[off-cpu]", true, false, false, 0 };
 /* record --off-cpu-thresh: a wait's stack is taken as it ends */
+static const struct fr_sym noin_sym = { "[switch-in not recorded: stack not taken]", "[off-cpu]",
+					"[off-cpu]", true, false, false, 0 };
 static const struct fr_sym waiting_sym = { "[still waiting at the window's end: stack not taken yet]",
 					   "[off-cpu]", "[off-cpu]", true, false, false, 0 };
 
@@ -273,11 +275,13 @@ static int settle(struct fr_offcpu *oc, struct thr *t)
 	if (!t->done_sel)
 		return 0;
 	mine = oc->tot.unstacked_pid && t->pid == oc->tot.unstacked_pid;
+	/* a stack is taken at the switch-in: none where that was not seen */
 	if (!w->cut_end)
 		*(mine ? &oc->tot.long_unstacked : w->cut_start ? &oc->tot.long_before :
-		  &oc->tot.long_lost) += 1;
+		  w->no_switch_in ? &oc->tot.long_no_in : &oc->tot.long_lost) += 1;
 	return fold(oc, t, w, w->cut_end ? &waiting_sym : mine ? &unstacked_sym :
-		    w->cut_start ? &before_sym : &nostack_sym, NULL, 0, ns);
+		    w->cut_start ? &before_sym : w->no_switch_in ? &noin_sym : &nostack_sym,
+		    NULL, 0, ns);
 }
 
 /* The thread's own sums take every wait; the totals and the stacks only

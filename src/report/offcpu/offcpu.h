@@ -46,9 +46,10 @@ struct fr_offcpu_totals {
 	/* long waits with no stack, not in long_lost: of the process whose
 	 * stacks the recording does not take (fr_offcpu__set_unstacked: the
 	 * recorder's own), and others' that began before the window (the
-	 * recording may not have seen them begin) */
+	 * recording may not have seen them begin), and those whose switch-in
+	 * was not recorded (the stack is taken there) */
 	uint32_t unstacked_pid;
-	uint64_t long_unstacked, long_before;
+	uint64_t long_unstacked, long_before, long_no_in;
 };
 
 struct fr_offcpu;

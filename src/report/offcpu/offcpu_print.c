@@ -285,6 +285,9 @@ static void print_sampling(const struct fr_offcpu *oc, const struct fr_offcpu_to
 	if (t->long_before)
 		fprintf(f, "; %llu that began before the window without one (a stack is taken "
 			"only for a wait the recorder saw begin)", (unsigned long long)t->long_before);
+	if (t->long_no_in)
+		fprintf(f, "; %llu whose switch-in was not recorded (a stack is taken at the "
+			"switch-in)", (unsigned long long)t->long_no_in);
 	if (t->long_unstacked)
 		fprintf(f, "; %llu of the recorder's own threads (pid %u), whose stacks it does "
 			"not take", (unsigned long long)t->long_unstacked, t->unstacked_pid);
