@@ -41,7 +41,6 @@ struct item {
 	} u;
 };
 
-
 struct offcpu_in {
 	struct fr_offcpu *oc;
 	struct fr_resolver *res;
@@ -212,7 +211,6 @@ void fr_offcpu_in__select(struct offcpu_in *in, const struct fr_report_opts *o)
 	if (o->nr_pids || o->nr_tids || o->nr_comms)
 		fr_offcpu__set_select(in->oc, select_cb, in);
 }
-
 
 int fr_offcpu_in__summary(struct offcpu_in *in, FILE *f)
 {
