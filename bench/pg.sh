@@ -25,6 +25,9 @@
 #   keep-nostack    record -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup
 #                   --keep 60s, no -g on the switches (the service without its BPF programs)
 #   service-cpu     the service's defaults less --off-cpu-thresh: its sampler and window alone
+#   empty           programs that return at once on sched_switch and rseq_update
+#                   (bench/bpf/empty.bpf.c): what invoking the service's hooks costs
+#   cpu-empty       service-cpu and empty together: the service less its programs' bodies
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)

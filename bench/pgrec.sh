@@ -10,10 +10,22 @@
 #                     waits for it to have started: rings mapped, BPF attached)
 #   stop_rec          the recorder stopped (SIGINT) and waited for; rec=""
 #   rec_configs       the configurations start_rec knows (see pg.sh's header)
-rec="" rec_configs="baseline service service-old service-cpu offcpu perf perf-nostack service-bw bw-nostack keep-nostack"
+rec="" rec_extra="" rec_configs="baseline service service-old service-cpu offcpu perf perf-nostack service-bw bw-nostack keep-nostack empty cpu-empty"
 # the service's defaults, as data/flightrec.default has them
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
+
+# the empty programs (bench/bpf/empty.bpf.c, bench/invoke.sh's) built once
+# into tmp, started: their invocations on every switch and return to user
+# space, nothing else; rec_extra their loader's pid
+start_empty() {
+	if [ ! -x "$tmp/empty" ]; then
+		clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
+			-c "$top/bench/bpf/empty.bpf.c" -o "$tmp/empty.bpf.o" &&
+			gcc -O2 -o "$tmp/empty" "$top/bench/bpf/empty.c" -lbpf || exit 1
+	fi
+	"$tmp/empty" "$tmp/empty.bpf.o" >/dev/null & rec_extra=$!
+}
 
 start_rec() {
 	rm -rf "$tmp/rec"/*
@@ -25,6 +37,10 @@ start_rec() {
 		--name pgb & rec=$! ;;
 	service-cpu) "$fr" record -q -a ${svc_events%--off-cpu-thresh*} $svc_window -o "$tmp/rec" \
 		--name pgb & rec=$! ;;
+	empty) start_empty; rec=$rec_extra rec_extra="" ;;
+	cpu-empty) start_empty
+		"$fr" record -q -a ${svc_events%--off-cpu-thresh*} $svc_window -o "$tmp/rec" \
+			--name pgb & rec=$! ;;
 	offcpu) "$fr" record -q -a -g -F 99 --off-cpu -o "$tmp/rec" --name pgb & rec=$! ;;
 	service-bw) "$fr" record -q -a $svc_events -m 16M -o "$tmp/rec" --name pgb & rec=$! ;;
 	bw-nostack) "$fr" record -q -a -e cpu-clock -F 99 -g -e sched:sched_switch -e sched:sched_wakeup \
@@ -40,6 +56,11 @@ start_rec() {
 	esac
 }
 stop_rec() {
+	if [ -n "$rec_extra" ]; then
+		kill -INT "$rec_extra" 2>/dev/null
+		wait "$rec_extra" 2>/dev/null
+		rec_extra=""
+	fi
 	[ -n "$rec" ] || return 0
 	kill -INT "$rec" 2>/dev/null
 	wait "$rec" 2>/dev/null
