@@ -33,7 +33,8 @@ static const struct fr_sym nostack_sym = { "[stack not recorded]", "[off-cpu]", 
 					   true, false, false, 0 };
 static const struct fr_sym unstacked_sym = { "[the recorder's own: stack not taken]", "[off-cpu]",
 					     "[off-cpu]", true, false, false, 0 };
-/* record --off-cpu-thresh: a wait's stack is taken as it ends */
+/* record --off-cpu-thresh: a wait's stack is taken as it ends (at its
+ * switch-in, which the kernel does not always show) */
 static const struct fr_sym noin_sym = { "[switch-in not recorded: stack not taken]", "[off-cpu]",
 					"[off-cpu]", true, false, false, 0 };
 static const struct fr_sym waiting_sym = { "[still waiting at the window's end: stack not taken yet]",
