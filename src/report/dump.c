@@ -5,7 +5,6 @@
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,24 +146,23 @@ static void offcpu_fields(const struct fr_sample *s, char *buf, size_t len)
 	struct fr_offcpu_switch sw;
 	struct fr_wait_stack w;
 	struct fr_offcpu_batch b;
-	bool stack = false;
 
 	if (!fr_offcpu_batch__parse(s->raw, s->raw_size, &b))
 		snprintf(buf, len, " switches n=%u%s", b.nr, b.packed ? " packed" : "");   /* a line each below */
 	else if (!fr_offcpu_switch__parse(s->raw, s->raw_size, &sw))
 		snprintf(buf, len, " switch prev=%u/%u state=%c next=%u/%u delay_ns=%u", sw.prev_pid,
 			 sw.prev_tid, st[sw.state], sw.next_pid, sw.next_tid, sw.delay_ns);
-	else if ((stack = !fr_wait_stack__parse(s->raw, s->raw_size, &w)) && w.in_ns)
+	else if (fr_wait_stack__parse(s->raw, s->raw_size, &w))
+		snprintf(buf, len, " (raw data does not parse: %u bytes)", s->raw_size);
+	else if (w.in_ns)
 		snprintf(buf, len, " stack tid=%u/%u in=%llu.%09llu span_ns=%llu thresh_ns=%llu"
 			 " kernel=%u user=%u", w.pid, w.tid, (unsigned long long)(w.in_ns / 1000000000),
 			 (unsigned long long)(w.in_ns % 1000000000), (unsigned long long)w.off_ns,
 			 (unsigned long long)w.thresh_ns, w.nr_kernel, w.nr_user);
-	else if (stack)
+	else
 		snprintf(buf, len, " stack tid=%u/%u off_ns=%llu thresh_ns=%llu kernel=%u user=%u",
 			 w.pid, w.tid, (unsigned long long)w.off_ns, (unsigned long long)w.thresh_ns,
 			 w.nr_kernel, w.nr_user);
-	else
-		snprintf(buf, len, " (raw data does not parse: %u bytes)", s->raw_size);
 }
 
 /* A batch's switches, a line each, under its SAMPLE line. */
