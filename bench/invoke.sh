@@ -9,6 +9,7 @@
 #   none     nothing attached
 #   empty    bench/bpf/empty.bpf.c: programs that return at once, on
 #            sched_switch and rseq_update (the hooks of waits.bpf.c)
+#   empty-switch, empty-resume  the one on sched_switch, or on rseq_update, only
 #   service  flightrec record -a with the service's defaults
 #            (data/flightrec.default), started as a user starts it
 #   old      the same with --old BIN (bench/pgrec.sh's service and
@@ -52,7 +53,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$here/bpf/empty.bpf.c" \
 	-o "$tmp/empty.bpf.o" || exit 1
-gcc -O2 -o "$tmp/empty" "$here/bpf/empty.c" -lbpf || exit 1
+gcc -O2 -o "$tmp/empty" "$here/bpf/empty.c" -lbpf -lm || exit 1
 
 # start CONFIG: its programs attached (p: the empty programs' loader; the
 # recorders are pgrec.sh's)
@@ -61,6 +62,8 @@ start() {
 	case "$1" in
 	none) return 0 ;;
 	empty) "$tmp/empty" "$tmp/empty.bpf.o" >"$tmp/empty.out" & p=$! ;;
+	empty-switch) "$tmp/empty" "$tmp/empty.bpf.o" fr_empty_switch >"$tmp/empty.out" & p=$! ;;
+	empty-resume) "$tmp/empty" "$tmp/empty.bpf.o" fr_empty_resume >"$tmp/empty.out" & p=$! ;;
 	service) start_rec service ;;
 	old) start_rec service-old ;;
 	esac
@@ -78,7 +81,7 @@ pingpong() {
 	taskset -c 1 perf bench sched pipe -l "$loops" 2>/dev/null |
 		awk '/usecs\/op/ { printf "%.1f\n", $1 * 1000 / 2 }'
 }
-configs="none empty service"; [ -n "$fr_old" ] && configs="$configs old"
+configs="none empty empty-switch empty-resume service"; [ -n "$fr_old" ] && configs="$configs old"
 : >"$tmp/runs"
 for r in $(seq 1 "$rounds"); do
 	# shellcheck disable=SC2086

@@ -27,6 +27,7 @@
 #   service-cpu     the service's defaults less --off-cpu-thresh: its sampler and window alone
 #   empty           programs that return at once on sched_switch and rseq_update
 #                   (bench/bpf/empty.bpf.c): what invoking the service's hooks costs
+#   empty-switch    the one on sched_switch only; empty-resume: on rseq_update only
 #   cpu-empty       service-cpu and empty together: the service less its programs' bodies
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -90,21 +90,6 @@ total=$(awk -v n=$((rounds * nconf)) -v s="$settle" -v b="$block" \
 	'BEGIN { t = n * (s + b + 1 + 5) + 30; printf "%d\n", t == int(t) ? t : int(t) + 1 }')
 
 pg_tmp pgsw
-pb=""
-# pb is the subshell running pgb, runuser under it, pgbench under that:
-# SIGTERM to pgbench itself (runuser, signalled, waits 2 s before it exits;
-# a background job of a non-interactive shell ignores SIGINT, so pgbench
-# would run out its -T), then the subshell waited for (it ends with them; its
-# note "Terminated" may end the progress file)
-stop_pgbench() {
-	local p kids
-	[ -n "$pb" ] || return 0
-	p=$pb
-	while kids=$(pgrep -P "$p"); do p=${kids%%[!0-9]*}; done
-	[ "$p" != "$pb" ] && kill -TERM "$p" 2>/dev/null
-	wait "$pb" 2>/dev/null
-	pb=""
-}
 cleanup() {
 	stop_rec
 	stop_pgbench

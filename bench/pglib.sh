@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/pglib.sh: the throwaway PostgreSQL cluster of the real-server benches
 # (pg.sh, pg_stall.sh, bpfcost.sh), sourced after `set -u`:
 #   pg_find NAME     pgbin: the newest installed server (exit 77 without one, or not root)
@@ -6,6 +7,7 @@
 #                    (OPTS: more server -c settings), pgbench -i -s 10
 #   pg_stop          the server stopped, tmp removed
 #   as_pg CMD...     CMD as the postgres user; pgb ARGS... pgbench against the cluster
+#   stop_pgbench     a pgb started in the background (its pid in pb) stopped
 #   pg_pin, pgb_pin  (optional) a command prefix for the server and for pgbench,
 #                    e.g. "taskset -c 1" (bench/pg_switch.sh --pin)
 pg_find() {
@@ -33,4 +35,19 @@ pg_start() {
 pg_stop() {
 	as_pg "$pgbin/pg_ctl" -D "$tmp/data" -m fast stop >/dev/null 2>&1
 	rm -rf "$tmp"
+}
+# pb (set by the caller, "" for none) is the subshell running pgb, runuser
+# under it, pgbench under that: SIGTERM to pgbench itself (runuser, signalled, waits 2 s before it exits;
+# a background job of a non-interactive shell ignores SIGINT, so pgbench
+# would run out its -T), then the subshell waited for (it ends with them; its
+# note "Terminated" may end the progress file)
+pb=""
+stop_pgbench() {
+	local p kids
+	[ -n "$pb" ] || return 0
+	p=$pb
+	while kids=$(pgrep -P "$p"); do p=${kids%%[!0-9]*}; done
+	[ "$p" != "$pb" ] && kill -TERM "$p" 2>/dev/null
+	wait "$pb" 2>/dev/null
+	pb=""
 }

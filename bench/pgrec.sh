@@ -10,21 +10,22 @@
 #                     waits for it to have started: rings mapped, BPF attached)
 #   stop_rec          the recorder stopped (SIGINT) and waited for; rec=""
 #   rec_configs       the configurations start_rec knows (see pg.sh's header)
-rec="" rec_extra="" rec_configs="baseline service service-old service-cpu offcpu perf perf-nostack service-bw bw-nostack keep-nostack empty cpu-empty"
+rec="" rec_extra="" rec_configs="baseline service service-old service-cpu offcpu perf perf-nostack service-bw bw-nostack keep-nostack empty empty-switch empty-resume cpu-empty"
 # the service's defaults, as data/flightrec.default has them
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
 
 # the empty programs (bench/bpf/empty.bpf.c, bench/invoke.sh's) built once
 # into tmp, started: their invocations on every switch and return to user
-# space, nothing else; rec_extra their loader's pid
+# space, nothing else (start_empty PROGRAM...: those only); rec_extra their
+# loader's pid
 start_empty() {
 	if [ ! -x "$tmp/empty" ]; then
 		clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
 			-c "$top/bench/bpf/empty.bpf.c" -o "$tmp/empty.bpf.o" &&
-			gcc -O2 -o "$tmp/empty" "$top/bench/bpf/empty.c" -lbpf || exit 1
+			gcc -O2 -o "$tmp/empty" "$top/bench/bpf/empty.c" -lbpf -lm || exit 1
 	fi
-	"$tmp/empty" "$tmp/empty.bpf.o" >/dev/null & rec_extra=$!
+	"$tmp/empty" "$tmp/empty.bpf.o" "$@" >/dev/null & rec_extra=$!
 }
 
 start_rec() {
@@ -38,6 +39,8 @@ start_rec() {
 	service-cpu) "$fr" record -q -a ${svc_events%--off-cpu-thresh*} $svc_window -o "$tmp/rec" \
 		--name pgb & rec=$! ;;
 	empty) start_empty; rec=$rec_extra rec_extra="" ;;
+	empty-switch) start_empty fr_empty_switch; rec=$rec_extra rec_extra="" ;;
+	empty-resume) start_empty fr_empty_resume; rec=$rec_extra rec_extra="" ;;
 	cpu-empty) start_empty
 		"$fr" record -q -a ${svc_events%--off-cpu-thresh*} $svc_window -o "$tmp/rec" \
 			--name pgb & rec=$! ;;
