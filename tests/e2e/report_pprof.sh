@@ -69,8 +69,20 @@ awk -v n="$loop" '$0 ~ "[ \t]" n ":[ \t]+s [+]= mix[(]s [+] i[)];" && $1 != "." 
 pass "-list hot_a shows its source with samples on line $loop"
 "$GO" tool pprof -raw "$T/cpu.pb.gz" >"$T/raw.txt" 2>"$T/pprof.err" || fail "pprof -raw exited $?"
 m=$(awk '/^Mappings/ {on = 1; next} on && / [^ ]*\/cpuburn_fp / {print; exit}' "$T/raw.txt")
-echo "$m" | grep -Eq '^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ .*\[FN\]\[FL\]\[LN\]\[IN\]$' ||
-	fail "the mapping of cpuburn_fp: '$m'"
+# file and line flags only where every frame of the mapping's locations has
+# them (as Go's runtime/pprof sets them); a rare sample where cpuburn_fp has
+# no line table (its PLT, _start, the exit path's crt code) clears them
+nolines=$(awk -v id="M=${m%%:*}" '/^Locations/ {on = 1; next} /^Mappings/ {on = 0}
+	on && /^ *[0-9]+: 0x/ {cur = ($3 == id)}
+	on && cur && !/ [^ ]+:[1-9][0-9]* s=/ {n++} END {print n + 0}' "$T/raw.txt")
+if [ "$nolines" = 0 ]; then
+	flags='\[FN\]\[FL\]\[LN\]\[IN\]'
+else
+	flags='\[FN\]'
+	echo "note: $nolines frames in cpuburn_fp without a line: $(grep -v ':[1-9][0-9]* s=' "$T/raw.txt" | grep -m3 ' s=')"
+fi
+echo "$m" | grep -Eq "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ .*$flags\$" ||
+	fail "the mapping of cpuburn_fp ($nolines frames without a line): '$m'"
 set -- $(echo "$m" | awk '{split($2, r, "/"); print r[1], r[2], r[3]}')
 start=$1 limit=$2
 [ "$start" != 0x0 ] && [ "$limit" != 0x0 ] || fail "the mapping of cpuburn_fp has no range: $m"
