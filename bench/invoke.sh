@@ -47,34 +47,20 @@ tmp=$(mktemp -d /tmp/invoke.XXXXXX)
 mkdir -p "$tmp/rec"
 # shellcheck source=pgrec.sh
 . "$here/pgrec.sh"
-p=""
-cleanup() { stop; sysctl -qw kernel.bpf_stats_enabled=0; rm -rf "$tmp"; }
+cleanup() { stop_rec; sysctl -qw kernel.bpf_stats_enabled=0; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$here/bpf/empty.bpf.c" \
-	-o "$tmp/empty.bpf.o" || exit 1
-gcc -O2 -o "$tmp/empty" "$here/bpf/empty.c" -lbpf -lm || exit 1
+build_empty
 
-# start CONFIG: its programs attached (p: the empty programs' loader; the
-# recorders are pgrec.sh's)
+# start CONFIG: its programs attached (pgrec.sh's configurations; old is its
+# service-old); stop_rec stops them
 start() {
-	p=""
 	case "$1" in
 	none) return 0 ;;
-	empty) "$tmp/empty" "$tmp/empty.bpf.o" >"$tmp/empty.out" & p=$! ;;
-	empty-switch) "$tmp/empty" "$tmp/empty.bpf.o" fr_empty_switch >"$tmp/empty.out" & p=$! ;;
-	empty-resume) "$tmp/empty" "$tmp/empty.bpf.o" fr_empty_resume >"$tmp/empty.out" & p=$! ;;
-	service) start_rec service ;;
 	old) start_rec service-old ;;
+	*) start_rec "$1" ;;
 	esac
 	sleep 1.5
-}
-stop() {
-	stop_rec
-	[ -n "$p" ] || return 0
-	kill -INT "$p" 2>/dev/null
-	wait "$p" 2>/dev/null
-	p=""
 }
 # ns per switch of a round trip on CPU 1 (two switches a round trip)
 pingpong() {
@@ -88,7 +74,7 @@ for r in $(seq 1 "$rounds"); do
 	for c in $(bench_order "$r" $configs); do
 		start "$c"
 		ns=$(pingpong)
-		stop
+		stop_rec
 		echo "$r $c $ns" | tee -a "$tmp/runs"
 	done
 done
@@ -107,7 +93,7 @@ b0=$(bpftool prog show -j)
 taskset -c 1 perf bench sched pipe -l "$loops" >/dev/null 2>&1
 b1=$(bpftool prog show -j)
 sysctl -qw kernel.bpf_stats_enabled=0
-stop
+stop_rec
 python3 - "$loops" "$b0" "$b1" <<'PY'
 import json, sys
 loops = int(sys.argv[1])

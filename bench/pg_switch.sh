@@ -135,13 +135,7 @@ for w in $workloads; do
 	prog=$tmp/progress-$w.txt
 	# shellcheck disable=SC2086
 	pgb -c 4 -j 2 -T "$total" -P 1 --progress-timestamp $a >"$tmp/pgbench-$w.txt" 2>"$prog" & pb=$!
-	# running: its first progress line
-	for _ in $(seq 1 100); do
-		grep -q '^progress: ' "$prog" && break
-		kill -0 "$pb" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q '^progress: ' "$prog" || { echo "pg_switch.sh: pgbench $w did not start:" >&2; cat "$prog" >&2; exit 1; }
+	pgb_started "$prog" || exit 1
 	for r in $(seq 1 "$rounds"); do
 		# shellcheck disable=SC2086
 		for c in $(bench_order "$r" $configs); do

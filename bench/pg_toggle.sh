@@ -44,6 +44,8 @@ case "$workload" in tpcb) wopt="" ;; select) wopt="-S" ;; *) usage "--workload: 
 . "$here/pglib.sh"
 pg_find pg_toggle.sh
 pg_tmp pgtg
+# shellcheck source=pgrec.sh
+. "$here/pgrec.sh"
 tg=""
 stop_toggle() {
 	[ -n "$tg" ] || return 0
@@ -54,21 +56,14 @@ stop_toggle() {
 cleanup() { stop_toggle; stop_pgbench; pg_stop; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -c "$here/bpf/empty.bpf.c" \
-	-o "$tmp/empty.bpf.o" || exit 1
-gcc -O2 -o "$tmp/empty" "$here/bpf/empty.c" -lbpf -lm || exit 1
+build_empty
 pg_start ""
 
 prog=$tmp/progress.txt changes=$tmp/changes.txt
 # shellcheck disable=SC2086
 pgb -c 4 -j 2 -T $((seconds + 20)) -P 1 --progress-timestamp $wopt >"$tmp/pgbench.txt" 2>"$prog" & pb=$!
-for _ in $(seq 1 100); do
-	grep -q '^progress: ' "$prog" && break
-	kill -0 "$pb" 2>/dev/null || break
-	sleep 0.1
-done
+pgb_started "$prog" || exit 1
 base=$(awk '$1 == "progress:" { print $2; exit }' "$prog")
-[ -n "$base" ] || { echo "pg_toggle.sh: pgbench did not start:" >&2; cat "$prog" >&2; exit 1; }
 # shellcheck disable=SC2086
 "$tmp/empty" -t "$base" "$tmp/empty.bpf.o" $programs >"$changes" & tg=$!
 sleep "$seconds"

@@ -8,6 +8,7 @@
 #   pg_stop          the server stopped, tmp removed
 #   as_pg CMD...     CMD as the postgres user; pgb ARGS... pgbench against the cluster
 #   stop_pgbench     a pgb started in the background (its pid in pb) stopped
+#   pgb_started FILE that pgb's first progress line is in FILE (within 10 s)
 #   pg_pin, pgb_pin  (optional) a command prefix for the server and for pgbench,
 #                    e.g. "taskset -c 1" (bench/pg_switch.sh --pin)
 pg_find() {
@@ -37,10 +38,11 @@ pg_stop() {
 	rm -rf "$tmp"
 }
 # pb (set by the caller, "" for none) is the subshell running pgb, runuser
-# under it, pgbench under that: SIGTERM to pgbench itself (runuser, signalled, waits 2 s before it exits;
-# a background job of a non-interactive shell ignores SIGINT, so pgbench
-# would run out its -T), then the subshell waited for (it ends with them; its
-# note "Terminated" may end the progress file)
+# under it, pgbench under that: SIGTERM to pgbench itself (runuser,
+# signalled, waits 2 s before it exits; a background job of a
+# non-interactive shell ignores SIGINT, so pgbench would run out its -T),
+# then the subshell waited for (it ends with them; its note "Terminated"
+# may end the progress file)
 pb=""
 stop_pgbench() {
 	local p kids
@@ -50,4 +52,17 @@ stop_pgbench() {
 	[ "$p" != "$pb" ] && kill -TERM "$p" 2>/dev/null
 	wait "$pb" 2>/dev/null
 	pb=""
+}
+# pgb_started FILE: the pgb in pb has written its first progress line to
+# FILE (-P), within 10 s; else its output is shown and it fails
+pgb_started() {
+	for _ in $(seq 1 100); do
+		grep -q '^progress: ' "$1" && return 0
+		kill -0 "$pb" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q '^progress: ' "$1" && return 0
+	echo "pgbench did not start:" >&2
+	cat "$1" >&2
+	return 1
 }

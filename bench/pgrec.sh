@@ -15,16 +15,19 @@ rec="" rec_extra="" rec_configs="baseline service service-old service-cpu offcpu
 svc_events=$(sed -n 's/^FLIGHTREC_EVENTS=//p' "$top/data/flightrec.default")
 svc_window=$(sed -n 's/^FLIGHTREC_WINDOW=//p' "$top/data/flightrec.default")
 
-# the empty programs (bench/bpf/empty.bpf.c, bench/invoke.sh's) built once
-# into tmp, started: their invocations on every switch and return to user
-# space, nothing else (start_empty PROGRAM...: those only); rec_extra their
-# loader's pid
+# build_empty: the empty programs (bench/bpf/empty.bpf.c) and their loader
+# (bench/bpf/empty.c) built into tmp, once: tmp/empty.bpf.o, tmp/empty
+build_empty() {
+	[ -x "$tmp/empty" ] && return 0
+	clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
+		-c "$top/bench/bpf/empty.bpf.c" -o "$tmp/empty.bpf.o" &&
+		gcc -O2 -o "$tmp/empty" "$top/bench/bpf/empty.c" -lbpf -lm || exit 1
+}
+# start_empty [PROGRAM...]: the empty programs (those only) started: their
+# invocations on every switch and return to user space, nothing else;
+# rec_extra their loader's pid
 start_empty() {
-	if [ ! -x "$tmp/empty" ]; then
-		clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
-			-c "$top/bench/bpf/empty.bpf.c" -o "$tmp/empty.bpf.o" &&
-			gcc -O2 -o "$tmp/empty" "$top/bench/bpf/empty.c" -lbpf -lm || exit 1
-	fi
+	build_empty
 	"$tmp/empty" "$tmp/empty.bpf.o" "$@" >/dev/null & rec_extra=$!
 }
 
